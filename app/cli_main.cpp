@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+// kernelsieve-cli: the headless front end of the engine the GUI uses (GPU servers, scripts, CI).
+
+#include "ks/core/engine.h"
+#include "ks/core/results.h"
+#include "ks/core/suite.h"
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+extern "C" void onSignal(int) {
+    // Second Ctrl-C kills; the first one asks the engine to stop after the current seed.
+    if (g_cancel.exchange(true)) std::_Exit(130);
+}
+
+enum Exit { Ok = 0, Usage = 2, BadSuite = 3, BadDevice = 4, WriteFailed = 5 };
+
+std::string jsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<std::string>& overrides) {
+    ks::Thresholds t = ks::Thresholds::defaults();
+    if (!profile.empty()) {
+        if (auto p = ks::builtinProfile(profile)) t = *p;
+        else if (std::filesystem::exists(profile)) t = ks::parseProfile(ks::readFile(profile), profile);
+        else {
+            std::string names;
+            for (const auto& n : ks::builtinProfileNames()) names += (names.empty() ? "" : ", ") + n;
+            throw ks::Error("--profile '" + profile + "' is neither a built-in profile (" + names +
+                            ") nor a readable profile file");
+        }
+    }
+    for (const auto& o : overrides) {
+        const auto eq = o.find('=');
+        if (eq == std::string::npos) throw ks::Error("--threshold '" + o + "' must look like NAME=VALUE");
+        const std::string name = o.substr(0, eq), value = o.substr(eq + 1);
+        const auto c = ks::criterionFromKey(name);
+        if (!c) {
+            std::string keys;
+            for (const auto& ci : ks::criteria()) keys += (keys.empty() ? "" : ", ") + std::string(ci.key);
+            throw ks::Error("--threshold: unknown criterion '" + name + "' (known: " + keys + ")");
+        }
+        try {
+            size_t used = 0;
+            const double v = std::stod(value, &used);
+            if (used != value.size()) throw std::invalid_argument(value);
+            t.set(*c, v);
+        } catch (const std::exception&) {
+            throw ks::Error("--threshold " + name + ": '" + value + "' is not a number");
+        }
+    }
+    return t;
+}
+
+ks::TaskResult loadIssueResult(const ks::LoadIssue& issue) {
+    ks::TaskResult r;
+    r.id = std::filesystem::path(issue.file).stem().string();
+    r.name = r.id;
+    r.status = ks::TaskStatus::Error;
+    r.error = issue.message;
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"KernelSieve: audit GPU-kernel benchmark tasks for flaws (headless engine)"};
+    app.require_subcommand(0, 1);
+    bool version = false;
+    app.add_flag("--version", version, "Print the version, LibTorch, CUDA and the device, then exit");
+
+    // --- filter ---------------------------------------------------------------------------
+    auto* filter = app.add_subcommand("filter", "Run the four statistical filters over a suite");
+    std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
+    int seeds = 5;
+    bool jsonl = false, quiet = false;
+    std::vector<std::string> thresholds;
+    filter->add_option("--suite", suite, "'builtin' or a suite folder")->capture_default_str();
+    filter->add_option("--seeds", seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
+    filter->add_option("--preset", preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
+        ->check(CLI::IsMember({"small", "full"}));
+    filter->add_option("--device", device, "auto|cuda|cpu")->capture_default_str()
+        ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    filter->add_option("--profile", profile, "Threshold profile: a built-in name or a profile file");
+    filter->add_option("--threshold", thresholds, "Override one threshold, NAME=VALUE (repeatable)");
+    filter->add_option("--out", out, "Results JSON file ('' to skip)")->capture_default_str();
+    filter->add_option("--csv", csv, "Also write the filter table as CSV");
+    filter->add_option("--tasks", pattern, "Only tasks whose id or name matches (globs, comma-separated)");
+    filter->add_flag("--jsonl", jsonl, "Stream progress and per-task results as JSON lines on stdout");
+    filter->add_flag("-q,--quiet", quiet, "Do not print the table");
+
+    // --- list -----------------------------------------------------------------------------
+    auto* list = app.add_subcommand("list", "List the tasks of a suite");
+    std::string listSuite = "builtin", listPattern;
+    list->add_option("--suite", listSuite, "'builtin' or a suite folder")->capture_default_str();
+    list->add_option("--tasks", listPattern, "Only tasks matching (globs, comma-separated)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? Exit::Ok : Exit::Usage;
+    }
+
+    if (version) {
+        try {
+            const auto dev = ks::probeDevice("auto");
+            std::cout << "kernelsieve-cli " << ks::toolVersion() << "\nLibTorch " << dev.libtorch
+                      << "\nCUDA runtime " << (dev.cuda.empty() ? "none" : dev.cuda)
+                      << (dev.driver.empty() ? "" : ", driver " + dev.driver) << "\nDevice "
+                      << dev.device << ": " << dev.name << "\n";
+        } catch (const std::exception& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadDevice;
+        }
+        return Exit::Ok;
+    }
+
+    if (list->parsed()) {
+        try {
+            const auto s = ks::loadSuite(listSuite);
+            for (const auto& issue : s.issues) std::cerr << "warning: " << issue.message << "\n";
+            for (const auto& t : ks::selectTasks(s, listPattern))
+                std::cout << t.id << '\t' << t.level << '\t' << t.category << '\t' << t.name << '\n';
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadSuite;
+        }
+        return Exit::Ok;
+    }
+
+    if (!filter->parsed()) {
+        std::cout << app.help();
+        return Exit::Usage;
+    }
+
+    ks::Thresholds th;
+    try {
+        th = resolveThresholds(profile, thresholds);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::Usage;
+    }
+    ks::Suite s;
+    try {
+        s = ks::loadSuite(suite);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::BadSuite;
+    }
+    const auto tasks = ks::selectTasks(s, pattern);
+    if (tasks.empty() && s.issues.empty()) {
+        std::cerr << "error: no task in suite '" << suite << "'"
+                  << (pattern.empty() ? "" : " matches --tasks '" + pattern + "'") << "\n";
+        return Exit::BadSuite;
+    }
+
+    ks::EngineOptions opt;
+    opt.device = device;
+    opt.seeds = seeds;
+    if (!preset.empty()) opt.preset = ks::parsePreset(preset);
+    opt.cancel = &g_cancel;
+    std::unique_ptr<ks::Engine> engine;
+    try {
+        engine = std::make_unique<ks::Engine>(opt);
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::BadDevice;
+    }
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+
+    const auto& dev = engine->device();
+    std::cerr << "kernelsieve " << ks::toolVersion() << ": " << tasks.size() << " tasks from '" << s.name
+              << "', preset " << ks::presetName(engine->preset()) << ", " << seeds << " seeds, on "
+              << dev.device << " (" << dev.name << "), LibTorch " << dev.libtorch << "\n";
+    if (jsonl)
+        std::cout << "{\"event\":\"start\",\"total\":" << tasks.size()
+                  << ",\"run\":" << ks::runInfoToJson(engine->runInfo(s.name)) << "}\n"
+                  << std::flush;
+
+    // Files the loader could not read become failed tasks, so they show in every output.
+    ks::RunResults partial;
+    partial.run = engine->runInfo(s.name);
+    partial.thresholds = th;
+    if (pattern.empty())
+        for (const auto& issue : s.issues) {
+            std::cerr << "error: " << issue.message << "\n";
+            partial.tasks.push_back(loadIssueResult(issue));
+        }
+    const auto loadFailures = static_cast<long>(partial.tasks.size());
+    auto save = [&](const ks::RunResults& r) {
+        if (out.empty()) return true;
+        try {
+            ks::writeFileAtomic(out, ks::resultsToJson(r));
+            return true;
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return false;
+        }
+    };
+
+    auto onStart = [&](const ks::TaskSpec& t, int i, int n) {
+        if (jsonl)
+            std::cout << "{\"event\":\"task_start\",\"index\":" << i << ",\"total\":" << n
+                      << ",\"id\":" << jsonString(t.id) << "}\n" << std::flush;
+    };
+    auto onDone = [&](const ks::TaskResult& r, int i, int n) {
+        std::string flags;
+        for (const auto& c : ks::criteria())
+            if (r.flagged(c.criterion, th)) flags += (flags.empty() ? "" : ",") + std::string(c.key);
+        std::fprintf(stderr, "[%*d/%d] %-8s %-44.44s %6.2fs %s%s\n", static_cast<int>(std::to_string(n).size()),
+                     i + 1, n, r.id.c_str(), r.name.c_str(), r.wallSeconds,
+                     r.status == ks::TaskStatus::Ok ? "" : "ERROR ",
+                     r.status == ks::TaskStatus::Ok ? (flags.empty() ? "no flags" : ("flagged: " + flags).c_str())
+                                                    : r.error.c_str());
+        if (jsonl)
+            std::cout << "{\"event\":\"task\",\"index\":" << i << ",\"total\":" << n
+                      << ",\"result\":" << ks::taskResultToJson(r) << "}\n" << std::flush;
+        partial.tasks.push_back(r);
+        save(partial); // after every task, so a crash or kill loses nothing already measured
+    };
+
+    ks::RunResults results = engine->runAll(tasks, s.name, th, onStart, onDone);
+    // Keep load failures at the front, as in `partial`.
+    results.tasks.insert(results.tasks.begin(), partial.tasks.begin(), partial.tasks.begin() + loadFailures);
+    int rc = Exit::Ok;
+    if (!save(results)) rc = Exit::WriteFailed;
+    if (!csv.empty()) {
+        try {
+            ks::writeFileAtomic(csv, ks::resultsToCsv(results, th));
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            rc = Exit::WriteFailed;
+        }
+    }
+    if (!quiet && !jsonl) std::cout << ks::resultsToTable(results, th);
+    if (jsonl)
+        std::cout << "{\"event\":\"done\",\"cancelled\":" << (results.run.cancelled ? "true" : "false")
+                  << ",\"total_s\":" << results.run.totalSeconds << "}\n" << std::flush;
+    std::cerr << "done in " << results.run.totalSeconds << " s"
+              << (results.run.cancelled ? " (cancelled; finished tasks kept)" : "")
+              << (out.empty() ? "" : ", results in " + out) << (csv.empty() ? "" : ", CSV in " + csv) << "\n";
+    if (results.run.cancelled && rc == Exit::Ok) rc = 130;
+    return rc;
+}

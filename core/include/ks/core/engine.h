@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The filter engine: runs tasks on CUDA or CPU through LibTorch and measures the four
+// statistical filters. No torch in this header (pimpl), so front ends compile fast.
+
+#include "ks/core/results.h"
+#include "ks/core/taskspec.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+struct DeviceInfo {
+    std::string device;     // "cuda" | "cpu"
+    std::string name;       // "NVIDIA H200" or the CPU
+    std::string driver;     // CUDA driver version, if any
+    std::string libtorch;   // e.g. "2.11.0"
+    std::string cuda;       // CUDA runtime LibTorch was built with, "" if none
+    bool cudaAvailable = false;
+};
+
+// "auto" picks CUDA when a device is usable. Throws ks::Error for "cuda" without a GPU or an
+// unknown name.
+DeviceInfo probeDevice(const std::string& requested = "auto");
+
+struct EngineOptions {
+    std::string device = "auto";
+    std::optional<Preset> preset; // default: full on CUDA, small on CPU
+    int seeds = 5;
+    int64_t paramSeed = 42; // parameters for the input-impact pass
+    int histogramBins = 64;
+    const std::atomic<bool>* cancel = nullptr; // checked between seeds
+};
+
+// Thrown out of runTask when the cancel flag is set; finished tasks are kept by the caller.
+struct Cancelled : Error {
+    Cancelled() : Error("cancelled") {}
+};
+
+class Engine {
+public:
+    explicit Engine(EngineOptions options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    const DeviceInfo& device() const;
+    Preset preset() const;
+    const EngineOptions& options() const;
+
+    // Never throws for problems of the task itself: they are reported in TaskResult::error with
+    // the task id and the cause. Throws Cancelled when cancelled.
+    TaskResult runTask(const TaskSpec& spec);
+
+    using StartFn = std::function<void(const TaskSpec&, int index, int total)>;
+    using DoneFn = std::function<void(const TaskResult&, int index, int total)>;
+    // Runs tasks in order; a cancel stops after the current seed and keeps finished tasks.
+    RunResults runAll(const std::vector<TaskSpec>& tasks, const std::string& suiteName,
+                      const Thresholds& thresholds, const StartFn& onStart = {},
+                      const DoneFn& onDone = {});
+    RunInfo runInfo(const std::string& suiteName) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+// Copies spec identity into a result (also for tasks that fail before running).
+TaskResult resultSkeleton(const TaskSpec& spec);
+
+std::string isoTimeNow();
+std::string toolVersion();
+
+} // namespace ks

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A suite: the task specs found in a folder (or the built-in suite embedded in the binary),
+// plus the files that could not be loaded, each with its reason.
+
+#include "ks/core/taskspec.h"
+
+#include <string>
+#include <vector>
+
+namespace ks {
+
+struct LoadIssue {
+    std::string file;
+    std::string message;
+};
+
+struct Suite {
+    std::string name; // "builtin" or the folder
+    std::vector<TaskSpec> tasks;
+    std::vector<LoadIssue> issues; // files that were skipped, with the reason
+
+    const TaskSpec* find(const std::string& id) const;
+};
+
+// "builtin" loads the embedded suite; anything else is a folder. Throws ks::Error if the folder
+// does not exist or cannot be read; bad task files are collected in Suite::issues instead.
+Suite loadSuite(const std::string& nameOrPath);
+Suite loadBuiltinSuite();
+Suite loadSuiteDir(const std::string& dir);
+
+// Tasks whose id or name matches `pattern`: a comma-separated list of globs (`L1-*,*Softmax*`)
+// matched case-insensitively against the id and the name. Empty pattern = all.
+std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern);
+bool globMatch(const std::string& pattern, const std::string& text);
+
+// Built-in resources (suite files and profiles) embedded at build time.
+struct EmbeddedFile {
+    const char* path; // relative to resources/, e.g. "suite/level1/L1-023_softmax.json"
+    const char* data;
+    unsigned long size;
+};
+const std::vector<EmbeddedFile>& embeddedFiles();
+std::string embeddedFile(const std::string& path); // throws ks::Error if missing
+
+} // namespace ks

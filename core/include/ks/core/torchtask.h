@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Running a task through LibTorch: compile its TorchScript, draw its tensors, call it.
+// This header pulls in LibTorch; include it only from engine-side translation units.
+
+#include "ks/core/taskspec.h"
+
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace torch::jit {
+struct CompilationUnit;
+struct Function;
+} // namespace torch::jit
+
+namespace ks {
+
+struct CompiledTask {
+    std::shared_ptr<torch::jit::CompilationUnit> unit;
+    torch::jit::Function* fn = nullptr;
+};
+
+// Throws ks::Error "task <id>: TorchScript compile error: ..." on bad source.
+CompiledTask compileTask(const TaskSpec& spec);
+
+// Draws one tensor from its spec with the current global generator state.
+at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
+                      const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined);
+std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device);
+std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
+// Seeds every generator (CPU and CUDA) like torch.manual_seed.
+void seedAll(uint64_t seed);
+
+// Calls the task function with (*inputs, *params); the result must be one Tensor.
+// Throws ks::Error naming the task on any failure.
+at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct, const std::vector<at::Tensor>& inputs,
+                      const std::vector<at::Tensor>& params);
+
+// Makes TorchScript run the graph as written (no fusion or profiling passes), so
+// task outputs and timings are those of eager PyTorch.
+void useEagerSemantics();
+
+// First line of a c10/torch exception message, without the C++ backtrace.
+std::string shortError(const std::exception& e);
+
+} // namespace ks

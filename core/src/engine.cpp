@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/engine.h"
+#include "ks/core/streamstats.h"
+#include "ks/core/torchtask.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+#ifdef KS_TORCH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <unistd.h>
+
+#ifndef KS_VERSION
+#define KS_VERSION "0.0.0"
+#endif
+
+namespace ks {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string cpuName() {
+    std::string text;
+    try {
+        text = readFile("/proc/cpuinfo");
+    } catch (const Error&) {
+        return "CPU";
+    }
+    const auto pos = text.find("model name");
+    if (pos == std::string::npos) return "CPU";
+    const auto colon = text.find(':', pos);
+    const auto eol = text.find('\n', colon);
+    std::string name = text.substr(colon + 2, eol - colon - 2);
+    return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
+}
+
+std::string specJsonOf(const TaskSpec& spec) {
+    // Keep the spec as the user wrote it when we can read it back; the results file then
+    // carries everything needed to re-run the task.
+    nlohmann::json j;
+    j["id"] = spec.id;
+    j["level"] = spec.level;
+    j["number"] = spec.number;
+    j["name"] = spec.name;
+    j["category"] = spec.category;
+    j["entry"] = spec.entry;
+    j["dims"] = spec.dims;
+    auto tensors = [](const std::vector<TensorSpec>& list) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& t : list) {
+            nlohmann::json shape = nlohmann::json::array();
+            for (const auto& d : t.shape) shape.push_back(d.name.empty() ? nlohmann::json(d.value) : nlohmann::json(d.name));
+            nlohmann::json init{{"dist", distributionName(t.init.kind)}};
+            switch (t.init.kind) {
+            case Distribution::Kind::Normal: init["mean"] = t.init.a; init["std"] = t.init.b; break;
+            case Distribution::Kind::Uniform:
+            case Distribution::Kind::RandInt: init["low"] = t.init.a; init["high"] = t.init.b; break;
+            case Distribution::Kind::Constant: init["value"] = t.init.a; break;
+            case Distribution::Kind::KaimingUniform:
+                if (t.init.fanIn) init["fan_in"] = *t.init.fanIn;
+                if (!t.init.fanInOf.empty()) init["fan_in_of"] = t.init.fanInOf;
+                break;
+            }
+            arr.push_back({{"name", t.name}, {"shape", shape}, {"dtype", t.dtype}, {"init", init},
+                           {"post_transforms", t.post.size()}});
+        }
+        return arr;
+    };
+    j["inputs"] = tensors(spec.inputs);
+    j["params"] = tensors(spec.params);
+    j["tags"] = spec.tags;
+    j["spec_path"] = spec.specPath;
+    return j.dump();
+}
+
+std::string joinShape(const std::vector<int64_t>& s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+} // namespace
+
+std::string toolVersion() { return KS_VERSION; }
+
+std::string isoTimeNow() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+DeviceInfo probeDevice(const std::string& requested) {
+    DeviceInfo info;
+    info.libtorch = TORCH_VERSION;
+    bool cuda = false;
+    try {
+        cuda = torch::cuda::is_available();
+    } catch (const std::exception&) {
+        cuda = false;
+    }
+    info.cudaAvailable = cuda;
+#ifdef KS_TORCH_CUDA
+    int rt = 0;
+    if (cudaRuntimeGetVersion(&rt) == cudaSuccess && rt > 0)
+        info.cuda = std::to_string(rt / 1000) + "." + std::to_string((rt % 1000) / 10);
+#endif
+    if (requested != "auto" && requested != "cuda" && requested != "cpu")
+        throw Error("unknown device '" + requested + "' (expected auto, cuda or cpu)");
+    if (requested == "cuda" && !cuda)
+        throw Error("--device cuda was asked for, but no CUDA device is usable here "
+                    "(LibTorch sees none); use --device cpu or auto");
+    info.device = (requested == "cpu" || !cuda) ? "cpu" : "cuda";
+    if (info.device == "cuda") {
+#ifdef KS_TORCH_CUDA
+        const auto* prop = at::cuda::getCurrentDeviceProperties();
+        info.name = prop->name;
+        int drv = 0;
+        if (cudaDriverGetVersion(&drv) == cudaSuccess)
+            info.driver = std::to_string(drv / 1000) + "." + std::to_string((drv % 1000) / 10);
+#else
+        info.name = "CUDA device";
+#endif
+    } else {
+        info.name = cpuName();
+    }
+    return info;
+}
+
+TaskResult resultSkeleton(const TaskSpec& spec) {
+    TaskResult r;
+    r.id = spec.id;
+    r.name = spec.name;
+    r.level = spec.level;
+    r.number = spec.number;
+    r.category = spec.category;
+    r.description = spec.description;
+    r.tags = spec.tags;
+    r.source = spec.source;
+    r.specJson = specJsonOf(spec);
+    return r;
+}
+
+struct Engine::Impl {
+    EngineOptions opt;
+    DeviceInfo dev;
+    Preset preset = Preset::Small;
+    at::Device device{at::kCPU};
+
+    void checkCancel() const {
+        if (opt.cancel && opt.cancel->load()) throw Cancelled();
+    }
+    void sync() const {
+        if (device.is_cuda()) torch::cuda::synchronize();
+    }
+};
+
+Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
+    d->opt = std::move(options);
+    if (d->opt.seeds < 1) throw Error("--seeds must be at least 1");
+    d->dev = probeDevice(d->opt.device);
+    d->device = d->dev.device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+    d->preset = d->opt.preset.value_or(d->dev.device == "cuda" ? Preset::Full : Preset::Small);
+    useEagerSemantics();
+}
+
+Engine::~Engine() = default;
+
+const DeviceInfo& Engine::device() const { return d->dev; }
+Preset Engine::preset() const { return d->preset; }
+const EngineOptions& Engine::options() const { return d->opt; }
+
+TaskResult Engine::runTask(const TaskSpec& spec) {
+    TaskResult r = resultSkeleton(spec);
+    const auto t0 = Clock::now();
+    c10::InferenceMode inference;
+#ifdef KS_TORCH_CUDA
+    if (d->device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+#endif
+    std::vector<double> callMs;
+    std::string phase = "compiling";
+    int64_t seed = -1;
+    auto timedForward = [&](const CompiledTask& ct, const std::vector<at::Tensor>& in,
+                            const std::vector<at::Tensor>& params) {
+        d->sync();
+        const auto c0 = Clock::now();
+        at::Tensor out = runForward(spec, ct, in, params);
+        d->sync();
+        callMs.push_back(secondsSince(c0) * 1e3);
+        return out;
+    };
+    auto fail = [&](const std::string& why) {
+        r.status = TaskStatus::Error;
+        r.error = "task " + spec.id + ": " + why;
+    };
+    try {
+        const CompiledTask ct = compileTask(spec);
+        const int S = d->opt.seeds;
+
+        // Pass 1 (filters 1-3): seed s draws parameters then inputs.
+        phase = "output pass";
+        OutputAccumulator acc(d->opt.histogramBins);
+        for (int s = 0; s < S; ++s) {
+            d->checkCancel();
+            seed = s;
+            seedAll(static_cast<uint64_t>(s));
+            const auto params = drawParams(spec, d->preset, d->device);
+            const auto inputs = drawInputs(spec, d->preset, d->device);
+            at::Tensor out = timedForward(ct, inputs, params);
+            if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
+            if (out.numel() == 0) throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
+            acc.add(out, s);
+        }
+        acc.finish(r);
+
+        // Pass 2 (filter 4): parameters fixed by paramSeed, inputs re-drawn per seed. Without
+        // parameters the draws are exactly those of pass 1, so we reuse its moments.
+        phase = "input-impact pass";
+        if (spec.params.empty()) {
+            r.inputImpact = r.outputStd;
+        } else {
+            seedAll(static_cast<uint64_t>(d->opt.paramSeed));
+            const auto params = drawParams(spec, d->preset, d->device);
+            SeedMoments moments;
+            for (int s = 0; s < S; ++s) {
+                d->checkCancel();
+                seed = s;
+                seedAll(static_cast<uint64_t>(s));
+                const auto inputs = drawInputs(spec, d->preset, d->device);
+                moments.add(timedForward(ct, inputs, params).to(at::kFloat));
+            }
+            r.inputImpact = moments.metrics();
+        }
+        if (acc.nonFinite() > 0)
+            fail("the output has " + std::to_string(acc.nonFinite()) +
+                 " non-finite values (NaN/Inf) over " + std::to_string(S) +
+                 " seeds; its metrics are NaN and never flag");
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const c10::OutOfMemoryError& e) {
+        fail("out of memory during the " + phase + (seed >= 0 ? " (seed " + std::to_string(seed) + ")" : "") +
+             ": " + shortError(e) + " — try --preset small or fewer tasks");
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        if (msg.rfind("task " + spec.id + ":", 0) == 0) {
+            r.status = TaskStatus::Error;
+            r.error = msg;
+        } else {
+            fail(msg + (seed >= 0 ? " (" + phase + ", seed " + std::to_string(seed) + ")" : ""));
+        }
+    } catch (const std::exception& e) {
+        fail("runtime error during the " + phase + (seed >= 0 ? " (seed " + std::to_string(seed) + ")" : "") +
+             ": " + shortError(e));
+    }
+    if (r.status == TaskStatus::Error && d->device.is_cuda()) {
+        // An OOM leaves cached blocks behind; free them so the next task starts clean.
+        try {
+#ifdef KS_TORCH_CUDA
+            c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+        } catch (...) {
+        }
+    }
+    if (!callMs.empty()) {
+        std::sort(callMs.begin(), callMs.end());
+        r.runMsMedian = callMs[callMs.size() / 2];
+    }
+#ifdef KS_TORCH_CUDA
+    if (d->device.is_cuda()) {
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+        r.peakMemoryBytes = stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+    }
+#endif
+    r.wallSeconds = secondsSince(t0);
+    return r;
+}
+
+RunInfo Engine::runInfo(const std::string& suiteName) const {
+    RunInfo ri;
+    ri.toolVersion = toolVersion();
+    ri.created = isoTimeNow();
+    ri.suite = suiteName;
+    ri.preset = presetName(d->preset);
+    ri.device = d->dev.device;
+    ri.deviceName = d->dev.name;
+    ri.driver = d->dev.driver;
+    ri.libtorchVersion = d->dev.libtorch;
+    ri.cudaVersion = d->dev.cuda;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) ri.host = host;
+    ri.seeds = d->opt.seeds;
+    ri.inputImpactParamSeed = d->opt.paramSeed;
+    return ri;
+}
+
+RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string& suiteName,
+                          const Thresholds& thresholds, const StartFn& onStart, const DoneFn& onDone) {
+    RunResults rr;
+    rr.run = runInfo(suiteName);
+    rr.thresholds = thresholds;
+    const auto t0 = Clock::now();
+    const int total = static_cast<int>(tasks.size());
+    for (int i = 0; i < total; ++i) {
+        if (onStart) onStart(tasks[static_cast<size_t>(i)], i, total);
+        try {
+            rr.tasks.push_back(runTask(tasks[static_cast<size_t>(i)]));
+        } catch (const Cancelled&) {
+            rr.run.cancelled = true;
+            break;
+        }
+        rr.run.peakMemoryBytes = std::max(rr.run.peakMemoryBytes, rr.tasks.back().peakMemoryBytes);
+        if (onDone) onDone(rr.tasks.back(), i, total);
+    }
+    rr.run.totalSeconds = secondsSince(t0);
+    return rr;
+}
+
+} // namespace ks

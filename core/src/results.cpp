@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/results.h"
+#include "ks/core/taskspec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <unistd.h>
+
+namespace ks {
+namespace {
+using json = nlohmann::json;
+
+// JSON has no NaN/Inf; we keep them lossless as strings because a NaN metric means
+// "never passes" and must survive a round trip.
+json num(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    return v;
+}
+
+double getNum(const json& j, const char* key, double def = NaN) {
+    if (!j.contains(key)) return def;
+    const auto& v = j.at(key);
+    if (v.is_number()) return v.get<double>();
+    if (v.is_null()) return NaN;
+    if (v.is_string()) {
+        const auto s = v.get<std::string>();
+        if (s == "NaN") return NaN;
+        if (s == "Infinity") return std::numeric_limits<double>::infinity();
+        if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    }
+    throw Error(std::string("field '") + key + "' is not a number");
+}
+
+json histToJson(const Histogram& h) {
+    return json{{"lo", num(h.lo)},           {"hi", num(h.hi)},
+                {"counts", h.counts},        {"underflow", h.underflow},
+                {"overflow", h.overflow},    {"non_finite", h.nonFinite}};
+}
+
+Histogram histFromJson(const json& j) {
+    Histogram h;
+    if (j.is_null()) return h;
+    h.lo = getNum(j, "lo", 0);
+    h.hi = getNum(j, "hi", 0);
+    h.counts = j.value("counts", std::vector<uint64_t>{});
+    h.underflow = j.value("underflow", uint64_t{0});
+    h.overflow = j.value("overflow", uint64_t{0});
+    h.nonFinite = j.value("non_finite", uint64_t{0});
+    return h;
+}
+
+json spreadToJson(const SpreadMetrics& m) {
+    return json{{"run", m.run}, {"max_std", num(m.maxStd)}, {"mean_std", num(m.meanStd)}};
+}
+
+SpreadMetrics spreadFromJson(const json& j) {
+    SpreadMetrics m;
+    if (j.is_null()) return m;
+    m.run = j.value("run", false);
+    m.maxStd = getNum(j, "max_std");
+    m.meanStd = getNum(j, "mean_std");
+    return m;
+}
+
+json taskToJsonObj(const TaskResult& t) {
+    json j;
+    j["id"] = t.id;
+    j["name"] = t.name;
+    j["level"] = t.level;
+    j["number"] = t.number;
+    j["category"] = t.category;
+    j["description"] = t.description;
+    j["tags"] = t.tags;
+    j["status"] = taskStatusName(t.status);
+    j["error"] = t.error;
+    j["output_shape"] = t.outputShape;
+    j["output_dtype"] = t.outputDtype;
+    j["seeds"] = t.seeds;
+    json m;
+    m["output_range"] = {{"run", t.range.run},
+                         {"max_abs", num(t.range.maxAbs)},
+                         {"min", num(t.range.min)},
+                         {"max", num(t.range.max)},
+                         {"non_finite", t.range.nonFinite}};
+    m["output_std"] = spreadToJson(t.outputStd);
+    json axes = json::array();
+    for (double v : t.axes.perAxis) axes.push_back(num(v));
+    m["output_axes"] = {{"run", t.axes.run},
+                        {"per_axis", axes},
+                        {"min_value", num(t.axes.minValue())},
+                        {"min_axis", t.axes.minAxis()}};
+    m["input_impact"] = spreadToJson(t.inputImpact);
+    j["metrics"] = m;
+    j["value_histogram"] = histToJson(t.valueHistogram);
+    j["std_histogram"] = histToJson(t.stdHistogram);
+    json seeds = json::array();
+    for (const auto& s : t.seedStats)
+        seeds.push_back({{"seed", s.seed},
+                         {"mean", num(s.mean)},
+                         {"std", num(s.std)},
+                         {"min", num(s.min)},
+                         {"max", num(s.max)}});
+    j["seed_stats"] = seeds;
+    j["timings"] = {{"wall_s", num(t.wallSeconds)},
+                    {"run_ms_median", num(t.runMsMedian)},
+                    {"peak_memory_bytes", t.peakMemoryBytes}};
+    j["source"] = t.source;
+    j["spec"] = t.specJson.empty() ? json(nullptr) : json::parse(t.specJson, nullptr, false);
+    return j;
+}
+
+TaskResult taskFromJsonObj(const json& j) {
+    TaskResult t;
+    if (!j.is_object()) throw Error("a task entry is not an object");
+    if (!j.contains("id") || !j.at("id").is_string()) throw Error("a task entry has no 'id'");
+    t.id = j.at("id").get<std::string>();
+    try {
+        t.name = j.value("name", "");
+        t.level = j.value("level", 0);
+        t.number = j.value("number", 0);
+        t.category = j.value("category", "");
+        t.description = j.value("description", "");
+        t.tags = j.value("tags", std::vector<std::string>{});
+        const auto status = j.value("status", "ok");
+        t.status = status == "ok"      ? TaskStatus::Ok
+                   : status == "error" ? TaskStatus::Error
+                                       : TaskStatus::Skipped;
+        t.error = j.value("error", "");
+        t.outputShape = j.value("output_shape", std::vector<int64_t>{});
+        t.outputDtype = j.value("output_dtype", "");
+        t.seeds = j.value("seeds", 0);
+        const json m = j.value("metrics", json::object());
+        if (m.contains("output_range")) {
+            const auto& r = m.at("output_range");
+            t.range.run = r.value("run", false);
+            t.range.maxAbs = getNum(r, "max_abs");
+            t.range.min = getNum(r, "min");
+            t.range.max = getNum(r, "max");
+            t.range.nonFinite = r.value("non_finite", uint64_t{0});
+        }
+        t.outputStd = spreadFromJson(m.value("output_std", json()));
+        if (m.contains("output_axes")) {
+            const auto& a = m.at("output_axes");
+            t.axes.run = a.value("run", false);
+            for (const auto& v : a.value("per_axis", json::array())) {
+                json wrap{{"v", v}};
+                t.axes.perAxis.push_back(getNum(wrap, "v"));
+            }
+        }
+        t.inputImpact = spreadFromJson(m.value("input_impact", json()));
+        t.valueHistogram = histFromJson(j.value("value_histogram", json()));
+        t.stdHistogram = histFromJson(j.value("std_histogram", json()));
+        for (const auto& s : j.value("seed_stats", json::array()))
+            t.seedStats.push_back({s.value("seed", int64_t{0}), getNum(s, "mean"),
+                                   getNum(s, "std"), getNum(s, "min"), getNum(s, "max")});
+        const json tim = j.value("timings", json::object());
+        t.wallSeconds = getNum(tim, "wall_s", 0);
+        t.runMsMedian = getNum(tim, "run_ms_median");
+        t.peakMemoryBytes = tim.value("peak_memory_bytes", int64_t{0});
+        t.source = j.value("source", "");
+        if (j.contains("spec") && !j.at("spec").is_null()) t.specJson = j.at("spec").dump(2);
+    } catch (const Error& e) {
+        throw Error("task " + t.id + ": " + e.what());
+    } catch (const json::exception& e) {
+        throw Error("task " + t.id + ": " + e.what());
+    }
+    return t;
+}
+
+json runInfoToObj(const RunInfo& r) {
+    return json{{"tool_version", r.toolVersion},
+                {"created", r.created},
+                {"suite", r.suite},
+                {"preset", r.preset},
+                {"device", r.device},
+                {"device_name", r.deviceName},
+                {"driver", r.driver},
+                {"libtorch_version", r.libtorchVersion},
+                {"cuda_version", r.cudaVersion},
+                {"host", r.host},
+                {"seeds", r.seeds},
+                {"input_impact_param_seed", r.inputImpactParamSeed},
+                {"total_s", num(r.totalSeconds)},
+                {"peak_memory_bytes", r.peakMemoryBytes},
+                {"cancelled", r.cancelled}};
+}
+
+RunInfo runInfoFromObj(const json& j) {
+    RunInfo r;
+    r.toolVersion = j.value("tool_version", "");
+    r.created = j.value("created", "");
+    r.suite = j.value("suite", "");
+    r.preset = j.value("preset", "");
+    r.device = j.value("device", "");
+    r.deviceName = j.value("device_name", "");
+    r.driver = j.value("driver", "");
+    r.libtorchVersion = j.value("libtorch_version", "");
+    r.cudaVersion = j.value("cuda_version", "");
+    r.host = j.value("host", "");
+    r.seeds = j.value("seeds", 0);
+    r.inputImpactParamSeed = j.value("input_impact_param_seed", int64_t{42});
+    r.totalSeconds = getNum(j, "total_s", 0);
+    r.peakMemoryBytes = j.value("peak_memory_bytes", int64_t{0});
+    r.cancelled = j.value("cancelled", false);
+    return r;
+}
+
+std::string fmt(double v, int prec = 4) {
+    if (std::isnan(v)) return "nan";
+    std::ostringstream os;
+    os << std::setprecision(prec) << v;
+    return os.str();
+}
+
+} // namespace
+
+uint64_t Histogram::total() const {
+    uint64_t n = underflow + overflow + nonFinite;
+    for (auto c : counts) n += c;
+    return n;
+}
+
+double AxesMetrics::minValue() const {
+    const int a = minAxis();
+    return a < 0 ? NaN : perAxis[static_cast<size_t>(a)];
+}
+
+int AxesMetrics::minAxis() const {
+    int best = -1;
+    for (size_t i = 0; i < perAxis.size(); ++i) {
+        if (std::isnan(perAxis[i])) continue; // NaN never passes, so it can't be the minimum
+        if (best < 0 || perAxis[i] < perAxis[static_cast<size_t>(best)])
+            best = static_cast<int>(i);
+    }
+    return best;
+}
+
+const char* taskStatusName(TaskStatus s) {
+    switch (s) {
+    case TaskStatus::Ok: return "ok";
+    case TaskStatus::Error: return "error";
+    case TaskStatus::Skipped: return "skipped";
+    }
+    return "?";
+}
+
+double TaskResult::metric(Criterion c) const {
+    switch (c) {
+    case Criterion::OutputRange: return range.maxAbs;
+    case Criterion::OutputStd: return outputStd.maxStd;
+    case Criterion::OutputAxes: return axes.minValue();
+    case Criterion::InputImpact: return inputImpact.maxStd;
+    }
+    return NaN;
+}
+
+bool TaskResult::criterionRun(Criterion c) const {
+    switch (c) {
+    case Criterion::OutputRange: return range.run;
+    case Criterion::OutputStd: return outputStd.run;
+    case Criterion::OutputAxes: return axes.run;
+    case Criterion::InputImpact: return inputImpact.run;
+    }
+    return false;
+}
+
+bool TaskResult::flagged(Criterion c, const Thresholds& t) const {
+    return criterionRun(c) && flaggedBelow(metric(c), t.value(c));
+}
+
+bool TaskResult::anyFlag(const Thresholds& t) const {
+    for (const auto& c : criteria())
+        if (flagged(c.criterion, t)) return true;
+    return false;
+}
+
+const TaskResult* RunResults::find(const std::string& id) const {
+    for (const auto& t : tasks)
+        if (t.id == id) return &t;
+    return nullptr;
+}
+
+std::string resultsToJson(const RunResults& r, int indent) {
+    json j;
+    j["schema"] = "kernelsieve.results";
+    j["schema_version"] = ResultsSchemaVersion;
+    j["run"] = runInfoToObj(r.run);
+    json th;
+    th["profile"] = r.thresholds.profile;
+    for (const auto& c : criteria()) th[c.key] = num(r.thresholds.value(c.criterion));
+    j["thresholds"] = th;
+    j["tasks"] = json::array();
+    for (const auto& t : r.tasks) {
+        json tj = taskToJsonObj(t);
+        // Flags are derived data, written for readers without our code; we never read them back.
+        json flags;
+        for (const auto& c : criteria())
+            flags[c.key] = t.criterionRun(c.criterion) ? json(t.flagged(c.criterion, r.thresholds))
+                                                       : json(nullptr);
+        tj["flags"] = flags;
+        j["tasks"].push_back(std::move(tj));
+    }
+    return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+RunResults resultsFromJson(const std::string& text, const std::string& path) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw Error(path + ": not valid JSON: " + e.what());
+    }
+    if (!j.is_object() || j.value("schema", "") != "kernelsieve.results")
+        throw Error(path + ": not a KernelSieve results file (schema is not kernelsieve.results)");
+    const int v = j.value("schema_version", 0);
+    if (v < 1 || v > ResultsSchemaVersion)
+        throw Error(path + ": results schema version " + std::to_string(v) +
+                    " is not supported (this build reads 1.." +
+                    std::to_string(ResultsSchemaVersion) + ")");
+    RunResults r;
+    try {
+        r.run = runInfoFromObj(j.value("run", json::object()));
+        r.thresholds = Thresholds::defaults();
+        const json th = j.value("thresholds", json::object());
+        r.thresholds.profile = th.value("profile", "robust-kbench");
+        for (const auto& c : criteria())
+            if (th.contains(c.key)) r.thresholds.values[c.key] = getNum(th, c.key);
+        for (const auto& tj : j.value("tasks", json::array())) r.tasks.push_back(taskFromJsonObj(tj));
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    } catch (const json::exception& e) {
+        throw Error(path + ": " + e.what());
+    }
+    return r;
+}
+
+std::string taskResultToJson(const TaskResult& t, int indent) {
+    return taskToJsonObj(t).dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+TaskResult taskResultFromJson(const std::string& text, const std::string& path) {
+    try {
+        return taskFromJsonObj(json::parse(text));
+    } catch (const json::exception& e) {
+        throw Error(path + ": " + e.what());
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
+}
+
+std::string runInfoToJson(const RunInfo& r, int indent) { return runInfoToObj(r).dump(indent); }
+
+RunInfo runInfoFromJson(const std::string& text, const std::string& path) {
+    try {
+        return runInfoFromObj(json::parse(text));
+    } catch (const json::exception& e) {
+        throw Error(path + ": " + e.what());
+    }
+}
+
+void writeFileAtomic(const std::string& path, const std::string& contents) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error(path + ": cannot open for writing");
+        out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw Error(path + ": write failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw Error(path + ": cannot replace file: " + ec.message());
+    }
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
+    std::ostringstream os;
+    os << "Task ID,Task Name";
+    for (const auto& c : criteria()) os << ',' << c.label;
+    os << ",Any Flag,Level,Category,Status";
+    for (const auto& c : criteria()) os << ',' << c.key << "_metric";
+    for (const auto& c : criteria()) os << ',' << c.key << "_threshold";
+    os << ",output_axes_argmin,seeds,output_shape,error\r\n";
+    for (const auto& task : r.tasks) {
+        os << csvField(task.id) << ',' << csvField(task.name);
+        for (const auto& c : criteria())
+            os << ',' << (task.criterionRun(c.criterion) ? (task.flagged(c.criterion, t) ? "True" : "False") : "");
+        os << ',' << (task.anyFlag(t) ? "True" : "False") << ',' << task.level << ','
+           << csvField(task.category) << ',' << taskStatusName(task.status);
+        for (const auto& c : criteria()) {
+            os << ',';
+            if (task.criterionRun(c.criterion)) os << fmt(task.metric(c.criterion), 9);
+        }
+        for (const auto& c : criteria()) os << ',' << fmt(t.value(c.criterion), 9);
+        os << ',' << (task.axes.run ? std::to_string(task.axes.minAxis()) : "") << ','
+           << task.seeds << ',';
+        std::string shape;
+        for (size_t i = 0; i < task.outputShape.size(); ++i)
+            shape += (i ? "x" : "") + std::to_string(task.outputShape[i]);
+        os << csvField(shape) << ',' << csvField(task.error) << "\r\n";
+    }
+    return os.str();
+}
+
+std::string resultsToTable(const RunResults& r, const Thresholds& t) {
+    std::ostringstream os;
+    auto cell = [&](const TaskResult& task, Criterion c) {
+        if (!task.criterionRun(c)) return std::string("  -   ");
+        std::string v = fmt(task.metric(c), 3);
+        return std::string(task.flagged(c, t) ? "FLAG " : "ok   ") + v;
+    };
+    os << std::left << std::setw(9) << "id" << std::setw(46) << "name";
+    for (const auto& c : criteria()) os << std::setw(20) << c.key;
+    os << "status\n";
+    for (const auto& task : r.tasks) {
+        os << std::left << std::setw(9) << task.id << std::setw(46) << task.name.substr(0, 45);
+        for (const auto& c : criteria()) os << std::setw(20) << cell(task, c.criterion);
+        os << taskStatusName(task.status);
+        if (!task.error.empty()) os << ": " << task.error;
+        os << '\n';
+    }
+    int flagged[CriterionCount] = {};
+    int errors = 0;
+    for (const auto& task : r.tasks) {
+        for (const auto& c : criteria())
+            if (task.flagged(c.criterion, t)) ++flagged[static_cast<int>(c.criterion)];
+        if (task.status == TaskStatus::Error) ++errors;
+    }
+    os << "\n" << r.tasks.size() << " tasks, " << errors << " failed; flagged:";
+    for (const auto& c : criteria()) os << ' ' << c.key << '=' << flagged[static_cast<int>(c.criterion)];
+    os << "  (thresholds: profile " << t.profile;
+    for (const auto& c : criteria()) os << ", " << c.key << '<' << fmt(t.value(c.criterion));
+    os << ")\n";
+    return os.str();
+}
+
+} // namespace ks

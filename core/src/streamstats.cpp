@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/streamstats.h"
+#include "ks/core/taskspec.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ks {
+
+double nanMax(const at::Tensor& x) {
+    if (x.numel() == 0) return NaN;
+    // at::max propagates NaN, which is what "NaN never passes" needs.
+    return x.max().item<double>();
+}
+
+void SeedMoments::add(const at::Tensor& x) {
+    at::Tensor v = x.to(at::kDouble);
+    ++m_count;
+    if (m_count == 1) {
+        m_mean = v.clone();
+        m_m2 = at::zeros_like(v);
+        return;
+    }
+    if (!v.sizes().equals(m_mean.sizes()))
+        throw Error("output shape changed between seeds (" + std::to_string(v.dim()) + "-d vs " +
+                    std::to_string(m_mean.dim()) + "-d)");
+    at::Tensor delta = v - m_mean;
+    m_mean.add_(delta, 1.0 / static_cast<double>(m_count));
+    m_m2.addcmul_(delta, v - m_mean);
+}
+
+at::Tensor SeedMoments::stdev() const {
+    if (m_count == 0) return at::Tensor();
+    if (m_count < 2) return at::full_like(m_m2, NaN);
+    return (m_m2 / static_cast<double>(m_count - 1)).clamp_min_(0.0).sqrt_();
+}
+
+SpreadMetrics SeedMoments::metrics() const {
+    SpreadMetrics m;
+    if (m_count == 0) return m;
+    m.run = true;
+    const at::Tensor s = stdev();
+    m.maxStd = nanMax(s);
+    m.meanStd = s.numel() ? s.mean().item<double>() : NaN;
+    return m;
+}
+
+void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
+    const at::Tensor out = output.to(at::kFloat);
+    if (m_moments.count() == 0) {
+        m_shape.assign(out.sizes().begin(), out.sizes().end());
+        m_axisMax.assign(m_shape.size(), -std::numeric_limits<double>::infinity());
+    } else if (!out.sizes().equals(m_shape)) {
+        throw Error("output shape changed between seeds");
+    }
+    m_moments.add(out);
+
+    const at::Tensor finite = at::isfinite(out);
+    const int64_t nFinite = finite.sum().item<int64_t>();
+    m_nonFinite += static_cast<uint64_t>(out.numel() - nFinite);
+
+    // Range over all values: NaN anywhere makes the metric NaN so the task is never flagged.
+    if (out.numel() > 0) {
+        const at::Tensor ext = at::stack({out.abs().max(), out.min(), out.max()}).to(at::kDouble).cpu();
+        const double* e = ext.data_ptr<double>();
+        if (std::isnan(e[0])) m_rangeNaN = true;
+        if (!m_any) {
+            m_maxAbs = e[0];
+            m_min = e[1];
+            m_max = e[2];
+        } else {
+            m_maxAbs = std::max(m_maxAbs, e[0]);
+            m_min = std::min(m_min, e[1]);
+            m_max = std::max(m_max, e[2]);
+        }
+        m_any = true;
+    }
+
+    // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
+    // stacked statistic is the max over seeds of each seed's own per-axis value.
+    for (size_t d = 0; d < m_shape.size(); ++d) {
+        const double v = out.numel() ? nanMax(out.std(static_cast<int64_t>(d), /*unbiased=*/true)) : NaN;
+        if (std::isnan(v) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
+        else m_axisMax[d] = std::max(m_axisMax[d], v);
+    }
+
+    // Histogram: bin edges fixed by the first seed's finite range (widened a little); later
+    // values outside it are counted as under/overflow, so nothing is silently dropped.
+    Histogram& h = m_hist;
+    const at::Tensor vals = nFinite == out.numel() ? out.reshape({-1}) : out.masked_select(finite);
+    if (h.counts.empty()) {
+        double lo = 0, hi = 0;
+        if (vals.numel()) {
+            lo = vals.min().item<double>();
+            hi = vals.max().item<double>();
+        }
+        const double span = hi - lo;
+        const double pad = span > 0 ? span * 0.02 : std::max(1e-6, std::abs(hi) * 0.01);
+        h.lo = lo - pad;
+        h.hi = hi + pad;
+        h.counts.assign(static_cast<size_t>(m_bins), 0);
+    }
+    h.nonFinite += static_cast<uint64_t>(out.numel() - nFinite);
+    if (vals.numel()) {
+        const at::Tensor v32 = vals.to(at::kFloat);
+        h.underflow += static_cast<uint64_t>((v32 < h.lo).sum().item<int64_t>());
+        h.overflow += static_cast<uint64_t>((v32 > h.hi).sum().item<int64_t>());
+        const at::Tensor counts = at::histc(v32, m_bins, h.lo, h.hi).to(at::kLong).cpu();
+        const int64_t* c = counts.data_ptr<int64_t>();
+        for (int i = 0; i < m_bins; ++i) h.counts[static_cast<size_t>(i)] += static_cast<uint64_t>(c[i]);
+    }
+
+    SeedStat s;
+    s.seed = seed;
+    if (out.numel()) {
+        const at::Tensor o = out.to(at::kDouble);
+        const at::Tensor st = at::stack({o.mean(), out.numel() > 1 ? o.std() : at::full({}, NaN, o.options()),
+                                         o.min(), o.max()})
+                                  .cpu();
+        const double* p = st.data_ptr<double>();
+        s.mean = p[0];
+        s.std = p[1];
+        s.min = p[2];
+        s.max = p[3];
+    }
+    m_seedStats.push_back(s);
+}
+
+void OutputAccumulator::finish(TaskResult& r) const {
+    r.outputShape = m_shape;
+    r.seeds = static_cast<int>(m_moments.count());
+    r.range.run = m_moments.count() > 0;
+    r.range.maxAbs = m_rangeNaN || !m_any ? NaN : m_maxAbs;
+    r.range.min = m_any ? m_min : NaN;
+    r.range.max = m_any ? m_max : NaN;
+    r.range.nonFinite = m_nonFinite;
+    r.outputStd = m_moments.metrics();
+    r.axes.run = m_moments.count() > 0;
+    r.axes.perAxis.clear();
+    r.axes.perAxis.push_back(r.outputStd.maxStd); // axis 0 = the seed axis
+    for (double v : m_axisMax) r.axes.perAxis.push_back(v);
+    r.valueHistogram = m_hist;
+    r.seedStats = m_seedStats;
+
+    // Histogram of per-element std across seeds, on [0, max std].
+    Histogram& sh = r.stdHistogram;
+    sh = Histogram{};
+    const at::Tensor s = m_moments.stdev();
+    if (s.defined() && s.numel()) {
+        const at::Tensor finite = at::isfinite(s);
+        const at::Tensor vals = s.masked_select(finite).to(at::kFloat);
+        sh.nonFinite = static_cast<uint64_t>(s.numel() - vals.numel());
+        double hi = vals.numel() ? vals.max().item<double>() : 0.0;
+        if (!(hi > 0)) hi = 1e-6;
+        sh.lo = 0.0;
+        sh.hi = hi * 1.0001;
+        const at::Tensor counts = at::histc(vals, m_bins, sh.lo, sh.hi).to(at::kLong).cpu();
+        sh.counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + m_bins);
+    }
+}
+
+} // namespace ks

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/suite.h"
+#include "ks/core/results.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+namespace ks {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool looksLikeTask(const std::string& text) {
+    return text.find("\"kernelsieve.task\"") != std::string::npos;
+}
+
+void addTask(Suite& s, std::set<std::string>& seen, TaskSpec t) {
+    if (!seen.insert(t.id).second) {
+        s.issues.push_back({t.specPath, "duplicate task id '" + t.id + "' (skipped)"});
+        return;
+    }
+    s.tasks.push_back(std::move(t));
+}
+
+void sortTasks(Suite& s) {
+    // Level, then KernelBench number, then id: the order researchers know from the benchmark.
+    std::stable_sort(s.tasks.begin(), s.tasks.end(), [](const TaskSpec& a, const TaskSpec& b) {
+        const int la = a.level == 0 ? 99 : a.level, lb = b.level == 0 ? 99 : b.level;
+        const bool ka = a.id.rfind("KS-", 0) == 0, kb = b.id.rfind("KS-", 0) == 0;
+        if (ka != kb) return kb;
+        if (la != lb) return la < lb;
+        if (a.number != b.number) return a.number < b.number;
+        return a.id < b.id;
+    });
+}
+
+} // namespace
+
+const TaskSpec* Suite::find(const std::string& id) const {
+    for (const auto& t : tasks)
+        if (t.id == id) return &t;
+    return nullptr;
+}
+
+std::string embeddedFile(const std::string& path) {
+    for (const auto& f : embeddedFiles())
+        if (path == f.path) return std::string(f.data, f.size);
+    throw Error("built-in resource '" + path + "' is missing from this build");
+}
+
+Suite loadBuiltinSuite() {
+    Suite s;
+    s.name = "builtin";
+    std::set<std::string> seen;
+    auto reader = [](const std::string& p) { return embeddedFile(p); };
+    for (const auto& f : embeddedFiles()) {
+        const std::string path = f.path;
+        if (path.rfind("suite/", 0) != 0 || !path.ends_with(".json")) continue;
+        const std::string text(f.data, f.size);
+        if (!looksLikeTask(text)) continue;
+        try {
+            addTask(s, seen, parseTaskSpec(text, path, reader));
+        } catch (const Error& e) {
+            s.issues.push_back({path, e.what()});
+        }
+    }
+    sortTasks(s);
+    return s;
+}
+
+Suite loadSuiteDir(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw Error(dir + ": not a suite folder (does not exist or is not a directory)");
+    Suite s;
+    s.name = dir;
+    std::set<std::string> seen;
+    std::vector<fs::path> files;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec) throw Error(dir + ": cannot read folder: " + ec.message());
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) {
+            s.issues.push_back({dir, "error while listing: " + ec.message()});
+            break;
+        }
+        if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& p : files) {
+        std::string text;
+        try {
+            text = readFile(p.string());
+        } catch (const Error& e) {
+            s.issues.push_back({p.string(), e.what()});
+            continue;
+        }
+        if (!looksLikeTask(text)) continue; // other JSON (results, profiles) may live beside tasks
+        try {
+            addTask(s, seen, parseTaskSpec(text, p.string(), [](const std::string& f) { return readFile(f); }));
+        } catch (const Error& e) {
+            s.issues.push_back({p.string(), e.what()});
+        }
+    }
+    sortTasks(s);
+    return s;
+}
+
+Suite loadSuite(const std::string& nameOrPath) {
+    if (nameOrPath.empty() || nameOrPath == "builtin") return loadBuiltinSuite();
+    return loadSuiteDir(nameOrPath);
+}
+
+bool globMatch(const std::string& pattern, const std::string& text) {
+    // Iterative wildcard match with backtracking on the last '*'.
+    size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+    auto eq = [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    };
+    while (t < text.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || eq(pattern[p], text[t]))) {
+            ++p;
+            ++t;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            mark = t;
+        } else if (star != std::string::npos) {
+            p = star + 1;
+            t = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern) {
+    if (pattern.empty()) return suite.tasks;
+    std::vector<std::string> globs;
+    size_t start = 0;
+    while (start <= pattern.size()) {
+        const size_t comma = pattern.find(',', start);
+        const std::string g = pattern.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!g.empty()) globs.push_back(g);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    std::vector<TaskSpec> out;
+    for (const auto& t : suite.tasks)
+        for (const auto& g : globs)
+            if (globMatch(g, t.id) || globMatch(g, t.name)) {
+                out.push_back(t);
+                break;
+            }
+    return out;
+}
+
+} // namespace ks

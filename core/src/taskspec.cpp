@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/taskspec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ks {
+namespace {
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+    throw Error(path + ": " + what);
+}
+
+double num(const json& j, const char* key, double def, const std::string& ctx) {
+    if (!j.contains(key)) return def;
+    if (!j.at(key).is_number()) fail(ctx, std::string("'") + key + "' must be a number");
+    return j.at(key).get<double>();
+}
+
+std::string str(const json& j, const char* key, const std::string& ctx, bool required,
+                const std::string& def = {}) {
+    if (!j.contains(key)) {
+        if (required) fail(ctx, std::string("missing required field '") + key + "'");
+        return def;
+    }
+    if (!j.at(key).is_string()) fail(ctx, std::string("'") + key + "' must be a string");
+    return j.at(key).get<std::string>();
+}
+
+const std::vector<std::string>& knownDtypes() {
+    static const std::vector<std::string> d{"float32", "float64", "float16", "bfloat16",
+                                            "int64",   "int32",   "bool"};
+    return d;
+}
+
+Distribution parseDistribution(const json& j, const std::string& ctx) {
+    Distribution d;
+    if (!j.is_object()) fail(ctx, "'init' must be an object like {\"dist\": \"normal\"}");
+    const std::string dist = str(j, "dist", ctx, true);
+    if (dist == "normal") {
+        d.kind = Distribution::Kind::Normal;
+        d.a = num(j, "mean", 0.0, ctx);
+        d.b = num(j, "std", 1.0, ctx);
+        if (!(d.b >= 0)) fail(ctx, "normal 'std' must be >= 0");
+    } else if (dist == "uniform") {
+        d.kind = Distribution::Kind::Uniform;
+        d.a = num(j, "low", 0.0, ctx);
+        d.b = num(j, "high", 1.0, ctx);
+        if (!(d.b >= d.a)) fail(ctx, "uniform needs low <= high");
+    } else if (dist == "randint") {
+        d.kind = Distribution::Kind::RandInt;
+        d.a = num(j, "low", 0.0, ctx);
+        if (!j.contains("high")) fail(ctx, "randint needs 'high' (exclusive)");
+        d.b = num(j, "high", 0.0, ctx);
+        if (!(d.b > d.a)) fail(ctx, "randint needs low < high");
+    } else if (dist == "kaiming_uniform") {
+        d.kind = Distribution::Kind::KaimingUniform;
+        if (j.contains("fan_in")) {
+            d.fanIn = num(j, "fan_in", 0.0, ctx);
+            if (!(*d.fanIn > 0)) fail(ctx, "kaiming_uniform 'fan_in' must be > 0");
+        }
+        d.fanInOf = str(j, "fan_in_of", ctx, false);
+    } else if (dist == "constant") {
+        d.kind = Distribution::Kind::Constant;
+        if (!j.contains("value")) fail(ctx, "constant needs 'value'");
+        d.a = num(j, "value", 0.0, ctx);
+    } else {
+        fail(ctx, "unknown distribution '" + dist +
+                      "' (expected normal, uniform, randint, kaiming_uniform or constant)");
+    }
+    return d;
+}
+
+Transform parseTransform(const json& j, const std::string& ctx) {
+    Transform t;
+    if (!j.is_object()) fail(ctx, "each 'post' entry must be an object like {\"op\": \"abs\"}");
+    const std::string op = str(j, "op", ctx, true);
+    if (op == "softmax") t.kind = Transform::Kind::Softmax;
+    else if (op == "log_softmax") t.kind = Transform::Kind::LogSoftmax;
+    else if (op == "abs") t.kind = Transform::Kind::Abs;
+    else if (op == "affine") t.kind = Transform::Kind::Affine;
+    else fail(ctx, "unknown transform '" + op + "' (expected softmax, log_softmax, abs or affine)");
+    t.dim = static_cast<int64_t>(num(j, "dim", -1.0, ctx));
+    t.scale = num(j, "scale", 1.0, ctx);
+    t.shift = num(j, "shift", 0.0, ctx);
+    return t;
+}
+
+TensorSpec parseTensor(const json& j, const std::string& ctx) {
+    TensorSpec t;
+    if (!j.is_object()) fail(ctx, "each tensor spec must be an object");
+    t.name = str(j, "name", ctx, true);
+    const std::string tctx = ctx + " tensor '" + t.name + "'";
+    if (!j.contains("shape") || !j.at("shape").is_array())
+        fail(tctx, "'shape' must be a list of sizes or dim names");
+    for (const auto& d : j.at("shape")) {
+        Dim dim;
+        if (d.is_number_integer()) {
+            dim.value = d.get<int64_t>();
+            if (dim.value < 0) fail(tctx, "negative size in 'shape'");
+        } else if (d.is_string()) {
+            dim.name = d.get<std::string>();
+        } else {
+            fail(tctx, "'shape' entries must be integers or dim names");
+        }
+        t.shape.push_back(dim);
+    }
+    t.dtype = str(j, "dtype", tctx, false, "float32");
+    const auto& known = knownDtypes();
+    if (std::find(known.begin(), known.end(), t.dtype) == known.end())
+        fail(tctx, "unknown dtype '" + t.dtype + "'");
+    if (j.contains("init")) t.init = parseDistribution(j.at("init"), tctx);
+    if (j.contains("post")) {
+        if (!j.at("post").is_array()) fail(tctx, "'post' must be a list");
+        for (const auto& p : j.at("post")) t.post.push_back(parseTransform(p, tctx));
+    }
+    return t;
+}
+
+} // namespace
+
+const char* presetName(Preset p) { return p == Preset::Small ? "small" : "full"; }
+
+std::optional<Preset> parsePreset(const std::string& s) {
+    if (s == "small") return Preset::Small;
+    if (s == "full") return Preset::Full;
+    return std::nullopt;
+}
+
+const char* distributionName(Distribution::Kind k) {
+    switch (k) {
+    case Distribution::Kind::Normal: return "normal";
+    case Distribution::Kind::Uniform: return "uniform";
+    case Distribution::Kind::RandInt: return "randint";
+    case Distribution::Kind::KaimingUniform: return "kaiming_uniform";
+    case Distribution::Kind::Constant: return "constant";
+    }
+    return "?";
+}
+
+bool TaskSpec::hasTag(const std::string& t) const {
+    return std::find(tags.begin(), tags.end(), t) != tags.end();
+}
+
+std::vector<int64_t> TaskSpec::shapeOf(const TensorSpec& t, Preset p) const {
+    // A preset names only the dims it changes; the rest come from `full`.
+    const std::string preset = presetName(p);
+    auto lookup = [&](const std::string& name) -> std::optional<int64_t> {
+        for (const std::string& pr : {preset, std::string("full")}) {
+            auto it = dims.find(pr);
+            if (it != dims.end() && it->second.count(name)) return it->second.at(name);
+        }
+        return std::nullopt;
+    };
+    std::vector<int64_t> out;
+    for (const auto& d : t.shape) {
+        if (d.name.empty()) {
+            out.push_back(d.value);
+            continue;
+        }
+        const auto v = lookup(d.name);
+        if (!v)
+            throw Error("task " + id + ": tensor '" + t.name + "' uses dim '" + d.name +
+                        "' which is not defined in dims." + preset + " or dims.full");
+        out.push_back(*v);
+    }
+    return out;
+}
+
+double TaskSpec::fanInOf(const TensorSpec& t, Preset p) const {
+    if (t.init.fanIn) return *t.init.fanIn;
+    const TensorSpec* src = &t;
+    if (!t.init.fanInOf.empty()) {
+        src = nullptr;
+        for (const auto& q : params)
+            if (q.name == t.init.fanInOf) src = &q;
+        for (const auto& q : inputs)
+            if (!src && q.name == t.init.fanInOf) src = &q;
+        if (!src)
+            throw Error("task " + id + ": tensor '" + t.name + "' takes fan_in_of '" +
+                        t.init.fanInOf + "', which is not a tensor of this task");
+    }
+    const auto shape = shapeOf(*src, p);
+    if (shape.size() < 2)
+        throw Error("task " + id + ": kaiming_uniform on '" + src->name +
+                    "' needs a shape of rank >= 2 (or give 'fan_in' / 'fan_in_of')");
+    double fan = static_cast<double>(shape[1]);
+    for (size_t i = 2; i < shape.size(); ++i) fan *= static_cast<double>(shape[i]);
+    if (!(fan > 0)) throw Error("task " + id + ": fan-in of '" + src->name + "' is zero");
+    return fan;
+}
+
+TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
+                       const std::function<std::string(const std::string&)>& readFile) {
+    json j;
+    try {
+        j = json::parse(jsonText);
+    } catch (const json::parse_error& e) {
+        fail(path, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object()) fail(path, "a task file must hold a JSON object");
+    if (str(j, "kind", path, true) != "kernelsieve.task")
+        fail(path, "'kind' must be \"kernelsieve.task\"");
+    const double fv = num(j, "format_version", 0, path);
+    if (fv != 1)
+        fail(path, "unsupported format_version " + std::to_string(static_cast<int>(fv)) +
+                       " (this build reads version 1)");
+
+    TaskSpec t;
+    t.specPath = path;
+    t.id = str(j, "id", path, true);
+    if (t.id.empty()) fail(path, "'id' must not be empty");
+    const std::string ctx = path + " (task " + t.id + ")";
+    t.level = static_cast<int>(num(j, "level", 0, ctx));
+    t.number = static_cast<int>(num(j, "number", 0, ctx));
+    t.name = str(j, "name", ctx, true);
+    t.category = str(j, "category", ctx, false, "uncategorized");
+    t.description = str(j, "description", ctx, false);
+    t.entry = str(j, "entry", ctx, false, "forward");
+    if (j.contains("source")) {
+        t.source = str(j, "source", ctx, true);
+    } else if (j.contains("source_file")) {
+        const std::string rel = str(j, "source_file", ctx, true);
+        const auto full = (std::filesystem::path(path).parent_path() / rel).generic_string();
+        try {
+            t.source = readFile(full);
+        } catch (const std::exception& e) {
+            fail(ctx, "cannot read source_file '" + rel + "': " + e.what());
+        }
+        t.sourcePath = full;
+    } else {
+        fail(ctx, "needs 'source' or 'source_file'");
+    }
+    if (j.contains("dims")) {
+        if (!j.at("dims").is_object()) fail(ctx, "'dims' must map presets to {name: size}");
+        for (const auto& [preset, m] : j.at("dims").items()) {
+            if (!parsePreset(preset)) fail(ctx, "unknown preset '" + preset + "' in dims");
+            if (!m.is_object()) fail(ctx, "dims." + preset + " must be an object");
+            for (const auto& [name, v] : m.items()) {
+                if (!v.is_number_integer() || v.get<int64_t>() < 0)
+                    fail(ctx, "dims." + preset + "." + name + " must be a non-negative integer");
+                t.dims[preset][name] = v.get<int64_t>();
+            }
+        }
+    }
+    for (const char* key : {"inputs", "params"}) {
+        if (!j.contains(key)) continue;
+        if (!j.at(key).is_array()) fail(ctx, std::string("'") + key + "' must be a list");
+        for (const auto& e : j.at(key))
+            (std::string(key) == "inputs" ? t.inputs : t.params).push_back(parseTensor(e, ctx));
+    }
+    if (t.inputs.empty() && t.params.empty()) fail(ctx, "a task needs at least one input");
+    if (j.contains("tags")) {
+        if (!j.at("tags").is_array()) fail(ctx, "'tags' must be a list of strings");
+        for (const auto& tag : j.at("tags")) {
+            if (!tag.is_string()) fail(ctx, "'tags' must be a list of strings");
+            t.tags.push_back(tag.get<std::string>());
+        }
+    }
+    // Resolve every shape now so a bad dim name is reported at load time, not mid-run.
+    try {
+        for (Preset p : {Preset::Full, Preset::Small}) {
+            for (const auto* list : {&t.inputs, &t.params})
+                for (const auto& ts : *list) {
+                    t.shapeOf(ts, p);
+                    if (ts.init.kind == Distribution::Kind::KaimingUniform) t.fanInOf(ts, p);
+                }
+        }
+    } catch (const Error& e) {
+        fail(path, e.what());
+    }
+    return t;
+}
+
+} // namespace ks

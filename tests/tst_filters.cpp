@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The four filters on synthetic tasks whose answers are known, and every bad-input case.
+#include "ks/core/engine.h"
+#include "ks/core/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+using namespace ks;
+
+namespace {
+
+struct Expect {
+    bool range, std, axes, input;
+};
+
+class Filters : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 5;
+        Engine engine(o);
+        const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
+        ASSERT_TRUE(s.issues.empty()) << s.issues.front().message;
+        for (const auto& t : s.tasks) results()[t.id] = engine.runTask(t);
+    }
+    static std::map<std::string, TaskResult>& results() {
+        static std::map<std::string, TaskResult> r;
+        return r;
+    }
+    static void check(const std::string& id, Expect e) {
+        ASSERT_TRUE(results().count(id)) << id;
+        const TaskResult& r = results().at(id);
+        const Thresholds th = Thresholds::defaults();
+        EXPECT_EQ(r.flagged(Criterion::OutputRange, th), e.range) << id << " range metric " << r.range.maxAbs;
+        EXPECT_EQ(r.flagged(Criterion::OutputStd, th), e.std) << id << " std metric " << r.outputStd.maxStd;
+        EXPECT_EQ(r.flagged(Criterion::OutputAxes, th), e.axes) << id << " axes metric " << r.axes.minValue();
+        EXPECT_EQ(r.flagged(Criterion::InputImpact, th), e.input) << id << " input metric " << r.inputImpact.maxStd;
+    }
+};
+
+} // namespace
+
+TEST_F(Filters, TinyOutputIsFlaggedByAll) { check("T-tiny", {true, true, true, true}); }
+
+TEST_F(Filters, RangeIsAnOpenIntervalAtTheThreshold) {
+    check("T-const-below", {true, true, true, true});
+    check("T-const-edge", {false, true, true, true});     // exactly 0.01 is outside (-0.01, 0.01)
+    check("T-const-neg-edge", {false, true, true, true}); // exactly -0.01 too
+    EXPECT_FLOAT_EQ(static_cast<float>(results().at("T-const-edge").range.maxAbs), 0.01f);
+}
+
+TEST_F(Filters, ConstantOutput) {
+    check("T-const-one", {false, true, true, true});
+    EXPECT_EQ(results().at("T-const-one").outputStd.maxStd, 0.0);
+}
+
+TEST_F(Filters, SeedIndependentOutput) { check("T-seed-indep", {false, true, true, true}); }
+
+TEST_F(Filters, InputIndependentOutputIsOnlyFlaggedByInputImpact) {
+    check("T-input-indep", {false, false, false, true});
+    EXPECT_GT(results().at("T-input-indep").outputStd.maxStd, 0.1); // params re-drawn per seed
+}
+
+TEST_F(Filters, OneUniformAxis) {
+    check("T-uniform-axis", {false, false, true, false});
+    const auto& r = results().at("T-uniform-axis");
+    EXPECT_EQ(r.axes.minAxis(), 2); // [S, B, N]: uniform along N, the stacked axis 2
+    EXPECT_EQ(r.axes.minValue(), 0.0);
+}
+
+TEST_F(Filters, SizeOneAxisGivesNaNWhichNeverPasses) {
+    check("T-size1-axis", {false, false, false, false});
+    const auto& r = results().at("T-size1-axis");
+    ASSERT_EQ(r.axes.perAxis.size(), 4u);
+    EXPECT_TRUE(std::isnan(r.axes.perAxis[2]));
+    EXPECT_NE(r.axes.minAxis(), 2);
+}
+
+TEST_F(Filters, ScalarOutputHasOnlyTheSeedAxis) {
+    check("T-scalar", {false, false, false, false});
+    check("T-scalar-const", {false, true, true, true});
+    EXPECT_EQ(results().at("T-scalar").axes.perAxis.size(), 1u);
+    EXPECT_TRUE(results().at("T-scalar").outputShape.empty());
+}
+
+TEST_F(Filters, NaNOutputFailsTheTaskAndFlagsNothing) {
+    check("T-nan", {false, false, false, false});
+    check("T-one-nan", {false, false, false, false});
+    const auto& r = results().at("T-nan");
+    EXPECT_EQ(r.status, TaskStatus::Error);
+    EXPECT_NE(r.error.find("task T-nan"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("non-finite"), std::string::npos) << r.error;
+    EXPECT_EQ(results().at("T-one-nan").range.nonFinite, 5u); // one per seed
+}
+
+TEST_F(Filters, PlainNormalIsClean) {
+    check("T-normal", {false, false, false, false});
+    const auto& r = results().at("T-normal");
+    EXPECT_EQ(r.status, TaskStatus::Ok);
+    EXPECT_EQ(r.seeds, 5);
+    EXPECT_EQ(r.seedStats.size(), 5u);
+    EXPECT_EQ(r.valueHistogram.total(), 5u * 8 * 16); // every value counted once
+    EXPECT_EQ(r.stdHistogram.total(), 8u * 16);
+}
+
+TEST(FiltersSeeds, SingleSeedStdIsNaNAndNeverFlags) {
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 1;
+    Engine engine(o);
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
+    const TaskResult r = engine.runTask(*s.find("T-const-one"));
+    EXPECT_TRUE(std::isnan(r.outputStd.maxStd));
+    EXPECT_FALSE(r.flagged(Criterion::OutputStd, Thresholds::defaults()));
+    EXPECT_TRUE(r.flagged(Criterion::OutputAxes, Thresholds::defaults())); // still uniform along its axes
+}
+
+TEST(BadInput, EachRuntimeFailureNamesTheTaskAndTheRestGoesOn) {
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 2;
+    Engine engine(o);
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/bad");
+    const RunResults rr = engine.runAll(s.tasks, s.name, Thresholds::defaults());
+    std::map<std::string, const TaskResult*> by;
+    for (const auto& t : rr.tasks) by[t.id] = &t;
+    ASSERT_EQ(by.size(), s.tasks.size());
+    EXPECT_EQ(by["B-good"]->status, TaskStatus::Ok);
+    const std::map<std::string, std::string> expected{
+        {"B-compile", "TorchScript compile error"},
+        {"B-shape", "cannot be multiplied"},
+        {"B-oom", "memory"},
+        {"B-nan", "non-finite"},
+        {"B-arity", "takes 2 arguments"},
+        {"B-entry", "no function 'main'"},
+        {"B-tuple", "must return one Tensor"},
+    };
+    for (const auto& [id, needle] : expected) {
+        ASSERT_TRUE(by.count(id)) << id;
+        EXPECT_EQ(by[id]->status, TaskStatus::Error) << id;
+        EXPECT_NE(by[id]->error.find("task " + id + ":"), std::string::npos) << by[id]->error;
+        EXPECT_NE(by[id]->error.find(needle), std::string::npos) << id << ": " << by[id]->error;
+    }
+}
+
+TEST(Cancel, StopsAndKeepsFinishedTasks) {
+    std::atomic<bool> cancel{false};
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 3;
+    o.cancel = &cancel;
+    Engine engine(o);
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
+    int done = 0;
+    const RunResults rr = engine.runAll(s.tasks, s.name, Thresholds::defaults(), {},
+                                        [&](const TaskResult&, int, int) {
+                                            if (++done == 2) cancel = true;
+                                        });
+    EXPECT_TRUE(rr.run.cancelled);
+    EXPECT_EQ(rr.tasks.size(), 2u);
+}
+
+TEST(Device, CudaWithoutAGpuIsAClearError) {
+    const DeviceInfo auto_ = probeDevice("auto");
+    if (auto_.cudaAvailable) GTEST_SKIP() << "this machine has a CUDA device";
+    EXPECT_EQ(auto_.device, "cpu");
+    try {
+        probeDevice("cuda");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos);
+    }
+    EXPECT_THROW(probeDevice("tpu"), Error);
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/criteria.h"
+#include "ks/core/suite.h"
+#include "ks/core/taskspec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+using namespace ks;
+
+namespace {
+std::string noFiles(const std::string& p) { throw Error(p + ": no such file"); }
+
+TaskSpec parse(const std::string& text) { return parseTaskSpec(text, "t.json", noFiles); }
+
+std::string errorOf(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+} // namespace
+
+TEST(TaskSpec, ParsesDimsShapesAndDistributions) {
+    const auto t = parse(R"({"kind":"kernelsieve.task","format_version":1,"id":"X-1","name":"n","level":1,
+        "source":"def forward(x: Tensor, w: Tensor, b: Tensor) -> Tensor:\n    return x\n",
+        "dims":{"full":{"N":4096,"C":64},"small":{"N":32}},
+        "inputs":[{"name":"x","shape":["N",3],"init":{"dist":"uniform","low":-1,"high":2}}],
+        "params":[{"name":"w","shape":["C",3,3],"init":{"dist":"kaiming_uniform"}},
+                  {"name":"b","shape":["C"],"init":{"dist":"kaiming_uniform","fan_in_of":"w"}}],
+        "tags":["a","b"]})");
+    EXPECT_EQ(t.id, "X-1");
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Full), (std::vector<int64_t>{4096, 3}));
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Small), (std::vector<int64_t>{32, 3}));
+    // "C" is not in the small preset, so it comes from full.
+    EXPECT_EQ(t.shapeOf(t.params[0], Preset::Small), (std::vector<int64_t>{64, 3, 3}));
+    EXPECT_EQ(t.inputs[0].init.kind, Distribution::Kind::Uniform);
+    EXPECT_DOUBLE_EQ(t.inputs[0].init.a, -1);
+    EXPECT_DOUBLE_EQ(t.inputs[0].init.b, 2);
+    EXPECT_DOUBLE_EQ(t.fanInOf(t.params[0], Preset::Full), 9.0);  // PyTorch: shape[1]*prod(k)
+    EXPECT_DOUBLE_EQ(t.fanInOf(t.params[1], Preset::Full), 9.0);  // bias takes the weight's
+    EXPECT_TRUE(t.hasTag("b"));
+}
+
+TEST(TaskSpec, ErrorsNameTheFileAndTheProblem) {
+    EXPECT_NE(errorOf("{"), "");
+    EXPECT_NE(errorOf("{").find("t.json: not valid JSON"), std::string::npos);
+    EXPECT_NE(errorOf(R"({"kind":"other"})").find("'kind' must be"), std::string::npos);
+    EXPECT_NE(errorOf(R"({"kind":"kernelsieve.task","format_version":2,"id":"a"})").find("format_version 2"),
+              std::string::npos);
+    const std::string base = R"({"kind":"kernelsieve.task","format_version":1,"id":"A-1",)";
+    EXPECT_NE(errorOf(base + R"("source":"x","inputs":[{"name":"x","shape":[1]}]})").find("missing required field 'name'"),
+              std::string::npos);
+    EXPECT_NE(errorOf(base + R"("name":"n","inputs":[{"name":"x","shape":[1]}]})").find("needs 'source' or 'source_file'"),
+              std::string::npos);
+    const std::string e1 = errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":["Q"]}]})");
+    EXPECT_NE(e1.find("t.json"), std::string::npos) << e1;
+    EXPECT_NE(e1.find("dim 'Q'"), std::string::npos) << e1;
+    EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"init":{"dist":"cauchy"}}]})")
+                  .find("unknown distribution 'cauchy'"),
+              std::string::npos);
+    EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"dtype":"float8"}]})")
+                  .find("unknown dtype"),
+              std::string::npos);
+    EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[-1]}]})").find("negative"),
+              std::string::npos);
+    EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"init":{"dist":"randint","high":0}}]})")
+                  .find("low < high"),
+              std::string::npos);
+    EXPECT_NE(errorOf(base + R"("name":"n","source_file":"missing.py","inputs":[{"name":"x","shape":[1]}]})")
+                  .find("cannot read source_file 'missing.py'"),
+              std::string::npos);
+}
+
+TEST(Suite, GlobSelection) {
+    EXPECT_TRUE(globMatch("L1-*", "L1-23"));
+    EXPECT_TRUE(globMatch("*softmax*", "23_Softmax"));
+    EXPECT_FALSE(globMatch("L1-2", "L1-23"));
+    EXPECT_TRUE(globMatch("L?-23", "L1-23"));
+    EXPECT_TRUE(globMatch("*", ""));
+    Suite s;
+    for (const char* id : {"L1-1", "L1-23", "L2-13"}) {
+        TaskSpec t;
+        t.id = id;
+        t.name = std::string("name_") + id;
+        s.tasks.push_back(t);
+    }
+    EXPECT_EQ(selectTasks(s, "").size(), 3u);
+    EXPECT_EQ(selectTasks(s, "L1-*").size(), 2u);
+    EXPECT_EQ(selectTasks(s, "L2-13,L1-1").size(), 2u);
+    EXPECT_EQ(selectTasks(s, "nothing").size(), 0u);
+}
+
+TEST(Suite, BadFilesAreReportedAndTheRestLoads) {
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/bad");
+    // Loadable (they fail later, at run time): good, compile, shape, oom, nan, arity, entry, tuple.
+    EXPECT_NE(s.find("B-good"), nullptr);
+    EXPECT_NE(s.find("B-compile"), nullptr);
+    EXPECT_EQ(s.find("B-noname"), nullptr);
+    std::map<std::string, std::string> issues;
+    for (const auto& i : s.issues) issues[std::filesystem::path(i.file).filename().string()] = i.message;
+    ASSERT_EQ(issues.size(), 5u); // malformed, missing_name, unknown_dim, missing_source, bad_dist
+    EXPECT_NE(issues["malformed.json"].find("not valid JSON"), std::string::npos);
+    EXPECT_NE(issues["missing_name.json"].find("'name'"), std::string::npos);
+    EXPECT_NE(issues["unknown_dim.json"].find("dim 'Q'"), std::string::npos);
+    EXPECT_NE(issues["missing_source.json"].find("does_not_exist.py"), std::string::npos);
+    EXPECT_NE(issues["bad_dist.json"].find("cauchy"), std::string::npos);
+    for (const auto& [file, msg] : issues) EXPECT_NE(msg.find(file), std::string::npos) << msg;
+}
+
+TEST(Suite, MissingFolderIsAnError) {
+    EXPECT_THROW(loadSuite("/nonexistent/suite"), Error);
+}
+
+TEST(Suite, BuiltinProfilesAreEmbedded) {
+    const auto names = builtinProfileNames();
+    EXPECT_NE(std::find(names.begin(), names.end(), "robust-kbench"), names.end());
+    const auto p = builtinProfile("robust-kbench");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->profile, "robust-kbench");
+    for (const auto& c : criteria()) EXPECT_DOUBLE_EQ(p->value(c.criterion), 0.01);
+    const auto strict = builtinProfile("strict");
+    ASSERT_TRUE(strict);
+    EXPECT_DOUBLE_EQ(strict->value(Criterion::OutputStd), 0.001);
+    EXPECT_FALSE(builtinProfile("nope"));
+}
