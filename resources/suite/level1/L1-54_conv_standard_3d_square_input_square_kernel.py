@@ -1,0 +1,3 @@
+# L1-54 54_conv_standard_3D__square_input__square_kernel (KernelSieve built-in suite, TorchScript)
+def forward(x: Tensor, weight: Tensor) -> Tensor:
+    return torch.conv3d(x, weight, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1)

@@ -1,0 +1,3 @@
+# L1-58 58_conv_transposed_3D__asymmetric_input__asymmetric_kernel (KernelSieve built-in suite, TorchScript)
+def forward(x: Tensor, weight: Tensor) -> Tensor:
+    return torch.conv_transpose3d(x, weight, None, [1, 1, 1], [0, 0, 0], [0, 0, 0], 1, [1, 1, 1])

@@ -1,0 +1,3 @@
+# L1-90 90_cumprod (KernelSieve built-in suite, TorchScript)
+def forward(x: Tensor) -> Tensor:
+    return torch.cumprod(x, 1)
