@@ -85,9 +85,9 @@ POSTS = {
     "abs": set(),
     "affine": {"scale", "shift"},
 }
-TASK_KEYS_REQUIRED = {"kind", "format_version", "id", "level", "number", "name", "category", "dims",
-                      "inputs", "params"}
-TASK_KEYS_OPTIONAL = {"description", "source", "source_file", "entry", "tags"}
+PRESETS = ("full", "small")
+TASK_KEYS_REQUIRED = {"kind", "format_version", "id", "level", "number", "name", "category"}
+TASK_KEYS_OPTIONAL = {"description", "source", "source_file", "entry", "dims", "inputs", "params", "tags"}
 SPEC_KEYS = {"name", "shape", "dtype", "init", "post"}
 FILTERS = ("range", "std", "axes", "impact")
 
@@ -122,12 +122,18 @@ class Task:
         return self.spec["id"]
 
     def dims(self, preset: str) -> Dict[str, int]:
-        dims = self.spec["dims"]
-        return dims.get(preset, dims["full"])
+        """Sizes for `preset`; a name the preset does not give comes from `full`."""
+        return merged_dims(self.spec.get("dims", {}), preset)
 
     def shape(self, tspec: Dict[str, Any], preset: str) -> List[int]:
         d = self.dims(preset)
         return [d[s] if isinstance(s, str) else s for s in tspec["shape"]]
+
+
+def merged_dims(dims: Dict[str, Dict[str, int]], preset: str) -> Dict[str, int]:
+    out = dict(dims.get("full", {}))
+    out.update(dims.get(preset, {}))
+    return out
 
 
 def _is_int(v: Any) -> bool:
@@ -139,7 +145,7 @@ def _is_num(v: Any) -> bool:
 
 
 def _validate_tensor_spec(where: str, ts: Any, dims: Dict[str, Dict[str, int]],
-                          param_names: Sequence[str], is_param: bool) -> None:
+                          tensor_names: Sequence[str]) -> None:
     if not isinstance(ts, dict):
         raise SuiteError(f"{where}: must be an object")
     unknown = set(ts) - SPEC_KEYS
@@ -153,9 +159,10 @@ def _validate_tensor_spec(where: str, ts: Any, dims: Dict[str, Dict[str, int]],
         raise SuiteError(f"{where} ({name}): 'shape' must be a list")
     for s in shape:
         if isinstance(s, str):
-            for preset, d in dims.items():
-                if s not in d:
-                    raise SuiteError(f"{where} ({name}): dim '{s}' not defined in dims.{preset}")
+            for preset in PRESETS:
+                if s not in merged_dims(dims, preset):
+                    raise SuiteError(f"{where} ({name}): dim '{s}' is defined neither in dims.{preset} "
+                                     f"nor in dims.full")
         elif not (_is_int(s) and s >= 0):
             raise SuiteError(f"{where} ({name}): shape entries must be ints >= 0 or dim names, got {s!r}")
     dtype = ts.get("dtype", "float32")
@@ -175,10 +182,18 @@ def _validate_tensor_spec(where: str, ts: Any, dims: Dict[str, Dict[str, int]],
         raise SuiteError(f"{where} ({name}): dist {dist} has unknown field(s) {sorted(fields - required - optional)}")
     for k in fields:
         if k == "fan_in_of":
-            if init[k] not in param_names:
-                raise SuiteError(f"{where} ({name}): fan_in_of {init[k]!r} is not a parameter")
+            if init[k] not in tensor_names:
+                raise SuiteError(f"{where} ({name}): fan_in_of {init[k]!r} is not a tensor of this task")
         elif not _is_num(init[k]):
             raise SuiteError(f"{where} ({name}): init.{k} must be a number")
+    if dist == "normal" and not init.get("std", 1.0) >= 0:
+        raise SuiteError(f"{where} ({name}): normal std must be >= 0")
+    if dist == "uniform" and not init.get("high", 1.0) >= init.get("low", 0.0):
+        raise SuiteError(f"{where} ({name}): uniform needs low <= high")
+    if dist == "randint" and not init["high"] > init.get("low", 0):
+        raise SuiteError(f"{where} ({name}): randint needs low < high")
+    if dist == "kaiming_uniform" and "fan_in" in init and not init["fan_in"] > 0:
+        raise SuiteError(f"{where} ({name}): kaiming_uniform fan_in must be > 0")
     if dist == "kaiming_uniform" and "fan_in" in init and "fan_in_of" in init:
         raise SuiteError(f"{where} ({name}): give either fan_in or fan_in_of, not both")
     if dist == "kaiming_uniform" and "fan_in" not in init and "fan_in_of" not in init and len(shape) < 2:
@@ -231,22 +246,24 @@ def validate_spec(path: Path, spec: Dict[str, Any]) -> None:
     tags = spec.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise SuiteError(f"{w}: tags must be a list of strings")
-    dims = spec["dims"]
-    if not isinstance(dims, dict) or "full" not in dims:
-        raise SuiteError(f"{w}: dims must be an object with a 'full' preset")
+    dims = spec.get("dims", {})
+    if not isinstance(dims, dict):
+        raise SuiteError(f"{w}: dims must map presets to {{name: size}}")
     for preset, d in dims.items():
+        if preset not in PRESETS:
+            raise SuiteError(f"{w}: unknown preset {preset!r} in dims (expected one of {', '.join(PRESETS)})")
         if not isinstance(d, dict) or not all(_is_int(v) and v >= 0 for v in d.values()):
             raise SuiteError(f"{w}: dims.{preset} must map names to ints >= 0")
-        if set(d) != set(dims["full"]):
-            raise SuiteError(f"{w}: dims.{preset} names {sorted(d)} differ from dims.full {sorted(dims['full'])}")
     for key in ("inputs", "params"):
-        if not isinstance(spec[key], list):
+        if not isinstance(spec.setdefault(key, []), list):
             raise SuiteError(f"{w}: {key} must be a list")
-    param_names = [p.get("name") for p in spec["params"] if isinstance(p, dict)]
+    if not spec["inputs"] and not spec["params"]:
+        raise SuiteError(f"{w}: a task needs at least one input")
+    all_names = [t.get("name") for k in ("inputs", "params") for t in spec[k] if isinstance(t, dict)]
     names: List[str] = []
     for key in ("inputs", "params"):
         for i, ts in enumerate(spec[key]):
-            _validate_tensor_spec(f"{w}: {key}[{i}]", ts, dims, param_names, key == "params")
+            _validate_tensor_spec(f"{w}: {key}[{i}]", ts, dims, all_names)
             names.append(ts["name"])
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -344,9 +361,12 @@ def _fan_in(shape: Sequence[int]) -> int:
 
 
 def draw_tensor(task: Task, ts: Dict[str, Any], preset: str, device: torch.device) -> torch.Tensor:
+    """Draw one tensor. Floats are drawn in float32 (as torch.randn does by default) and cast to
+    the spec's dtype at the end; randint draws int64. Transforms run in float (an integer draw is
+    cast to float32 first), then the result is cast to the spec's dtype."""
     shape = task.shape(ts, preset)
     dtype = DTYPES[ts.get("dtype", "float32")]
-    fdtype = dtype if dtype.is_floating_point else torch.float32
+    fdtype = torch.float32
     init = ts.get("init", {"dist": "normal"})
     dist = init["dist"]
     if dist == "normal":
@@ -360,7 +380,7 @@ def draw_tensor(task: Task, ts: Dict[str, Any], preset: str, device: torch.devic
         if "fan_in" in init:
             fan_in = init["fan_in"]
         elif "fan_in_of" in init:
-            ref = next(p for p in task.spec["params"] if p["name"] == init["fan_in_of"])
+            ref = next(p for p in task.spec["params"] + task.spec["inputs"] if p["name"] == init["fan_in_of"])
             fan_in = _fan_in(task.shape(ref, preset))
         else:
             fan_in = _fan_in(shape)
@@ -370,8 +390,9 @@ def draw_tensor(task: Task, ts: Dict[str, Any], preset: str, device: torch.devic
         t = torch.full(shape, init["value"], dtype=fdtype, device=device)
     else:  # validated earlier
         raise AssertionError(dist)
-    t = t.to(dtype)  # e.g. randint -> float32 or bool; transforms apply after the cast
     for p in ts.get("post", []):
+        if not t.dtype.is_floating_point:
+            t = t.to(torch.float32)
         op = p["op"]
         if op == "softmax":
             t = t.softmax(p.get("dim", -1))
@@ -381,7 +402,7 @@ def draw_tensor(task: Task, ts: Dict[str, Any], preset: str, device: torch.devic
             t = t.abs()
         elif op == "affine":
             t = t * p.get("scale", 1.0) + p.get("shift", 0.0)
-    return t
+    return t.to(dtype)
 
 
 def draw_params(task: Task, preset: str, device: torch.device) -> List[torch.Tensor]:
@@ -506,22 +527,32 @@ def run_task(task: Task, preset: str, seeds: Sequence[int], device: torch.device
     return res
 
 
+def _shape_only_call(task: Task, preset: str) -> torch.Tensor:
+    """Run without computing: on the meta device, or with FakeTensors where an op has no meta
+    kernel."""
+    try:
+        meta = torch.device("meta")
+        return task.fn(*(draw_inputs(task, preset, meta) + draw_params(task, preset, meta)))
+    except (NotImplementedError, RuntimeError):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        with FakeTensorMode():
+            cpu = torch.device("cpu")
+            return task.fn(*(draw_inputs(task, preset, cpu) + draw_params(task, preset, cpu)))
+
+
 def check_full_shapes(task: Task) -> Tuple[Optional[str], str]:
-    """Run at the full preset on the meta device; compare axes with the small preset."""
-    meta = torch.device("meta")
+    """Run at the full preset without computing; compare axes with the small preset."""
     problems: List[str] = []
-    full, small = task.spec["dims"]["full"], task.dims("small")
+    full, small = task.dims("full"), task.dims("small")
     for k, v in full.items():
-        if v > 1 and small[k] <= 1:
+        if v > 1 and small.get(k, v) <= 1:
             problems.append(f"dim {k} is {v} at full but {small[k]} at small")
     try:
-        args = draw_inputs(task, "full", meta) + draw_params(task, "full", meta)
-        out_full = task.fn(*args)
-        args = draw_inputs(task, "small", meta) + draw_params(task, "small", meta)
-        out_small = task.fn(*args)
+        out_full = _shape_only_call(task, "full")
+        out_small = _shape_only_call(task, "small")
     except Exception as e:  # noqa: BLE001
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return f"{task.path}: meta run failed: {type(e).__name__}: {msg}", ""
+        return f"{task.path}: shape-only run failed: {type(e).__name__}: {msg}", ""
     fs, ss = tuple(out_full.shape), tuple(out_small.shape)
     if len(fs) != len(ss):
         problems.append(f"output rank {len(fs)} at full but {len(ss)} at small")
