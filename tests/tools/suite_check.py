@@ -5,14 +5,21 @@
 For every task JSON (``"kind": "kernelsieve.task"``) under a suite folder this
 script
 
-1. validates the spec against ``docs/task-format.md`` (errors name the file),
+1. validates the spec against ``docs/task-format.md`` (errors name the file;
+   a little stricter than the engine: the entry's argument names must equal
+   the spec's input then parameter names),
 2. compiles the TorchScript source the way LibTorch's ``torch::jit::compile``
    does (the name ``torch`` resolves to the ``aten`` builtins, nothing else from
    Python is visible, so ``torch.nn.functional`` or ``math`` are rejected),
 3. draws parameters and inputs with the format's seed semantics
-   (``torch.manual_seed(s)``; parameters in spec order; inputs in spec order),
-4. runs the entry for S seeds (default 5) on the chosen preset (default
-   ``small``) and device (default CPU), and
+   (``torch.manual_seed(s)``; parameters in spec order; inputs in spec order;
+   floats drawn in float32, ``kaiming_uniform`` as ``rand * 2b - b``;
+   transforms in float; cast to the spec's dtype last) -- the same tensors
+   the C++ engine draws,
+4. runs the entry for S seeds (default 5: seeds 0..4) on the chosen preset
+   (default ``small``) and device (default CPU), timing every call (the
+   reported seconds per call is the median, skipping TorchScript's first
+   profiling runs), and
 5. computes the four robust-kbench filters exactly as ``mission.md`` defines
    them on the stacked float32 outputs ``all`` of shape ``[S, *out]``:
 
@@ -26,10 +33,11 @@ script
 
    NaN anywhere in a metric makes the comparison false (never flagged).
 
-``--full-shapes`` runs every task on the ``meta`` device at the ``full`` preset
-(no computation, no memory) to prove the published shapes are consistent, and
-checks that the small preset keeps every axis that is larger than one at full
-size (and the output's size-1 axes).
+``--full-shapes`` runs every task on the ``meta`` device (FakeTensors where an
+op has no meta kernel) at the ``full`` preset, without computing or allocating,
+to prove the published shapes are consistent; it also checks that the small
+preset keeps every dim that is larger than one at full size and the output's
+rank and size-1 axes.
 
 Examples::
 
@@ -47,7 +55,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import statistics
 import sys
@@ -55,7 +62,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -161,8 +168,8 @@ def _validate_tensor_spec(where: str, ts: Any, dims: Dict[str, Dict[str, int]],
         if isinstance(s, str):
             for preset in PRESETS:
                 if s not in merged_dims(dims, preset):
-                    raise SuiteError(f"{where} ({name}): dim '{s}' is defined neither in dims.{preset} "
-                                     f"nor in dims.full")
+                    where_looked = "dims.full" if preset == "full" else f"dims.{preset} or dims.full"
+                    raise SuiteError(f"{where} ({name}): dim '{s}' is not defined in {where_looked}")
         elif not (_is_int(s) and s >= 0):
             raise SuiteError(f"{where} ({name}): shape entries must be ints >= 0 or dim names, got {s!r}")
     dtype = ts.get("dtype", "float32")
