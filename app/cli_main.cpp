@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     auto* filter = app.add_subcommand("filter", "Run the four statistical filters over a suite");
     std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
     int seeds = 5;
-    bool jsonl = false, quiet = false;
+    bool jsonl = false, quiet = false, noOut = false;
     std::vector<std::string> thresholds;
     filter->add_option("--suite", suite, "'builtin' or a suite folder")->capture_default_str();
     filter->add_option("--seeds", seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
     filter->add_option("--profile", profile, "Threshold profile: a built-in name or a profile file");
     filter->add_option("--threshold", thresholds, "Override one threshold, NAME=VALUE (repeatable)");
     filter->add_option("--out", out, "Results JSON file ('' to skip)")->capture_default_str();
+    filter->add_flag("--no-out", noOut, "Do not write a results JSON file");
     filter->add_option("--csv", csv, "Also write the filter table as CSV");
     filter->add_option("--tasks", pattern, "Only tasks whose id or name matches (globs, comma-separated)");
     filter->add_flag("--jsonl", jsonl, "Stream progress and per-task results as JSON lines on stdout");
@@ -162,6 +163,7 @@ int main(int argc, char** argv) {
         return Exit::Usage;
     }
 
+    if (noOut) out.clear();
     ks::Thresholds th;
     try {
         th = resolveThresholds(profile, thresholds);

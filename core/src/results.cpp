@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/results.h"
 #include "ks/core/taskspec.h"
+#include "jsonutil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,27 +17,8 @@ namespace ks {
 namespace {
 using json = nlohmann::json;
 
-// JSON has no NaN/Inf; we keep them lossless as strings because a NaN metric means
-// "never passes" and must survive a round trip.
-json num(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    return v;
-}
-
-double getNum(const json& j, const char* key, double def = NaN) {
-    if (!j.contains(key)) return def;
-    const auto& v = j.at(key);
-    if (v.is_number()) return v.get<double>();
-    if (v.is_null()) return NaN;
-    if (v.is_string()) {
-        const auto s = v.get<std::string>();
-        if (s == "NaN") return NaN;
-        if (s == "Infinity") return std::numeric_limits<double>::infinity();
-        if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-    }
-    throw Error(std::string("field '") + key + "' is not a number");
-}
+using jsonutil::getNum;
+using jsonutil::num;
 
 json histToJson(const Histogram& h) {
     return json{{"lo", num(h.lo)},           {"hi", num(h.hi)},
@@ -442,11 +424,14 @@ std::string resultsToTable(const RunResults& r, const Thresholds& t) {
         std::string v = fmt(task.metric(c), 3);
         return std::string(task.flagged(c, t) ? "FLAG " : "ok   ") + v;
     };
-    os << std::left << std::setw(9) << "id" << std::setw(46) << "name";
+    size_t idw = 4;
+    for (const auto& task : r.tasks) idw = std::max(idw, task.id.size() + 2);
+    const int idW = static_cast<int>(idw);
+    os << std::left << std::setw(idW) << "id" << std::setw(46) << "name";
     for (const auto& c : criteria()) os << std::setw(20) << c.key;
     os << "status\n";
     for (const auto& task : r.tasks) {
-        os << std::left << std::setw(9) << task.id << std::setw(46) << task.name.substr(0, 45);
+        os << std::left << std::setw(idW) << task.id << std::setw(46) << task.name.substr(0, 45);
         for (const auto& c : criteria()) os << std::setw(20) << cell(task, c.criterion);
         os << taskStatusName(task.status);
         if (!task.error.empty()) os << ": " << task.error;

@@ -79,7 +79,10 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
     // stacked statistic is the max over seeds of each seed's own per-axis value.
     for (size_t d = 0; d < m_shape.size(); ++d) {
-        const double v = out.numel() ? nanMax(out.std(static_cast<int64_t>(d), /*unbiased=*/true)) : NaN;
+        // A size-1 axis has no unbiased std (0/0); torch returns NaN with a warning per call.
+        const double v = out.numel() && m_shape[d] > 1
+                             ? nanMax(out.std(static_cast<int64_t>(d), /*unbiased=*/true))
+                             : NaN;
         if (std::isnan(v) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
         else m_axisMax[d] = std::max(m_axisMax[d], v);
     }

@@ -32,6 +32,14 @@ void sortTasks(Suite& s) {
         if (ka != kb) return kb;
         if (la != lb) return la < lb;
         if (a.number != b.number) return a.number < b.number;
+        // Natural order on ids so KS-2 comes before KS-10.
+        auto numTail = [](const std::string& id) {
+            size_t i = id.size();
+            while (i > 0 && std::isdigit(static_cast<unsigned char>(id[i - 1]))) --i;
+            return std::make_pair(id.substr(0, i), i < id.size() ? std::stoll(id.substr(i)) : -1LL);
+        };
+        const auto na = numTail(a.id), nb = numTail(b.id);
+        if (na != nb) return na < nb;
         return a.id < b.id;
     });
 }

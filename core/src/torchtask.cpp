@@ -2,6 +2,9 @@
 #include "ks/core/torchtask.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
@@ -9,6 +12,7 @@
 #include <c10/util/Exception.h>
 
 #include <cmath>
+#include <map>
 
 namespace ks {
 namespace {
@@ -24,20 +28,68 @@ at::ScalarType scalarType(const std::string& dtype) {
     throw Error("unknown dtype '" + dtype + "'");
 }
 
+// `torch` as LibTorch's native resolver sees it (aten builtins), plus the dtype names
+// (torch.float32, torch.long, ...) that only Python's resolver knows. Without this, sources that
+// compile under torch.jit.CompilationUnit in Python fail here.
+struct TorchModule : torch::jit::BuiltinModule {
+    TorchModule() : BuiltinModule("aten") {}
+    std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc, torch::jit::GraphFunction& m,
+                                                   const std::string& field) override {
+        static const std::map<std::string, at::ScalarType> dtypes{
+            {"float32", at::kFloat}, {"float", at::kFloat},   {"float64", at::kDouble},
+            {"double", at::kDouble}, {"float16", at::kHalf},  {"half", at::kHalf},
+            {"bfloat16", at::kBFloat16}, {"int64", at::kLong}, {"long", at::kLong},
+            {"int32", at::kInt},     {"int", at::kInt},       {"int16", at::kShort},
+            {"int8", at::kChar},     {"uint8", at::kByte},    {"bool", at::kBool}};
+        const auto it = dtypes.find(field);
+        if (it != dtypes.end())
+            return std::make_shared<torch::jit::SimpleValue>(
+                m.graph()->insertConstant(c10::IValue(it->second), loc));
+        return BuiltinModule::attr(loc, m, field);
+    }
+};
+
+struct TaskResolver : torch::jit::Resolver {
+    std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& m,
+                                                           const torch::jit::SourceRange& loc) override {
+        if (name == "torch") return std::make_shared<TorchModule>();
+        if (name == "math") return std::make_shared<torch::jit::BuiltinModule>("aten");
+        return nullptr;
+    }
+};
+
 } // namespace
 
 std::string shortError(const std::exception& e) {
     std::string msg;
     if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
     else msg = e.what();
-    // TorchScript errors carry a source excerpt after the first line; keep the first few lines.
+    auto trim = [](std::string s) {
+        while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+        return s;
+    };
+    msg = trim(msg);
+    // Interpreter errors start with a TorchScript traceback; the cause is the last line and the
+    // place is the innermost `File "<string>", line N, in fn` entry.
+    if (msg.find("Traceback of TorchScript") != std::string::npos) {
+        const auto lastNl = msg.rfind('\n');
+        std::string cause = lastNl == std::string::npos ? msg : msg.substr(lastNl + 1);
+        const auto at = msg.rfind("File \"<string>\", line ");
+        if (at != std::string::npos) {
+            const auto eol = msg.find('\n', at);
+            cause += " (source " + msg.substr(at + 16, eol - at - 16) + ")";
+        }
+        return cause;
+    }
+    // Compile errors carry a source excerpt after the first line; keep a few lines of it.
+    const auto first = msg.find_first_not_of(" \n");
+    msg = first == std::string::npos ? std::string() : msg.substr(first);
     size_t cut = 0;
     for (int lines = 0; lines < 6 && cut != std::string::npos; ++lines) {
-        cut = msg.find('\n', cut == 0 ? 0 : cut + 1);
+        cut = msg.find('\n', lines == 0 ? 0 : cut + 1);
     }
     if (cut != std::string::npos) msg = msg.substr(0, cut);
-    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    return msg;
+    return trim(msg);
 }
 
 void useEagerSemantics() {
@@ -50,7 +102,8 @@ void seedAll(uint64_t seed) { at::manual_seed(seed); }
 CompiledTask compileTask(const TaskSpec& spec) {
     CompiledTask ct;
     try {
-        ct.unit = torch::jit::compile(spec.source);
+        ct.unit = std::make_shared<torch::jit::CompilationUnit>();
+        ct.unit->define(std::nullopt, spec.source, std::make_shared<TaskResolver>(), nullptr);
     } catch (const std::exception& e) {
         throw Error("task " + spec.id + ": TorchScript compile error in " +
                     (spec.sourcePath.empty() ? std::string("its source") : spec.sourcePath) + ": " +

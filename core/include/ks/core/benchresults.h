@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Kernel validation + timing results (`kernelsieve-cli bench` / `validate`), as value structs with
+// a versioned JSON form ("kernelsieve.bench"). No torch, no Qt: the GUI reads these directly.
+
+#include "ks/core/results.h"
+
+#include <string>
+#include <vector>
+
+namespace ks {
+
+inline constexpr int BenchSchemaVersion = 1;
+
+struct TimingStats {
+    int warmup = 0, runs = 0;
+    bool l2Flush = false;
+    double medianMs = NaN, meanMs = NaN, minMs = NaN, q1Ms = NaN, q3Ms = NaN;
+    std::vector<double> samplesMs; // up to a few hundred evenly spaced samples, for distribution plots
+    double iqrMs() const { return q3Ms - q1Ms; }
+};
+
+struct ValidationResult {
+    bool run = false;
+    bool passed = false;
+    int seeds = 0;           // random seeds checked
+    double atol = 1e-5, rtol = 1e-4;
+    double maxAbsErr = NaN, maxRelErr = NaN;
+    std::vector<int64_t> firstMismatch; // index of the first failing element, if any
+    std::vector<std::string> failures;  // one line per failed check: "seed 17: ...", "edge misaligned: ..."
+    std::vector<std::string> checks;    // names of the checks that ran (seeds, edge cases, guards)
+};
+
+struct VariantResult {
+    std::string name, summary;
+    int version = 0;
+    bool shortcut = false;
+    std::string unsupported; // non-empty: why it was not run for this shape
+    std::string error;       // CUDA error / crash, if any
+    ValidationResult validation;
+    TimingStats timing;
+    double speedup = NaN;     // baseline median / variant median
+    double gbps = NaN;        // minimum bytes / median time
+    double pctCopyBandwidth = NaN;
+    bool impossible = false;  // implied bandwidth/FLOP rate above the measured ceiling
+    std::string impossibleWhy;
+};
+
+struct TaskBench {
+    std::string taskId, taskName, op;
+    std::vector<int64_t> shape;   // the op's main sizes at this preset
+    double minBytes = NaN, flops = NaN;
+    TimingStats baseline;         // LibTorch eager on the same task and inputs
+    std::string baselineError;
+    std::vector<VariantResult> variants;
+};
+
+struct BenchRun {
+    std::string toolVersion, created, device, deviceName, driver, libtorchVersion, cudaVersion, preset;
+    std::string smClock, memClock; // as read at the start, if known
+    double copyBandwidthGBs = NaN;  // measured device-to-device copy (read + write)
+    double fp32PeakTflops = NaN;    // measured
+    TimingStats settings;           // warmup / runs / l2Flush used
+    std::vector<TaskBench> tasks;
+};
+
+std::string benchToJson(const BenchRun& b, int indent = 1);
+BenchRun benchFromJson(const std::string& text, const std::string& path); // throws ks::Error
+
+} // namespace ks

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// FilterMatrixModel + FilterProxyModel on the fixed results file, checked through
+// QAbstractItemModelTester and a readable dump of the matrix.
+
+#include <models/filtermatrixmodel.h>
+#include <models/filterproxymodel.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+namespace {
+
+ks::RunResults fixture()
+{
+    const std::string path = KS_UI_TEST_DATA "/results.json";
+    return ks::resultsFromJson(ks::readFile(path), path);
+}
+
+// One line per row: "id | R S A I | any", with F = flagged, . = passed, - = not run, E = error.
+QString dump(const QAbstractItemModel& model)
+{
+    QStringList lines;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        QString line = model.index(row, FilterMatrixModel::IdColumn).data().toString().leftJustified(7) + QStringLiteral("|");
+        for (int c = FilterMatrixModel::OutputRangeColumn; c <= FilterMatrixModel::InputImpactColumn; ++c) {
+            const auto state = model.index(row, c).data(FilterMatrixModel::CellStateRole).value<FilterMatrixModel::CellState>();
+            line += QLatin1Char(' ');
+            switch (state) {
+            case FilterMatrixModel::CellState::Flagged:
+                line += QLatin1Char('F');
+                break;
+            case FilterMatrixModel::CellState::Passed:
+                line += QLatin1Char('.');
+                break;
+            case FilterMatrixModel::CellState::NotRun:
+                line += QLatin1Char('-');
+                break;
+            case FilterMatrixModel::CellState::Error:
+                line += QLatin1Char('E');
+                break;
+            }
+        }
+        line += QStringLiteral(" | ") + model.index(row, FilterMatrixModel::AnyFlagColumn).data().toString();
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TestFilterMatrixModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void testTesterThroughLifecycle()
+    {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        FilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+
+        model.setResults(fixture());
+        QCOMPARE(model.rowCount(), 16);
+        QCOMPARE(model.columnCount(), int(FilterMatrixModel::ColumnCount));
+
+        auto th = model.thresholds();
+        th.set(ks::Criterion::OutputRange, 2.0);
+        model.setThresholds(th);
+        proxy.setFlaggedOnly(true);
+        proxy.sort(FilterMatrixModel::OutputRangeColumn);
+
+        ks::TaskResult extra = *model.task(0);
+        extra.id = "L1-999";
+        model.upsertTask(extra);
+        QCOMPARE(model.rowCount(), 17);
+        extra.range.maxAbs = 1e-4;
+        model.upsertTask(extra); // replaces, no new row
+        QCOMPARE(model.rowCount(), 17);
+        QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L1-999"))));
+
+        proxy.setSearchText(QStringLiteral("soft"));
+        proxy.setLevel(1);
+        proxy.setCategory(QStringLiteral("activation"));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    void testMatrixDump()
+    {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(fixture());
+        const QString expected = QStringLiteral(
+            "L1-1   | . . . . | clean\n"
+            "L1-4   | - - - - | \u2014\n"
+            "L1-12  | . . . . | clean\n"
+            "L1-19  | . . . . | clean\n"
+            "L1-23  | F F F F | flagged\n"
+            "L1-24  | . . . . | clean\n"
+            "L1-33  | . . . . | clean\n"
+            "L1-36  | . . . . | clean\n"
+            "L1-47  | . . . . | clean\n"
+            "L1-95  | . F F F | flagged\n"
+            "L2-13  | . F F F | flagged\n"
+            "L2-13r | . . . . | clean\n"
+            "L2-66  | . F F F | flagged\n"
+            "L2-80  | F F F F | flagged\n"
+            "L3-11  | E E E E | error\n"
+            "KS-3   | . F F F | flagged");
+        QCOMPARE(dump(model), expected);
+        QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
+        QCOMPARE(model.flaggedCount(ks::Criterion::OutputStd), 6);
+        QCOMPARE(model.anyFlagCount(), 6);
+        QCOMPARE(model.errorCount(), 1);
+        QCOMPARE(model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Std (6)"));
+    }
+
+    void testTooltipShowsMetricAndThreshold()
+    {
+        FilterMatrixModel model;
+        model.setResults(fixture());
+        const int row = model.rowOf(QStringLiteral("L1-23"));
+        const QString tip = model.index(row, FilterMatrixModel::OutputRangeColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("0.00261")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("threshold = 0.01")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("flagged")));
+        const int err = model.rowOf(QStringLiteral("L3-11"));
+        QVERIFY(model.index(err, FilterMatrixModel::OutputStdColumn).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("out of memory")));
+        QCOMPARE(model.index(row, FilterMatrixModel::OutputRangeColumn).data(Qt::BackgroundRole).value<QColor>(),
+                 FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+    }
+
+    void testRethresholdTouchesOnlyFlagColumns()
+    {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(fixture());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy flags(&model, &FilterMatrixModel::flagsChanged);
+
+        auto th = model.thresholds();
+        th.set(ks::Criterion::OutputRange, 2.0); // catches the constant 1.0 and 1.52 outputs and L2-13r (1.21)
+        model.setThresholds(th);
+
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(flags.count(), 1);
+        QCOMPARE(changed.count(), 1);
+        const auto topLeft = changed.first().at(0).toModelIndex();
+        const auto bottomRight = changed.first().at(1).toModelIndex();
+        QCOMPARE(topLeft.column(), int(FilterMatrixModel::OutputRangeColumn));
+        QCOMPARE(bottomRight.column(), int(FilterMatrixModel::AnyFlagColumn));
+        QCOMPARE(topLeft.row(), 0);
+        QCOMPARE(bottomRight.row(), model.rowCount() - 1);
+
+        QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 6);
+        QCOMPARE(model.cellState(model.rowOf(QStringLiteral("L2-13")), ks::Criterion::OutputRange),
+                 FilterMatrixModel::CellState::Flagged);
+        QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L2-13r"))));
+        QCOMPARE(model.anyFlagCount(), 7);
+
+        // Back to the profile: the original matrix again, with nothing re-run.
+        model.setThresholds(ks::Thresholds::defaults());
+        QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
+        QCOMPARE(model.anyFlagCount(), 6);
+    }
+
+    void testProxyFilters()
+    {
+        FilterMatrixModel model;
+        FilterProxyModel proxy;
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        model.setResults(fixture());
+        QCOMPARE(proxy.rowCount(), 16);
+        QVERIFY(!proxy.isFiltering());
+
+        proxy.setFlaggedOnly(true);
+        QCOMPARE(proxy.rowCount(), 6);
+        // Dynamic: loosening a threshold adds rows to "flagged only" without touching the proxy.
+        auto th = model.thresholds();
+        th.set(ks::Criterion::OutputRange, 2.0);
+        model.setThresholds(th);
+        QCOMPARE(proxy.rowCount(), 7);
+        model.setThresholds(ks::Thresholds::defaults());
+        QCOMPARE(proxy.rowCount(), 6);
+
+        proxy.setLevel(2);
+        QCOMPARE(proxy.rowCount(), 3); // L2-13, L2-66, L2-80
+        proxy.setFlaggedOnly(false);
+        QCOMPARE(proxy.rowCount(), 4);
+        proxy.setLevel(0);
+        proxy.setCategory(QStringLiteral("activation"));
+        QCOMPARE(proxy.rowCount(), 3);
+        proxy.setCategory({});
+        proxy.setSearchText(QStringLiteral("SOFTMAX"));
+        QCOMPARE(proxy.rowCount(), 6); // L1-23, L1-24, L2-13, L2-13r, L2-66, KS-3
+        proxy.setSearchText(QStringLiteral("l3-"));
+        QCOMPARE(proxy.rowCount(), 1);
+        QCOMPARE(proxy.acceptedSourceRows(), QList<int>{model.rowOf(QStringLiteral("L3-11"))});
+    }
+
+    void testNaturalSort()
+    {
+        FilterMatrixModel model;
+        FilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        model.setResults(fixture());
+        proxy.sort(FilterMatrixModel::IdColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("KS-3"));
+        proxy.sort(FilterMatrixModel::IdColumn, Qt::AscendingOrder);
+        QStringList ids;
+        for (int r = 0; r < 4; ++r)
+            ids << proxy.index(r, 0).data().toString();
+        QCOMPARE(ids, (QStringList{"L1-1", "L1-4", "L1-12", "L1-19"}));
+        // Metric sort: the smallest max |value| first, not-run and failed tasks last.
+        proxy.sort(FilterMatrixModel::OutputRangeColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("L2-80"));
+        QCOMPARE(proxy.index(1, 0).data().toString(), QStringLiteral("L1-23"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFilterMatrixModel)
+#include "tst_filtermatrixmodel.moc"
