@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+// y = softmax(x, dim=-1) for x [rows, cols] (KernelBench L1-23: 16 x 16384; newer KernelBench
+// versions use rows of 393216). Row max is subtracted, so large negative inputs are stable, and
+// NaN/Inf follow torch.softmax: a row holding NaN or +Inf, or only -Inf, becomes all NaN
+// (exp(inf - inf) = NaN reaches the sum).
+//
+// softmax_kernel1  naive: one thread per row, three passes (max, sum of exp, write)
+// softmax_kernel2  one block per row, shared-memory tree reductions for max and sum
+// softmax_kernel3  one pass with online max/sum, warp-shuffle reductions, float4 loads
+//                  (scalar when misaligned or cols % 4 != 0), 1024-thread blocks for long rows
+// softmax_kernel4  a row split over a thread-block cluster (up to 16 blocks) held in shared
+//                  memory: HBM is read once, partial max/sum are exchanged through DSMEM
+#include "checks.h"
+#include "common.cuh"
+#include "variants.h"
+
+#include <cooperative_groups.h>
+
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace ks::kernels::softmax {
+namespace {
+
+namespace cg = cooperative_groups;
+using detail::aligned16;
+
+// naive: each thread walks its row three times, uncoalesced across the warp
+__global__ void softmax_kernel1(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                                long long cols) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long r = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; r < rows;
+         r += stride) {
+        const float* xr = x + r * cols;
+        float* yr = y + r * cols;
+        float m = -INFINITY;
+        for (long long c = 0; c < cols; ++c) m = fmaxf(m, xr[c]);
+        float s = 0.f;
+        for (long long c = 0; c < cols; ++c) s += expf(xr[c] - m);
+        for (long long c = 0; c < cols; ++c) yr[c] = expf(xr[c] - m) / s;
+    }
+}
+
+// one block per row, shared-memory tree reductions (blockDim.x a power of two)
+__global__ void softmax_kernel2(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                                long long cols) {
+    extern __shared__ float sh[];
+    const int tid = threadIdx.x;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float* xr = x + r * cols;
+        float* yr = y + r * cols;
+        float m = -INFINITY;
+        for (long long c = tid; c < cols; c += blockDim.x) m = fmaxf(m, xr[c]);
+        sh[tid] = m;
+        __syncthreads();
+        for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+            if (tid < o) sh[tid] = fmaxf(sh[tid], sh[tid + o]);
+            __syncthreads();
+        }
+        m = sh[0];
+        __syncthreads();
+        float s = 0.f;
+        for (long long c = tid; c < cols; c += blockDim.x) s += expf(xr[c] - m);
+        sh[tid] = s;
+        __syncthreads();
+        for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+            if (tid < o) sh[tid] += sh[tid + o];
+            __syncthreads();
+        }
+        s = sh[0];
+        __syncthreads();
+        for (long long c = tid; c < cols; c += blockDim.x) yr[c] = expf(xr[c] - m) / s;
+    }
+}
+
+// Online softmax state: m = running max, s = sum of exp(x - m). The guards keep the three-pass
+// semantics: -Inf contributes nothing (an all -Inf row turns NaN in the write pass, where
+// exp(-inf - -inf) = NaN), +Inf or NaN make s NaN, and an empty partial (s == 0, m = -Inf) never
+// multiplies into a NaN.
+__device__ __forceinline__ void onlineAdd(float& m, float& s, float v) {
+    if (v > m) {
+        // one exp per element once the max settles: rescale only when it grows
+        s = (s == 0.f ? 0.f : s * expf(m - v)) + (v == INFINITY ? NAN : 1.f);
+        m = v;
+    } else if (v != -INFINITY) {
+        s += expf(v - m);
+    }
+}
+__device__ __forceinline__ void onlineMerge(float& m, float& s, float m2, float s2) {
+    const float mn = fmaxf(m, m2);
+    s = (s == 0.f ? 0.f : s * expf(m - mn)) + (s2 == 0.f ? 0.f : s2 * expf(m2 - mn));
+    m = mn;
+}
+
+// one pass with online max/sum and warp shuffles; the write pass re-reads the row (from L2)
+template <int VEC>
+__global__ void __launch_bounds__(1024)
+    softmax_kernel3(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                    long long cols) {
+    __shared__ float shM[32], shS[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const long long nv = cols / VEC; // VEC == 4 only when cols % 4 == 0
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float* xr = x + r * cols;
+        float* yr = y + r * cols;
+        float m = -INFINITY, s = 0.f;
+        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
+            if constexpr (VEC == 4) {
+                const float4 q = __ldg(reinterpret_cast<const float4*>(xr) + v);
+                onlineAdd(m, s, q.x);
+                onlineAdd(m, s, q.y);
+                onlineAdd(m, s, q.z);
+                onlineAdd(m, s, q.w);
+            } else {
+                onlineAdd(m, s, __ldg(xr + v));
+            }
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            onlineMerge(m, s, m2, s2);
+        }
+        if (lane == 0) shM[warp] = m, shS[warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < nw ? shM[lane] : -INFINITY;
+            s = lane < nw ? shS[lane] : 0.f;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+                onlineMerge(m, s, m2, s2);
+            }
+            if (lane == 0) shM[0] = m, shS[0] = s;
+        }
+        __syncthreads();
+        m = shM[0];
+        const float inv = 1.f / shS[0];
+        __syncthreads(); // shM/shS are rewritten for the next row
+        for (long long v = threadIdx.x; v < nv; v += blockDim.x) {
+            if constexpr (VEC == 4) {
+                const float4 q = __ldg(reinterpret_cast<const float4*>(xr) + v);
+                reinterpret_cast<float4*>(yr)[v] =
+                    make_float4(expf(q.x - m) * inv, expf(q.y - m) * inv, expf(q.z - m) * inv,
+                                expf(q.w - m) * inv);
+            } else {
+                yr[v] = expf(__ldg(xr + v) - m) * inv;
+            }
+        }
+    }
+}
+
+template <int VEC> struct VecT;
+template <> struct VecT<1> {
+    using T = float;
+};
+template <> struct VecT<4> {
+    using T = float4;
+};
+__device__ __forceinline__ float vmax(float a) { return a; }
+__device__ __forceinline__ float vmax(float4 a) { return fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)); }
+__device__ __forceinline__ float vsum(float a) { return a; }
+__device__ __forceinline__ float vsum(float4 a) { return (a.x + a.y) + (a.z + a.w); }
+__device__ __forceinline__ float vexpSub(float a, float m) { return expf(a - m); }
+__device__ __forceinline__ float4 vexpSub(float4 a, float m) {
+    return make_float4(expf(a.x - m), expf(a.y - m), expf(a.z - m), expf(a.w - m));
+}
+__device__ __forceinline__ float vscale(float a, float k) { return a * k; }
+__device__ __forceinline__ float4 vscale(float4 a, float k) {
+    return make_float4(a.x * k, a.y * k, a.z * k, a.w * k);
+}
+
+// Cluster-wide combine of one float per block: lane k of every warp fetches block k's value
+// through DSMEM, then a butterfly reduces it, so every thread of every block ends with the
+// bitwise same result. Requires cluster size <= 32.
+template <bool IS_MAX>
+__device__ __forceinline__ float clusterCombine(cg::cluster_group& cluster, float* part) {
+    const unsigned lane = threadIdx.x & 31;
+    float v = IS_MAX ? -INFINITY : 0.f;
+    if (lane < cluster.num_blocks()) v = *cluster.map_shared_rank(part, lane);
+    return IS_MAX ? detail::warpMax(v) : detail::warpSum(v);
+}
+
+// a row split over a cluster, each block's chunk staged in shared memory (read HBM once)
+template <int VEC>
+__global__ void __launch_bounds__(1024)
+    softmax_kernel4(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                    long long cols, long long chunk) {
+    using V = typename VecT<VEC>::T;
+    extern __shared__ float4 smem4[];
+    V* sv = reinterpret_cast<V*>(smem4);
+    __shared__ float scratch[32];
+    __shared__ float partMax, partSum;
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned cs = cluster.num_blocks();
+    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
+    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const long long nv = len / VEC; // chunk and cols are multiples of VEC
+    const long long clusters = gridDim.x / cs;
+    const int tid = threadIdx.x, bd = blockDim.x;
+    for (long long r = blockIdx.x / cs; r < rows; r += clusters) {
+        const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
+        V* yr = reinterpret_cast<V*>(y + r * cols + begin);
+        float m = -INFINITY;
+        for (long long v0 = tid; v0 < nv; v0 += 4LL * bd) {
+            V q[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+                if (v0 + u * bd < nv) q[u] = __ldg(xr + v0 + u * bd);
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+                if (v0 + u * bd < nv) {
+                    sv[v0 + u * bd] = q[u];
+                    m = fmaxf(m, vmax(q[u]));
+                }
+        }
+        m = detail::blockMax(m, scratch);
+        if (tid == 0) partMax = m;
+        cluster.sync();
+        const float rowMax = clusterCombine<true>(cluster, &partMax);
+        float s = 0.f;
+        for (long long v = tid; v < nv; v += bd) {
+            const V e = vexpSub(sv[v], rowMax);
+            sv[v] = e;
+            s += vsum(e);
+        }
+        s = detail::blockSum(s, scratch);
+        if (tid == 0) partSum = s;
+        cluster.sync();
+        const float inv = 1.f / clusterCombine<false>(cluster, &partSum);
+        for (long long v = tid; v < nv; v += bd) yr[v] = vscale(sv[v], inv);
+        // No barrier needed before the next row: partMax is rewritten only after every peer
+        // passed the second sync (so read it), partSum only after the next row's first sync.
+    }
+    cluster.sync(); // peers may still be reading partSum: keep this block's shared memory alive
+}
+
+struct Operands {
+    const float* x;
+    float* y;
+    long long rows, cols;
+};
+Operands operands(const Args& a) { return {a.in[0], a.out, a.dims[0], a.dims[1]}; }
+
+bool canVec4(const Operands& o) { return o.cols % 4 == 0 && aligned16(o.x) && aligned16(o.y); }
+
+unsigned rowGrid(long long rows) {
+    return static_cast<unsigned>(plan::clampLL(rows, 1, plan::kMaxGridX));
+}
+
+struct DeviceLimits {
+    int sms = 0;
+    int maxSmemOptin = 0;
+};
+cudaError_t deviceLimits(DeviceLimits& d) {
+    int dev = 0;
+    KS_CUDA_CHECK(cudaGetDevice(&dev));
+    KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
+    KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.maxSmemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return cudaSuccess;
+}
+
+template <int VEC>
+cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, cudaStream_t stream,
+                          int& maxActiveClusters) {
+    auto kernel = softmax_kernel4<VEC>;
+    KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(p.smemBytes)));
+    if (p.clusterSize > 8)
+        KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const long long clusters =
+        plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(clusters * p.clusterSize));
+    cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
+    cfg.dynamicSmemBytes = p.smemBytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(p.clusterSize);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    // A 16-block cluster is a non-portable size: ask once per configuration whether this device
+    // can co-schedule it, so the launcher can fall back to 8 instead of failing.
+    if (p.clusterSize > 8) {
+        static std::mutex mu;
+        static std::vector<std::tuple<int, int, int, std::size_t, int, int>> cache;
+        int dev = 0;
+        KS_CUDA_CHECK(cudaGetDevice(&dev));
+        const std::lock_guard<std::mutex> lock(mu);
+        bool known = false;
+        for (const auto& [d, cs, th, sm, vec, n] : cache)
+            if (d == dev && cs == p.clusterSize && th == p.threads && sm == p.smemBytes && vec == VEC) {
+                maxActiveClusters = n;
+                known = true;
+            }
+        if (!known) {
+            KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&maxActiveClusters, kernel, &cfg));
+            cache.emplace_back(dev, p.clusterSize, p.threads, p.smemBytes, VEC, maxActiveClusters);
+        }
+        if (maxActiveClusters <= 0) return cudaSuccess; // caller retries with smaller clusters
+    } else {
+        maxActiveClusters = 1;
+    }
+    KS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
+    return cudaSuccess;
+}
+
+} // namespace
+
+const char* supports(const Args& a) {
+    const auto [x, y, rows, cols] = operands(a);
+    if (rows < 0 || cols < 0) return "negative size";
+    long long n = 0;
+    if (!plan::checkedProduct({rows, cols}, n) || n > (std::numeric_limits<long long>::max() >> 3))
+        return "rows * cols overflows int64 byte offsets";
+    if (auto r = detail::checkTensor(x, n, "x (in[0]) is null", "x (in[0]) is not 4-byte aligned"))
+        return r;
+    if (auto r = detail::checkTensor(y, n, "y (out) is null", "y (out) is not 4-byte aligned"))
+        return r;
+    if (detail::overlaps(x, n, y, n)) return "out overlaps the input";
+    return nullptr;
+}
+
+const char* supports4(const Args& a) {
+    if (auto r = supports(a)) return r;
+    const auto o = operands(a);
+    // Host-side check against an H100/H200 (132 SMs, 227 KiB opt-in shared memory per block,
+    // clusters of up to 16); launch4 re-plans with the real device's limits.
+    const auto p = plan::planSoftmaxCluster(o.rows, o.cols, canVec4(o) ? 4 : 1, 132, 232448, 16);
+    if (p.error) return "a row longer than 16 blocks' shared memory (~930k floats) does not fit";
+    return nullptr;
+}
+
+cudaError_t launch1(const Args& args, cudaStream_t stream) {
+    const auto [x, y, rows, cols] = operands(args);
+    if (rows <= 0 || cols <= 0) return cudaSuccess;
+    softmax_kernel1<<<plan::gridBlocks(rows, 128), 128, 0, stream>>>(x, y, rows, cols);
+    KS_CUDA_CHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+cudaError_t launch2(const Args& args, cudaStream_t stream) {
+    const auto [x, y, rows, cols] = operands(args);
+    if (rows <= 0 || cols <= 0) return cudaSuccess;
+    constexpr int threads = 256;
+    softmax_kernel2<<<rowGrid(rows), threads, threads * sizeof(float), stream>>>(x, y, rows, cols);
+    KS_CUDA_CHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+cudaError_t launch3(const Args& args, cudaStream_t stream) {
+    const auto o = operands(args);
+    if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
+    if (canVec4(o))
+        softmax_kernel3<4><<<rowGrid(o.rows), plan::softmaxRowThreads(o.cols, 4), 0, stream>>>(
+            o.x, o.y, o.rows, o.cols);
+    else
+        softmax_kernel3<1><<<rowGrid(o.rows), plan::softmaxRowThreads(o.cols, 1), 0, stream>>>(
+            o.x, o.y, o.rows, o.cols);
+    KS_CUDA_CHECK_LAUNCH();
+    return cudaSuccess;
+}
+
+cudaError_t launch4(const Args& args, cudaStream_t stream) {
+    const auto o = operands(args);
+    if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
+    DeviceLimits d;
+    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
+    const bool vec = canVec4(o);
+    for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
+        const auto p = plan::planSoftmaxCluster(o.rows, o.cols, vec ? 4 : 1, d.sms,
+                                                d.maxSmemOptin, maxCluster);
+        if (p.error)
+            return detail::recordError(cudaErrorInvalidValue, __FILE__, __LINE__,
+                                       "softmax_kernel4: row does not fit in a cluster's shared memory");
+        int active = 0;
+        const cudaError_t e = vec ? launchCluster<4>(o, p, stream, active)
+                                  : launchCluster<1>(o, p, stream, active);
+        if (e != cudaSuccess) return e;
+        if (active > 0) return cudaSuccess;
+        if (p.clusterSize <= 8) break; // nothing smaller to try that the plan would pick
+    }
+    return detail::recordError(cudaErrorInvalidClusterSize, __FILE__, __LINE__,
+                               "softmax_kernel4: no cluster configuration can be scheduled");
+}
+
+} // namespace ks::kernels::softmax
