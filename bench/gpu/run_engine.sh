@@ -10,8 +10,8 @@ mkdir -p "$OUT"
 CLI=build/gpu/bin/kernelsieve-cli
 $CLI --version | tee "$OUT/engine.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv | tee -a "$OUT/engine.log"
-/usr/bin/time -v $CLI filter --device cuda --preset full --seeds 5 --out "$OUT/full5.json" --csv "$OUT/full5.csv" -q \
-    2>&1 | tee -a "$OUT/engine.log" | grep -E "^\[|done in|Maximum resident|error" | tail -130
+$CLI filter --device cuda --preset full --seeds 5 --out "$OUT/full5.json" --csv "$OUT/full5.csv" -q \
+    2>&1 | tee -a "$OUT/engine.log" | grep -E "^\[|done in|error" | tail -130
 largest=$(python3 - "$OUT/full5.json" <<'PY'
 import json, sys, math
 r = json.load(open(sys.argv[1]))
@@ -21,5 +21,5 @@ print(t["id"])
 PY
 )
 echo "largest-output task: $largest" | tee -a "$OUT/engine.log"
-/usr/bin/time -v $CLI filter --device cuda --preset full --seeds 100 --tasks "$largest" --out "$OUT/largest100.json" -q \
-    2>&1 | tee -a "$OUT/engine.log" | grep -E "^\[|done in|Maximum resident|error"
+$CLI filter --device cuda --preset full --seeds 100 --tasks "$largest" --out "$OUT/largest100.json" -q \
+    2>&1 | tee -a "$OUT/engine.log" | grep -E "^\[|done in|error"
