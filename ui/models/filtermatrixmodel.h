@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The filter matrix: one row per task, one coloured cell per criterion. The model owns the
+// RunResults and the active Thresholds; flags are derived from the stored metrics, so
+// setThresholds() is O(tasks) and never needs a re-run.
+
+#include "metatypes.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+
+#include <array>
+#include <optional>
+#include <vector>
+
+class FilterMatrixModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Columns {
+        IdColumn,
+        LevelColumn,
+        NameColumn,
+        CategoryColumn,
+        OutputRangeColumn,
+        OutputStdColumn,
+        OutputAxesColumn,
+        InputImpactColumn,
+        AnyFlagColumn,
+        ColumnCount
+    };
+    static_assert(InputImpactColumn - OutputRangeColumn + 1 == ks::CriterionCount);
+
+    enum class CellState { Passed, Flagged, NotRun, Error };
+    Q_ENUM(CellState)
+
+    enum Roles {
+        SortRole = Qt::UserRole + 1,
+        CellStateRole, // CellState of a criterion or the any-flag column
+        MetricRole,    // the raw metric behind a criterion cell (double, NaN if none)
+        ThresholdRole, // the active threshold of a criterion cell
+        TaskIdRole,    // any column: the task id
+        AnyFlagRole,   // any column: bool
+        LevelRole,     // any column: int
+        CategoryRole   // any column: QString
+    };
+
+    explicit FilterMatrixModel(QObject* parent = nullptr);
+
+    static int columnOf(ks::Criterion c) { return OutputRangeColumn + static_cast<int>(c); }
+    static std::optional<ks::Criterion> criterionOf(int column);
+    static QColor stateColor(CellState s);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    void setResults(ks::RunResults results);
+    void clear();
+    // A streamed result: replaces the row with the same id, or appends one.
+    void upsertTask(ks::TaskResult task);
+    void setRunInfo(const ks::RunInfo& info);
+    void setThresholds(const ks::Thresholds& thresholds);
+
+    const ks::RunResults& results() const { return m_results; }
+    const ks::Thresholds& thresholds() const { return m_thresholds; }
+    const ks::TaskResult* task(int row) const;
+    int rowOf(const QString& id) const;
+    CellState cellState(int row, ks::Criterion c) const;
+    CellState anyFlagState(int row) const;
+    bool anyFlag(int row) const;
+    // Tasks flagged per criterion, under the active thresholds.
+    int flaggedCount(ks::Criterion c) const { return m_flagCounts[static_cast<size_t>(c)]; }
+    int anyFlagCount() const { return m_anyFlagCount; }
+    int errorCount() const { return m_errorCount; }
+    QStringList categories() const;
+    QList<int> levels() const;
+
+signals:
+    // After every change of flags (new thresholds, results or a streamed task).
+    void flagsChanged();
+
+private:
+    void recomputeRow(int row);
+    void recomputeCounts();
+
+    ks::RunResults m_results;
+    ks::Thresholds m_thresholds = ks::Thresholds::defaults();
+    // Bit c = criterion c flagged; cached so that data() and the proxy's filter never re-derive.
+    std::vector<uint8_t> m_flags;
+    QHash<QString, int> m_rowById;
+    std::array<int, ks::CriterionCount> m_flagCounts{};
+    int m_anyFlagCount = 0;
+    int m_errorCount = 0;
+};

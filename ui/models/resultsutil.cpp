@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "resultsutil.h"
+
+#include <QObject>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace ResultsUtil {
+
+ks::RunResults resultsFromSuite(const ks::Suite& suite)
+{
+    ks::RunResults r;
+    r.run.suite = suite.name;
+    r.thresholds = ks::Thresholds::defaults();
+    for (const auto& spec : suite.tasks) {
+        ks::TaskResult t;
+        t.id = spec.id;
+        t.name = spec.name;
+        t.category = spec.category;
+        t.description = spec.description;
+        t.level = spec.level;
+        t.number = spec.number;
+        t.tags = spec.tags;
+        t.source = spec.source;
+        t.status = ks::TaskStatus::Skipped;
+        try {
+            // Show the spec as written: embedded text for the built-in suite, the file otherwise.
+            t.specJson = suite.name == "builtin" ? ks::embeddedFile(spec.specPath) : ks::readFile(spec.specPath);
+        } catch (const ks::Error&) {
+            t.specJson.clear();
+        }
+        r.tasks.push_back(std::move(t));
+    }
+    for (const auto& issue : suite.issues) {
+        ks::TaskResult t;
+        const auto slash = issue.file.find_last_of('/');
+        t.id = slash == std::string::npos ? issue.file : issue.file.substr(slash + 1);
+        t.name = t.id;
+        t.status = ks::TaskStatus::Error;
+        t.error = issue.message;
+        r.tasks.push_back(std::move(t));
+    }
+    return r;
+}
+
+ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows)
+{
+    ks::RunResults r;
+    r.run = results.run;
+    r.thresholds = results.thresholds;
+    r.tasks.reserve(static_cast<size_t>(rows.size()));
+    for (int row : rows)
+        if (row >= 0 && static_cast<size_t>(row) < results.tasks.size())
+            r.tasks.push_back(results.tasks[static_cast<size_t>(row)]);
+    return r;
+}
+
+std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& thresholds)
+{
+    auto j = nlohmann::json::parse(ks::taskResultToJson(task));
+    nlohmann::json flags, th;
+    for (const auto& c : ks::criteria()) {
+        flags[c.key] = task.criterionRun(c.criterion) ? nlohmann::json(task.flagged(c.criterion, thresholds))
+                                                      : nlohmann::json(nullptr);
+        th[c.key] = thresholds.value(c.criterion);
+    }
+    th["profile"] = thresholds.profile;
+    j["flags"] = flags;
+    j["any_flag"] = task.anyFlag(thresholds);
+    j["thresholds"] = th;
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& thresholds)
+{
+    QStringList out;
+    for (const auto& c : ks::criteria())
+        if (task.flagged(c.criterion, thresholds))
+            out << QString::fromUtf8(c.label);
+    return out;
+}
+
+std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task)
+{
+    std::vector<SpeedupBar> bars;
+    const QString id = QString::fromStdString(task.taskId);
+    const double base = task.baseline.medianMs;
+    SpeedupBar b;
+    b.taskId = id;
+    b.label = QObject::tr("baseline");
+    b.kind = std::isfinite(base) ? SpeedupBar::Kind::Baseline : SpeedupBar::Kind::NotRun;
+    b.speedup = std::isfinite(base) ? 1.0 : ks::NaN;
+    if (std::isfinite(base) && task.baseline.q1Ms > 0 && task.baseline.q3Ms > 0) {
+        b.low = base / task.baseline.q3Ms;
+        b.high = base / task.baseline.q1Ms;
+    }
+    b.note = QString::fromStdString(task.baselineError);
+    bars.push_back(b);
+    for (const auto& v : task.variants) {
+        SpeedupBar s;
+        s.taskId = id;
+        s.label = QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name));
+        const double med = v.timing.medianMs;
+        s.speedup = std::isfinite(v.speedup) ? v.speedup : (std::isfinite(base) && med > 0 ? base / med : ks::NaN);
+        if (std::isfinite(base) && v.timing.q1Ms > 0 && v.timing.q3Ms > 0) {
+            s.low = base / v.timing.q3Ms;
+            s.high = base / v.timing.q1Ms;
+        }
+        if (!v.error.empty()) {
+            s.kind = SpeedupBar::Kind::Failed;
+            s.note = QString::fromStdString(v.error);
+        } else if (!v.unsupported.empty()) {
+            s.kind = SpeedupBar::Kind::NotRun;
+            s.note = QString::fromStdString(v.unsupported);
+        } else if (v.validation.run && !v.validation.passed) {
+            s.kind = SpeedupBar::Kind::Failed;
+            s.note = v.validation.failures.empty() ? QObject::tr("validation failed")
+                                                   : QString::fromStdString(v.validation.failures.front());
+        } else if (v.impossible) {
+            s.kind = SpeedupBar::Kind::Impossible;
+            s.note = QString::fromStdString(v.impossibleWhy);
+        } else if (v.shortcut) {
+            s.kind = SpeedupBar::Kind::Shortcut;
+            s.note = QString::fromStdString(v.summary);
+        } else if (!std::isfinite(s.speedup)) {
+            s.kind = SpeedupBar::Kind::NotRun;
+            s.note = QObject::tr("not timed");
+        } else {
+            s.kind = SpeedupBar::Kind::Passed;
+            s.note = QString::fromStdString(v.summary);
+        }
+        bars.push_back(s);
+    }
+    return bars;
+}
+
+QString speedupKindName(SpeedupBar::Kind kind)
+{
+    switch (kind) {
+    case SpeedupBar::Kind::Baseline:
+        return QObject::tr("baseline");
+    case SpeedupBar::Kind::Passed:
+        return QObject::tr("valid");
+    case SpeedupBar::Kind::Failed:
+        return QObject::tr("failed validation");
+    case SpeedupBar::Kind::Shortcut:
+        return QObject::tr("shortcut");
+    case SpeedupBar::Kind::Impossible:
+        return QObject::tr("impossible");
+    case SpeedupBar::Kind::NotRun:
+        return QObject::tr("not run");
+    }
+    return {};
+}
+
+} // namespace ResultsUtil
