@@ -152,6 +152,11 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define KS_HAVE_CLUSTERS 1 // this device pass targets sm_90+: thread-block clusters exist
+#endif
+
+#ifdef KS_HAVE_CLUSTERS
 template <int VEC> struct VecT;
 template <> struct VecT<1> {
     using T = float;
@@ -182,12 +187,14 @@ __device__ __forceinline__ float clusterCombine(cg::cluster_group& cluster, floa
     if (lane < cluster.num_blocks()) v = *cluster.map_shared_rank(part, lane);
     return IS_MAX ? detail::warpMax(v) : detail::warpSum(v);
 }
+#endif
 
 // a row split over a cluster, each block's chunk staged in shared memory (read HBM once)
 template <int VEC>
 __global__ void __launch_bounds__(1024)
     softmax_kernel4(const float* __restrict__ x, float* __restrict__ y, long long rows,
                     long long cols, long long chunk) {
+#ifdef KS_HAVE_CLUSTERS
     using V = typename VecT<VEC>::T;
     extern __shared__ float4 smem4[];
     V* sv = reinterpret_cast<V*>(smem4);
@@ -235,6 +242,7 @@ __global__ void __launch_bounds__(1024)
         // passed the second sync (so read it), partSum only after the next row's first sync.
     }
     cluster.sync(); // peers may still be reading partSum: keep this block's shared memory alive
+#endif // launch4 refuses devices below sm_90 before launching, so no other arch runs this
 }
 
 struct Operands {
@@ -251,12 +259,14 @@ unsigned rowGrid(long long rows) {
 }
 
 struct DeviceLimits {
+    int major = 0;
     int sms = 0;
     int maxSmemOptin = 0;
 };
 cudaError_t deviceLimits(DeviceLimits& d) {
     int dev = 0;
     KS_CUDA_CHECK(cudaGetDevice(&dev));
+    KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, dev));
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.maxSmemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return cudaSuccess;
@@ -371,6 +381,9 @@ cudaError_t launch4(const Args& args, cudaStream_t stream) {
     if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
     DeviceLimits d;
     if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
+    if (d.major < 9)
+        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
+                                   "softmax_kernel4 needs thread-block clusters (sm_90 or newer)");
     const bool vec = canVec4(o);
     for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
         const auto p = plan::planSoftmaxCluster(o.rows, o.cols, vec ? 4 : 1, d.sms,
