@@ -1,1 +1,87 @@
 // SPDX-License-Identifier: MIT
+#pragma once
+// The one adapter between the GUI and the engine. A run executes in a `kernelsieve-cli filter
+// --jsonl` child process, so a crash or CUDA fault in a task (or a bad kernel) takes down the
+// worker, never the window. JSON lines are parsed as they arrive (readyRead, never blocking), and
+// turned into one signal per result kind; nothing the worker does throws past this class.
+//
+// Every run ends with exactly one of finished(cancelled) or failed(message); tasks reported
+// before a failure have already been delivered through taskFinished and stay valid.
+
+#include <models/metatypes.h>
+
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <memory>
+
+class RunClient : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options {
+        QString suite = QStringLiteral("builtin"); // "builtin" or a suite folder
+        int seeds = 5;
+        QString preset;                            // "small" | "full" | "" (worker default)
+        QString device = QStringLiteral("auto");   // "auto" | "cuda" | "cpu"
+        QStringList taskIds;                       // empty = the whole suite
+    };
+
+    explicit RunClient(QObject* parent = nullptr);
+    ~RunClient() override;
+
+    // $KS_WORKER if set, else kernelsieve-cli next to the running executable.
+    static QString workerPath();
+    static QStringList filterArguments(const Options& options, const QString& outFile);
+
+    bool isRunning() const;
+    void start(const Options& options);
+    // SIGTERM (the worker stops after the current seed and reports), then SIGKILL after
+    // killDelay() ms, so a cancel always completes in about a second.
+    void cancel();
+    void setKillDelay(int ms) { m_killTimer.setInterval(ms); }
+    int killDelay() const { return m_killTimer.interval(); }
+
+    // Asks the worker (`--version`) which device it would use; answers with deviceProbed().
+    void probeDevice();
+
+    int finishedCount() const { return m_done; }
+    int totalCount() const { return m_total; }
+    QString currentTask() const { return m_current; }
+
+signals:
+    void started(const ks::RunInfo& info, int total);
+    void progress(int done, int total, const QString& currentTask);
+    void taskFinished(const ks::TaskResult& result);
+    void finished(bool cancelled);
+    void failed(const QString& message);
+    // device: "cuda" | "cpu" | "" (worker unusable); description: the worker's device line or the error.
+    void deviceProbed(const QString& device, const QString& description);
+
+private:
+    void onReadyRead();
+    void onStderr();
+    void onProcessFinished(int exitCode, QProcess::ExitStatus status);
+    void onProcessError(QProcess::ProcessError error);
+    void handleLine(const QByteArray& line);
+    void endRun();
+    QString stderrTail() const;
+
+    std::unique_ptr<QProcess> m_process;
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    QByteArray m_buffer;
+    QStringList m_stderr; // last lines, for failure messages
+    QByteArray m_stderrPartial;
+    QTimer m_killTimer;
+    QString m_current;
+    int m_done = 0;
+    int m_total = 0;
+    bool m_cancelRequested = false;
+    bool m_sawDone = false;
+    bool m_doneCancelled = false;
+    bool m_ended = false;
+    int m_badLines = 0;
+};
