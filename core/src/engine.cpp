@@ -180,6 +180,12 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
     d->device = d->dev.device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
     d->preset = d->opt.preset.value_or(d->dev.device == "cuda" ? Preset::Full : Preset::Small);
     useEagerSemantics();
+    if (d->device.is_cuda()) {
+        // The caching allocator's per-device state exists only after a first allocation; its
+        // peak-memory calls throw "Invalid device argument" before that.
+        at::empty({1}, at::TensorOptions().device(d->device));
+        torch::cuda::synchronize();
+    }
 }
 
 Engine::~Engine() = default;
@@ -193,7 +199,13 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     const auto t0 = Clock::now();
     c10::InferenceMode inference;
 #ifdef KS_TORCH_CUDA
-    if (d->device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+    if (d->device.is_cuda()) {
+        try {
+            c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+        } catch (const std::exception&) {
+            // peak memory is informative; never fail a task over it
+        }
+    }
 #endif
     std::vector<double> callMs;
     std::string phase = "compiling";
@@ -285,8 +297,12 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     }
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-        r.peakMemoryBytes = stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+        try {
+            const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+            r.peakMemoryBytes =
+                stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+        } catch (const std::exception&) {
+        }
     }
 #endif
     r.wallSeconds = secondsSince(t0);

@@ -164,7 +164,7 @@ std::vector<int64_t> TaskSpec::shapeOf(const TensorSpec& t, Preset p) const {
         const auto v = lookup(d.name);
         if (!v)
             throw Error("task " + id + ": tensor '" + t.name + "' uses dim '" + d.name +
-                        "' which is not defined in dims." + preset + " or dims.full");
+                        "' which is not defined in dims." + preset + (p == Preset::Full ? "" : " or dims.full"));
         out.push_back(*v);
     }
     return out;

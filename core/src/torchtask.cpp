@@ -74,10 +74,12 @@ std::string shortError(const std::exception& e) {
     if (msg.find("Traceback of TorchScript") != std::string::npos) {
         const auto lastNl = msg.rfind('\n');
         std::string cause = lastNl == std::string::npos ? msg : msg.substr(lastNl + 1);
-        const auto at = msg.rfind("File \"<string>\", line ");
+        const std::string marker = "File \"<string>\", ";
+        const auto at = msg.rfind(marker);
         if (at != std::string::npos) {
-            const auto eol = msg.find('\n', at);
-            cause += " (source " + msg.substr(at + 16, eol - at - 16) + ")";
+            const auto from = at + marker.size();
+            const auto eol = msg.find('\n', from);
+            cause += " (source " + msg.substr(from, eol == std::string::npos ? std::string::npos : eol - from) + ")";
         }
         return cause;
     }
