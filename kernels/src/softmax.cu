@@ -9,7 +9,7 @@
 // softmax_kernel3  one pass with online max/sum, warp-shuffle reductions, float4 loads
 //                  (scalar when misaligned or cols % 4 != 0), 1024-thread blocks for long rows
 // softmax_kernel4  a row split over a thread-block cluster (up to 16 blocks) held in shared
-//                  memory: HBM is read once, partial max/sum are exchanged through DSMEM
+//                  memory: HBM is read once; online max/sum while loading, one DSMEM exchange
 #include "checks.h"
 #include "common.cuh"
 #include "variants.h"
@@ -164,10 +164,6 @@ template <> struct VecT<1> {
 template <> struct VecT<4> {
     using T = float4;
 };
-__device__ __forceinline__ float vmax(float a) { return a; }
-__device__ __forceinline__ float vmax(float4 a) { return fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)); }
-__device__ __forceinline__ float vsum(float a) { return a; }
-__device__ __forceinline__ float vsum(float4 a) { return (a.x + a.y) + (a.z + a.w); }
 __device__ __forceinline__ float vexpSub(float a, float m) { return expf(a - m); }
 __device__ __forceinline__ float4 vexpSub(float4 a, float m) {
     return make_float4(expf(a.x - m), expf(a.y - m), expf(a.z - m), expf(a.w - m));
@@ -177,42 +173,46 @@ __device__ __forceinline__ float4 vscale(float4 a, float k) {
     return make_float4(a.x * k, a.y * k, a.z * k, a.w * k);
 }
 
-// Cluster-wide combine of one float per block: lane k of every warp fetches block k's value
-// through DSMEM, then a butterfly reduces it, so every thread of every block ends with the
-// bitwise same result. Requires cluster size <= 32.
-template <bool IS_MAX>
-__device__ __forceinline__ float clusterCombine(cg::cluster_group& cluster, float* part) {
-    const unsigned lane = threadIdx.x & 31;
-    float v = IS_MAX ? -INFINITY : 0.f;
-    if (lane < cluster.num_blocks()) v = *cluster.map_shared_rank(part, lane);
-    return IS_MAX ? detail::warpMax(v) : detail::warpSum(v);
+__device__ __forceinline__ void warpMergeOnline(float& m, float& s) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+        const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+        onlineMerge(m, s, m2, s2);
+    }
 }
+
 #endif
 
-// a row split over a cluster, each block's chunk staged in shared memory (read HBM once)
+// a row split over a cluster, each block's chunk staged in shared memory (read HBM once);
+// online max/sum while loading, so one cluster-wide exchange per row
 template <int VEC>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(512, 2)
     softmax_kernel4(const float* __restrict__ x, float* __restrict__ y, long long rows,
                     long long cols, long long chunk) {
 #ifdef KS_HAVE_CLUSTERS
     using V = typename VecT<VEC>::T;
     extern __shared__ float4 smem4[];
     V* sv = reinterpret_cast<V*>(smem4);
-    __shared__ float scratch[32];
-    __shared__ float partMax, partSum;
+    __shared__ float shM[32], shS[32];
+    // Per-row partials, double-buffered by row parity: a block rewrites buffer b two rows later,
+    // after every peer has passed the next row's cluster barrier and so finished reading it.
+    __shared__ float partM[2], partS[2];
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned cs = cluster.num_blocks();
     const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
     const long long len = begin < cols ? min(chunk, cols - begin) : 0;
     const long long nv = len / VEC; // chunk and cols are multiples of VEC
     const long long clusters = gridDim.x / cs;
-    const int tid = threadIdx.x, bd = blockDim.x;
-    for (long long r = blockIdx.x / cs; r < rows; r += clusters) {
+    const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5;
+    int buf = 0;
+    for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
-        float m = -INFINITY;
+        float m = -INFINITY, s = 0.f;
         for (long long v0 = tid; v0 < nv; v0 += 4LL * bd) {
             V q[4];
+            // four independent loads in flight before the first use
 #pragma unroll
             for (int u = 0; u < 4; ++u)
                 if (v0 + u * bd < nv) q[u] = __ldg(xr + v0 + u * bd);
@@ -220,28 +220,38 @@ __global__ void __launch_bounds__(1024)
             for (int u = 0; u < 4; ++u)
                 if (v0 + u * bd < nv) {
                     sv[v0 + u * bd] = q[u];
-                    m = fmaxf(m, vmax(q[u]));
+                    if constexpr (VEC == 4) {
+                        onlineAdd(m, s, q[u].x);
+                        onlineAdd(m, s, q[u].y);
+                        onlineAdd(m, s, q[u].z);
+                        onlineAdd(m, s, q[u].w);
+                    } else {
+                        onlineAdd(m, s, q[u]);
+                    }
                 }
         }
-        m = detail::blockMax(m, scratch);
-        if (tid == 0) partMax = m;
-        cluster.sync();
-        const float rowMax = clusterCombine<true>(cluster, &partMax);
-        float s = 0.f;
-        for (long long v = tid; v < nv; v += bd) {
-            const V e = vexpSub(sv[v], rowMax);
-            sv[v] = e;
-            s += vsum(e);
+        warpMergeOnline(m, s);
+        if (lane == 0) shM[warp] = m, shS[warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < (bd >> 5) ? shM[lane] : -INFINITY;
+            s = lane < (bd >> 5) ? shS[lane] : 0.f;
+            warpMergeOnline(m, s);
+            if (lane == 0) partM[buf] = m, partS[buf] = s;
         }
-        s = detail::blockSum(s, scratch);
-        if (tid == 0) partSum = s;
-        cluster.sync();
-        const float inv = 1.f / clusterCombine<false>(cluster, &partSum);
-        for (long long v = tid; v < nv; v += bd) yr[v] = vscale(sv[v], inv);
-        // No barrier needed before the next row: partMax is rewritten only after every peer
-        // passed the second sync (so read it), partSum only after the next row's first sync.
+        cluster.sync(); // also orders this block's shared-memory chunk before the write pass
+        // lane k fetches block k's partial through DSMEM; the butterfly gives every thread of
+        // every block the bitwise same (max, sum)
+        m = -INFINITY, s = 0.f;
+        if (static_cast<unsigned>(lane) < cs) {
+            m = *cluster.map_shared_rank(&partM[buf], lane);
+            s = *cluster.map_shared_rank(&partS[buf], lane);
+        }
+        warpMergeOnline(m, s);
+        const float inv = 1.f / s;
+        for (long long v = tid; v < nv; v += bd) yr[v] = vscale(vexpSub(sv[v], m), inv);
     }
-    cluster.sync(); // peers may still be reading partSum: keep this block's shared memory alive
+    cluster.sync(); // peers may still read this block's partials: keep its shared memory alive
 #endif // launch4 refuses devices below sm_90 before launching, so no other arch runs this
 }
 

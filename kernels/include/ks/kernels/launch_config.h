@@ -128,7 +128,9 @@ constexpr SoftmaxClusterPlan planSoftmaxCluster(long long rows, long long cols, 
         cs *= 2;
     p.clusterSize = static_cast<int>(cs);
     p.chunk = chunkFor(cs);
-    p.threads = static_cast<int>(clampLL(pow2Ceil(ceilDiv(p.chunk / vec, 4)), 64, 1024));
+    // <= 512 threads so two blocks (and their registers) fit on an SM: one block's loads then
+    // overlap the other's barrier and write pass
+    p.threads = static_cast<int>(clampLL(pow2Ceil(ceilDiv(p.chunk / vec, 4)), 64, 512));
     p.smemBytes = static_cast<std::size_t>(bytes(cs));
     return p;
 }
