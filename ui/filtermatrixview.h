@@ -1,1 +1,55 @@
 // SPDX-License-Identifier: MIT
+#pragma once
+// The main view: the filter matrix table with its search, level, category and "flagged only"
+// controls, and an empty state that offers to run the built-in suite or open a file.
+
+#include <QWidget>
+
+class FilterMatrixModel;
+class FilterProxyModel;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QStackedWidget;
+class QTableView;
+
+class FilterMatrixView : public QWidget
+{
+    Q_OBJECT
+public:
+    FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy, QWidget* parent = nullptr);
+
+    QTableView* tableView() const { return m_table; }
+    QLineEdit* searchEdit() const { return m_search; }
+    QCheckBox* flaggedOnlyBox() const { return m_flaggedOnly; }
+    QComboBox* levelBox() const { return m_level; }
+    QComboBox* categoryBox() const { return m_category; }
+    QLabel* countsLabel() const { return m_counts; }
+
+    QString currentTaskId() const;
+    QStringList selectedTaskIds() const;
+    bool selectTask(const QString& id);
+
+signals:
+    void currentTaskChanged(const QString& id);
+    void selectionChanged();
+    void runSuiteRequested();
+    void openRequested();
+
+private:
+    void refreshFilterChoices();
+    void updateCounts();
+    void updateEmptyState();
+
+    FilterMatrixModel* m_model;
+    FilterProxyModel* m_proxy;
+    QStackedWidget* m_stack = nullptr;
+    QTableView* m_table = nullptr;
+    QLineEdit* m_search = nullptr;
+    QComboBox* m_level = nullptr;
+    QComboBox* m_category = nullptr;
+    QCheckBox* m_flaggedOnly = nullptr;
+    QLabel* m_counts = nullptr;
+    QString m_lastCurrent;
+};

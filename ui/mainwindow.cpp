@@ -1,1 +1,896 @@
 // SPDX-License-Identifier: MIT
+#include "mainwindow.h"
+#include "chartwidget.h"
+#include "filtermatrixview.h"
+#include "histogramchart.h"
+#include "kernelsview.h"
+#include "messagebar.h"
+#include "rundialog.h"
+#include "summarychart.h"
+#include "summaryview.h"
+#include "taskdetailview.h"
+#include "thresholdpanel.h"
+
+#include <models/filtermatrixmodel.h>
+#include <models/filterproxymodel.h>
+#include <models/resultsutil.h>
+#include <models/runinfomodel.h>
+#include <models/summarymodel.h>
+
+#include <ks/core/suite.h>
+#include <ks/core/taskspec.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace {
+constexpr int MaxRecentFiles = 8;
+const QString ResultsFilter = QObject::tr("KernelSieve results (*.json);;All files (*)");
+
+QString autosavePath()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("last-run.json"));
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    m_model = new FilterMatrixModel(this);
+    m_proxy = new FilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_summary = new SummaryModel(this);
+    m_summary->setSourceModel(m_model);
+    m_runInfo = new RunInfoModel(this);
+    m_client = new RunClient(this);
+
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
+    m_messages = new MessageBar;
+    layout->addWidget(m_messages);
+    m_matrixView = new FilterMatrixView(m_model, m_proxy);
+    m_detail = new TaskDetailView(m_model);
+    m_kernels = new KernelsView(m_model);
+    m_summaryView = new SummaryView(m_summary, m_runInfo);
+    m_tabs = new QTabWidget;
+    m_tabs->setObjectName(QStringLiteral("views"));
+    m_tabs->addTab(m_detail, tr("Task Detail"));
+    m_tabs->addTab(m_kernels, tr("Kernels"));
+    m_tabs->addTab(m_summaryView, tr("Summary"));
+    m_split = new QSplitter(Qt::Vertical);
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(m_matrixView);
+    m_split->addWidget(m_tabs);
+    m_split->setStretchFactor(0, 4);
+    m_split->setStretchFactor(1, 5);
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split, 1);
+    setCentralWidget(central);
+
+    m_thresholds = new ThresholdPanel;
+    m_thresholdDock = new QDockWidget(tr("Thresholds"), this);
+    m_thresholdDock->setObjectName(QStringLiteral("thresholdDock"));
+    m_thresholdDock->setWidget(m_thresholds);
+    m_thresholdDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
+                                 QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::TopDockWidgetArea, m_thresholdDock);
+    connect(m_thresholdDock, &QDockWidget::dockLocationChanged, this, [this](Qt::DockWidgetArea area) {
+        m_thresholds->setOrientation(area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea ? Qt::Vertical
+                                                                                                     : Qt::Horizontal);
+    });
+
+    m_deviceLabel = new QLabel(tr("Worker: probing\u2026"));
+    m_deviceLabel->setObjectName(QStringLiteral("deviceLabel"));
+    m_runLabel = new QLabel;
+    m_runLabel->setObjectName(QStringLiteral("runLabel"));
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(QStringLiteral("runProgress"));
+    m_progress->setMaximumWidth(220);
+    m_progress->setFormat(QStringLiteral("%v / %m"));
+    m_cancelButton = new QToolButton;
+    m_cancelButton->setObjectName(QStringLiteral("cancelRun"));
+    m_cancelButton->setText(tr("Cancel"));
+    statusBar()->addWidget(m_runLabel, 1);
+    statusBar()->addWidget(m_progress);
+    statusBar()->addWidget(m_cancelButton);
+    statusBar()->addPermanentWidget(m_deviceLabel);
+
+    createActions();
+    createMenus();
+
+    connect(m_thresholds, &ThresholdPanel::thresholdsChanged, this, &MainWindow::onThresholdsChanged);
+    connect(m_thresholds, &ThresholdPanel::loadRequested, this, &MainWindow::loadProfileDialog);
+    connect(m_thresholds, &ThresholdPanel::saveRequested, this, &MainWindow::saveProfileDialog);
+    connect(m_matrixView, &FilterMatrixView::currentTaskChanged, this, &MainWindow::onCurrentTaskChanged);
+    connect(m_matrixView, &FilterMatrixView::selectionChanged, this, &MainWindow::updateRunState);
+    connect(m_matrixView, &FilterMatrixView::runSuiteRequested, this, [this] { runDialog(false); });
+    connect(m_matrixView, &FilterMatrixView::openRequested, this, &MainWindow::openDialog);
+    connect(m_matrixView->tableView(), &QTableView::doubleClicked, this, [this] { showView(View::TaskDetail); });
+    connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
+    connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
+    connect(m_client, &RunClient::progress, this, &MainWindow::onRunProgress);
+    connect(m_client, &RunClient::taskFinished, this, &MainWindow::onTaskFinished);
+    connect(m_client, &RunClient::finished, this, &MainWindow::onRunFinished);
+    connect(m_client, &RunClient::failed, this, &MainWindow::onRunFailed);
+    connect(m_client, &RunClient::deviceProbed, this, &MainWindow::onDeviceProbed);
+
+    resize(1280, 800);
+    readSettings();
+    updateRunState();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    auto make = [this](const QString& text, const QKeySequence& key, auto slot, const QString& icon = {}) {
+        auto* a = new QAction(text, this);
+        if (!key.isEmpty())
+            a->setShortcut(key);
+        if (!icon.isEmpty())
+            a->setIcon(QIcon::fromTheme(icon));
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    m_openAction = make(tr("&Open\u2026"), QKeySequence::Open, &MainWindow::openDialog, QStringLiteral("document-open"));
+    m_openAction->setToolTip(tr("Open a results file, a kernel bench file or a suite folder"));
+    m_openBenchAction = make(tr("Open &Kernel Bench\u2026"), QKeySequence(tr("Ctrl+K")), &MainWindow::openBenchDialog);
+    m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")), &MainWindow::openSuiteDialog);
+    m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog, QStringLiteral("document-save"));
+    m_saveAsAction = make(tr("Save Results &As\u2026"), QKeySequence::SaveAs, &MainWindow::saveAsDialog);
+    m_exportCsvAction = make(tr("Filter Table as &CSV\u2026"), QKeySequence(tr("Ctrl+E")), &MainWindow::exportCsvDialog);
+    m_exportChartAction = make(tr("C&hart as PNG or PDF\u2026"), QKeySequence(tr("Ctrl+Shift+E")), &MainWindow::exportChartDialog);
+    m_exportJsonAction = make(tr("Selected Task's &Metrics as JSON\u2026"), QKeySequence(tr("Ctrl+J")), &MainWindow::exportTaskJsonDialog);
+    m_quitAction = make(tr("&Quit"), QKeySequence::Quit, &QWidget::close);
+    m_runSuiteAction = make(tr("&Run Suite\u2026"), QKeySequence(Qt::Key_F5), [this] { runDialog(false); },
+                            QStringLiteral("media-playback-start"));
+    m_runSelectedAction = make(tr("Run &Selected Tasks\u2026"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { runDialog(true); });
+    m_cancelAction = make(tr("&Cancel Run"), QKeySequence(tr("Ctrl+.")), &MainWindow::cancelRun, QStringLiteral("process-stop"));
+    m_findAction = make(tr("&Find Task"), QKeySequence::Find, [this] {
+        m_matrixView->searchEdit()->setFocus();
+        m_matrixView->searchEdit()->selectAll();
+    });
+    m_flaggedOnlyAction = new QAction(tr("&Flagged Tasks Only"), this);
+    m_flaggedOnlyAction->setCheckable(true);
+    m_flaggedOnlyAction->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    connect(m_flaggedOnlyAction, &QAction::toggled, m_matrixView->flaggedOnlyBox(), &QCheckBox::setChecked);
+    connect(m_matrixView->flaggedOnlyBox(), &QCheckBox::toggled, m_flaggedOnlyAction, &QAction::setChecked);
+    m_logCountAction = new QAction(tr("&Log Count in Histograms"), this);
+    m_logCountAction->setCheckable(true);
+    m_logCountAction->setShortcut(QKeySequence(tr("Ctrl+L")));
+    connect(m_logCountAction, &QAction::toggled, m_detail->logCountBox(), &QCheckBox::setChecked);
+    connect(m_detail->logCountBox(), &QCheckBox::toggled, m_logCountAction, &QAction::setChecked);
+    const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary")};
+    for (int i = 0; i < 3; ++i) {
+        m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), [this, i] { m_tabs->setCurrentIndex(i); });
+    }
+    m_resetThresholdsAction = make(tr("&Reset to Profile"), QKeySequence(tr("Ctrl+0")), [this] { m_thresholds->resetToProfile(); });
+    m_loadProfileAction = make(tr("&Load Profile\u2026"), QKeySequence(), &MainWindow::loadProfileDialog);
+    m_saveProfileAction = make(tr("&Save Profile\u2026"), QKeySequence(), &MainWindow::saveProfileDialog);
+}
+
+void MainWindow::createMenus()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    file->addAction(m_openBenchAction);
+    file->addAction(m_openSuiteAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(m_saveAction);
+    file->addAction(m_saveAsAction);
+    file->addSeparator();
+    auto* exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->addAction(m_exportCsvAction);
+    exportMenu->addAction(m_exportChartAction);
+    exportMenu->addAction(m_exportJsonAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_findAction);
+    view->addAction(m_flaggedOnlyAction);
+    view->addAction(m_logCountAction);
+    view->addSeparator();
+    for (auto* a : m_viewActions)
+        view->addAction(a);
+    view->addSeparator();
+    view->addAction(m_thresholdDock->toggleViewAction());
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runSuiteAction);
+    run->addAction(m_runSelectedAction);
+    run->addAction(m_cancelAction);
+
+    auto* thresholds = menuBar()->addMenu(tr("&Thresholds"));
+    thresholds->addAction(m_resetThresholdsAction);
+    thresholds->addAction(m_loadProfileAction);
+    thresholds->addAction(m_saveProfileAction);
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About KernelSieve"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    auto* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    tools->addAction(m_openAction);
+    tools->addAction(m_saveAction);
+    tools->addSeparator();
+    tools->addAction(m_runSuiteAction);
+    tools->addAction(m_runSelectedAction);
+    tools->addAction(m_cancelAction);
+    tools->addSeparator();
+    tools->addAction(m_exportCsvAction);
+    rebuildRecentMenu();
+}
+
+// --- settings -----------------------------------------------------------------------------------
+
+void MainWindow::readSettings()
+{
+    QSettings s;
+    if (s.contains(QStringLiteral("window/geometry")))
+        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    if (s.contains(QStringLiteral("window/state")))
+        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    if (s.contains(QStringLiteral("window/splitter")))
+        m_split->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+    m_tabs->setCurrentIndex(s.value(QStringLiteral("window/view"), 0).toInt());
+    m_detail->logCountBox()->setChecked(s.value(QStringLiteral("view/logCount"), false).toBool());
+
+    ks::Thresholds t = ks::Thresholds::defaults();
+    const QString profile = s.value(QStringLiteral("thresholds/profile")).toString();
+    if (!profile.isEmpty()) {
+        if (const auto p = ks::builtinProfile(profile.toStdString()))
+            m_thresholds->setProfile(*p);
+        t = m_thresholds->profile();
+        t.profile = profile.toStdString();
+        for (const auto& c : ks::criteria()) {
+            const QString key = QStringLiteral("thresholds/") + QString::fromUtf8(c.key);
+            if (s.contains(key))
+                t.set(c.criterion, s.value(key).toDouble());
+        }
+    }
+    m_thresholds->setThresholds(t);
+
+    m_lastRun.seeds = s.value(QStringLiteral("run/seeds"), 5).toInt();
+    m_lastRun.preset = s.value(QStringLiteral("run/preset")).toString();
+    m_lastRun.device = s.value(QStringLiteral("run/device"), QStringLiteral("auto")).toString();
+    m_lastRun.suite = s.value(QStringLiteral("run/suite"), QStringLiteral("builtin")).toString();
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/splitter"), m_split->saveState());
+    s.setValue(QStringLiteral("window/view"), m_tabs->currentIndex());
+    s.setValue(QStringLiteral("view/logCount"), m_detail->logCountBox()->isChecked());
+    const ks::Thresholds t = m_thresholds->thresholds();
+    s.setValue(QStringLiteral("thresholds/profile"), QString::fromStdString(t.profile));
+    for (const auto& c : ks::criteria())
+        s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(c.key), t.value(c.criterion));
+    s.setValue(QStringLiteral("run/seeds"), m_lastRun.seeds);
+    s.setValue(QStringLiteral("run/preset"), m_lastRun.preset);
+    s.setValue(QStringLiteral("run/device"), m_lastRun.device);
+    s.setValue(QStringLiteral("run/suite"), m_lastRun.suite);
+    if (!m_resultsPath.isEmpty())
+        s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
+    s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("files/recent")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    QStringList recent = recentFiles();
+    recent.removeAll(abs);
+    recent.prepend(abs);
+    while (recent.size() > MaxRecentFiles)
+        recent.removeLast();
+    QSettings s;
+    s.setValue(QStringLiteral("files/recent"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = recentFiles();
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString path = recent[i];
+        auto* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        a->setToolTip(path);
+        a->setStatusTip(path);
+        connect(a, &QAction::triggered, this, [this, path] { openPath(path); });
+    }
+    if (recent.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [this] {
+            QSettings().remove(QStringLiteral("files/recent"));
+            rebuildRecentMenu();
+        });
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (isRunning()) {
+        const auto answer = QMessageBox::question(this, tr("Run in progress"),
+                                                  tr("A run is in progress. Stop it and quit? Finished tasks are kept in %1.")
+                                                      .arg(QDir::toNativeSeparators(autosavePath())));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        cancelRun();
+    }
+    if (isWindowModified()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Unsaved results"), tr("The results of the last run are not saved. Save them before quitting?"),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveDialog())) {
+            event->ignore();
+            return;
+        }
+    }
+    saveSettings();
+    event->accept();
+}
+
+// --- startup and files --------------------------------------------------------------------------
+
+void MainWindow::startup(const QString& path)
+{
+    m_client->probeDevice();
+    if (!path.isEmpty()) {
+        openPath(path);
+        return;
+    }
+    QSettings s;
+    const QString last = s.value(QStringLiteral("files/lastResults")).toString();
+    const QString bench = s.value(QStringLiteral("files/lastBench")).toString();
+    if (!bench.isEmpty() && QFileInfo::exists(bench))
+        openBench(bench);
+    if (!last.isEmpty() && QFileInfo::exists(last) && openResults(last))
+        return;
+    // First start (or the last file is gone): the built-in suite, not run yet, and an offer.
+    if (openSuite(QStringLiteral("builtin")))
+        m_messages->showMessage(tr("This is the built-in suite, not run yet. Press <b>Run Suite</b> (F5) to measure it: "
+                                   "flags appear as each task finishes."),
+                                MessageBar::Kind::Information);
+}
+
+bool MainWindow::openPath(const QString& path)
+{
+    const QFileInfo info(path);
+    if (info.isDir() || path == QLatin1String("builtin"))
+        return openSuite(path);
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly) && f.read(4096).contains("\"kernelsieve.bench\""))
+        return openBench(path);
+    return openResults(path);
+}
+
+void MainWindow::setResults(ks::RunResults results, const QString& path)
+{
+    const QString keep = currentTaskId();
+    m_resultsPath = path;
+    m_model->setResults(std::move(results));
+    updateRunInfo();
+    if (!selectTask(keep) && m_proxy->rowCount() > 0)
+        m_matrixView->selectTask(m_proxy->index(0, 0).data(FilterMatrixModel::TaskIdRole).toString());
+    setWindowModified(false);
+    updateTitle();
+    updateRunState();
+}
+
+bool MainWindow::openResults(const QString& path)
+{
+    ks::RunResults results;
+    try {
+        results = ks::resultsFromJson(ks::readFile(path.toStdString()), path.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open results: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    m_suite = QString::fromStdString(results.run.suite).isEmpty() ? QStringLiteral("builtin") : QString::fromStdString(results.run.suite);
+    setResults(std::move(results), path);
+    addRecentFile(path);
+    m_messages->hide();
+    statusBar()->showMessage(tr("Opened %1: %2 tasks").arg(QFileInfo(path).fileName()).arg(m_model->rowCount()), 5000);
+    return true;
+}
+
+bool MainWindow::openBench(const QString& path)
+{
+    try {
+        m_kernels->setBench(ks::benchFromJson(ks::readFile(path.toStdString()), path.toStdString()));
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open kernel bench: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    m_benchPath = path;
+    addRecentFile(path);
+    statusBar()->showMessage(tr("Opened kernel bench %1: %2 tasks with kernels")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(m_kernels->bench()->tasks.size()),
+                             5000);
+    return true;
+}
+
+bool MainWindow::openSuite(const QString& dirOrBuiltin)
+{
+    ks::Suite suite;
+    try {
+        suite = ks::loadSuite(dirOrBuiltin.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open suite: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    m_suite = dirOrBuiltin;
+    m_lastRun.suite = dirOrBuiltin;
+    setResults(ResultsUtil::resultsFromSuite(suite), {});
+    if (!suite.issues.empty())
+        m_messages->showMessage(tr("%1 task file(s) in %2 could not be loaded; they are listed as failed tasks.")
+                                    .arg(suite.issues.size())
+                                    .arg(dirOrBuiltin),
+                                MessageBar::Kind::Warning);
+    if (dirOrBuiltin != QLatin1String("builtin"))
+        addRecentFile(dirOrBuiltin);
+    return true;
+}
+
+bool MainWindow::saveResults(const QString& path)
+{
+    ks::RunResults r = m_model->results();
+    r.thresholds = m_model->thresholds();
+    try {
+        ks::writeFileAtomic(path.toStdString(), ks::resultsToJson(r));
+    } catch (const std::exception& e) {
+        showError(tr("Cannot save results: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    m_resultsPath = path;
+    setWindowModified(false);
+    updateTitle();
+    addRecentFile(path);
+    QSettings().setValue(QStringLiteral("files/lastResults"), path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::exportCsv(const QString& path)
+{
+    // The CLI's format; with a filter active, only the rows shown (in file order).
+    const ks::RunResults& all = m_model->results();
+    const std::string csv = m_proxy->isFiltering()
+                                ? ks::resultsToCsv(ResultsUtil::subset(all, m_proxy->acceptedSourceRows()), m_model->thresholds())
+                                : ks::resultsToCsv(all, m_model->thresholds());
+    try {
+        ks::writeFileAtomic(path.toStdString(), csv);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot export CSV: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::exportTaskJson(const QString& path)
+{
+    const ks::TaskResult* t = m_model->task(m_model->rowOf(currentTaskId()));
+    if (!t) {
+        showError(tr("Select a task to export its metrics."));
+        return false;
+    }
+    try {
+        ks::writeFileAtomic(path.toStdString(), ResultsUtil::taskMetricsJson(*t, m_model->thresholds()));
+    } catch (const std::exception& e) {
+        showError(tr("Cannot export task metrics: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::exportChart(const QString& chartName, const QString& path)
+{
+    ChartWidget* c = chart(chartName);
+    if (!c) {
+        showError(tr("No chart named '%1'").arg(chartName));
+        return false;
+    }
+    QString error;
+    if (!c->exportTo(path, &error)) {
+        showError(error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    return true;
+}
+
+QList<ChartWidget*> MainWindow::charts() const
+{
+    QList<ChartWidget*> all = m_detail->charts();
+    all << m_kernels->charts();
+    all << m_summaryView->chart();
+    return all;
+}
+
+ChartWidget* MainWindow::chart(const QString& name) const
+{
+    for (auto* c : charts())
+        if (c->objectName() == name)
+            return c;
+    return nullptr;
+}
+
+// --- thresholds and selection -------------------------------------------------------------------
+
+void MainWindow::setThresholds(const ks::Thresholds& thresholds)
+{
+    m_thresholds->setThresholds(thresholds); // emits thresholdsChanged -> onThresholdsChanged
+}
+
+void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds)
+{
+    m_model->setThresholds(thresholds);
+    std::array<int, ks::CriterionCount> counts{};
+    for (const auto& c : ks::criteria())
+        counts[static_cast<size_t>(c.criterion)] = m_model->flaggedCount(c.criterion);
+    m_thresholds->setCounts(counts);
+}
+
+void MainWindow::onCurrentTaskChanged(const QString& id)
+{
+    m_detail->setTask(id);
+    m_kernels->setTask(id);
+    updateRunState();
+}
+
+bool MainWindow::selectTask(const QString& id)
+{
+    return !id.isEmpty() && m_matrixView->selectTask(id);
+}
+
+QString MainWindow::currentTaskId() const
+{
+    return m_matrixView->currentTaskId();
+}
+
+void MainWindow::showView(View view)
+{
+    m_tabs->setCurrentIndex(static_cast<int>(view));
+}
+
+void MainWindow::updateRunInfo()
+{
+    const auto& r = m_model->results();
+    m_runInfo->setRunInfo(r.run, r.thresholds, m_model->rowCount());
+}
+
+// --- runs ---------------------------------------------------------------------------------------
+
+bool MainWindow::isRunning() const
+{
+    return m_client->isRunning();
+}
+
+void MainWindow::startRun(const RunClient::Options& requested)
+{
+    if (isRunning()) {
+        showError(tr("A run is already in progress."));
+        return;
+    }
+    RunClient::Options o = requested;
+    if (m_device == QLatin1String("cpu") && o.preset.isEmpty())
+        o.preset = QStringLiteral("small"); // full KernelBench shapes take hours on a CPU
+    m_wholeSuiteRun = o.taskIds.isEmpty();
+    if (m_wholeSuiteRun) {
+        // Rows for every task at once (not run yet); results fill them in as they arrive.
+        ks::RunResults fresh;
+        try {
+            fresh = ResultsUtil::resultsFromSuite(ks::loadSuite(o.suite.toStdString()));
+        } catch (const std::exception& e) {
+            fresh = {};
+        }
+        fresh.thresholds = m_model->thresholds();
+        fresh.run.suite = o.suite.toStdString();
+        setResults(std::move(fresh), {});
+        m_suite = o.suite;
+    }
+    m_lastRun = requested;
+    m_lastRun.taskIds.clear();
+    m_messages->hide();
+    m_progress->setRange(0, std::max(1, int(o.taskIds.size())));
+    m_progress->setValue(0);
+    m_runLabel->setText(tr("Starting the worker\u2026"));
+    m_client->start(o);
+    updateRunState();
+}
+
+void MainWindow::cancelRun()
+{
+    if (!isRunning())
+        return;
+    m_runLabel->setText(tr("Cancelling\u2026"));
+    m_client->cancel();
+}
+
+void MainWindow::onRunStarted(const ks::RunInfo& info, int total)
+{
+    if (m_wholeSuiteRun) {
+        m_model->setRunInfo(info);
+        updateRunInfo();
+    }
+    m_progress->setRange(0, std::max(1, total));
+}
+
+void MainWindow::onRunProgress(int done, int total, const QString& current)
+{
+    m_progress->setRange(0, std::max(1, total));
+    m_progress->setValue(done);
+    m_runLabel->setText(current.isEmpty() || done >= total ? tr("Running: %1 of %2 tasks done").arg(done).arg(total)
+                                                           : tr("Running %1 \u00b7 %2 of %3 tasks done").arg(current).arg(done).arg(total));
+}
+
+void MainWindow::onTaskFinished(const ks::TaskResult& task)
+{
+    m_model->upsertTask(task);
+    setWindowModified(true);
+    const QString id = QString::fromStdString(task.id);
+    if (currentTaskId().isEmpty())
+        selectTask(id);
+    else if (id == currentTaskId())
+        m_detail->reload();
+}
+
+void MainWindow::onRunFinished(bool cancelled)
+{
+    auto info = m_model->results().run;
+    info.cancelled = cancelled;
+    m_model->setRunInfo(info);
+    updateRunInfo();
+    const int n = m_client->finishedCount();
+    m_runLabel->setText(cancelled ? tr("Run cancelled: %1 finished task(s) kept").arg(n) : tr("Run finished: %1 task(s)").arg(n));
+    autosaveRun();
+    updateRunState();
+}
+
+void MainWindow::onRunFailed(const QString& message)
+{
+    showError(tr("<b>Run failed.</b> %1").arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    m_runLabel->setText(tr("Run failed after %1 task(s)").arg(m_client->finishedCount()));
+    autosaveRun();
+    updateRunState();
+}
+
+void MainWindow::autosaveRun()
+{
+    // The newest measurements survive a GUI crash or a forgotten save; the next start opens them.
+    if (m_client->finishedCount() == 0 || !m_resultsPath.isEmpty())
+        return;
+    const QString path = autosavePath();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    ks::RunResults r = m_model->results();
+    r.thresholds = m_model->thresholds();
+    try {
+        ks::writeFileAtomic(path.toStdString(), ks::resultsToJson(r));
+        QSettings().setValue(QStringLiteral("files/lastResults"), path);
+    } catch (const std::exception&) {
+        // Best effort: the results are still in the window and can be saved by hand.
+    }
+}
+
+void MainWindow::onDeviceProbed(const QString& device, const QString& description)
+{
+    m_device = device;
+    if (device == QLatin1String("cuda")) {
+        m_deviceLabel->setText(tr("GPU: %1").arg(description));
+    } else if (device == QLatin1String("cpu")) {
+        m_deviceLabel->setText(tr("No GPU \u2014 runs use the CPU with the small preset"));
+        m_deviceLabel->setStyleSheet(QStringLiteral("color: #e65100"));
+        m_deviceLabel->setToolTip(tr("The worker found no CUDA device (%1).").arg(description));
+        if (m_lastRun.device == QLatin1String("auto") || m_lastRun.device == QLatin1String("cuda")) {
+            m_lastRun.device = QStringLiteral("cpu");
+            m_lastRun.preset = QStringLiteral("small");
+        }
+    } else {
+        m_deviceLabel->setText(tr("Worker unavailable"));
+        m_deviceLabel->setStyleSheet(QStringLiteral("color: #c62828"));
+        m_deviceLabel->setToolTip(description);
+    }
+}
+
+void MainWindow::updateRunState()
+{
+    const bool running = isRunning();
+    m_progress->setVisible(running);
+    m_cancelButton->setVisible(running);
+    m_cancelAction->setEnabled(running);
+    m_runSuiteAction->setEnabled(!running);
+    m_runSelectedAction->setEnabled(!running && !m_matrixView->selectedTaskIds().isEmpty());
+    m_openAction->setEnabled(!running);
+    m_openSuiteAction->setEnabled(!running);
+    m_recentMenu->setEnabled(!running);
+    const bool hasResults = m_model->rowCount() > 0;
+    m_saveAction->setEnabled(hasResults);
+    m_saveAsAction->setEnabled(hasResults);
+    m_exportCsvAction->setEnabled(hasResults);
+    m_exportJsonAction->setEnabled(!currentTaskId().isEmpty());
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_resultsPath.isEmpty() ? (m_model->rowCount() ? tr("unsaved results") : tr("no results"))
+                                                 : QFileInfo(m_resultsPath).fileName();
+    setWindowTitle(tr("%1[*] \u2014 KernelSieve").arg(name));
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_messages->showMessage(message, MessageBar::Kind::Error);
+}
+
+// --- dialogs ------------------------------------------------------------------------------------
+
+void MainWindow::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open results or kernel bench"), QFileInfo(m_resultsPath).absolutePath(),
+                                                      ResultsFilter);
+    if (!path.isEmpty())
+        openPath(path);
+}
+
+void MainWindow::openBenchDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open kernel bench"), QFileInfo(m_benchPath).absolutePath(),
+                                                      tr("KernelSieve bench (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openBench(path);
+}
+
+void MainWindow::openSuiteDialog()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open suite folder"));
+    if (!dir.isEmpty())
+        openSuite(dir);
+}
+
+bool MainWindow::saveDialog()
+{
+    if (m_resultsPath.isEmpty())
+        return saveAsDialog();
+    return saveResults(m_resultsPath);
+}
+
+bool MainWindow::saveAsDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save results"),
+                                                      m_resultsPath.isEmpty() ? QStringLiteral("results.json") : m_resultsPath,
+                                                      ResultsFilter);
+    return !path.isEmpty() && saveResults(path);
+}
+
+void MainWindow::exportCsvDialog()
+{
+    const QString base = m_resultsPath.isEmpty() ? QStringLiteral("filters.csv") : QFileInfo(m_resultsPath).completeBaseName() + ".csv";
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export filter table"), base, tr("CSV (*.csv)"));
+    if (!path.isEmpty())
+        exportCsv(path);
+}
+
+void MainWindow::exportChartDialog()
+{
+    QList<ChartWidget*> candidates;
+    if (m_tabs->currentWidget() == m_detail)
+        candidates = m_detail->charts();
+    else if (m_tabs->currentWidget() == m_kernels)
+        candidates = m_kernels->charts();
+    else
+        candidates = {m_summaryView->chart()};
+    ChartWidget* chosen = candidates.value(0);
+    if (candidates.size() > 1) {
+        QStringList titles;
+        for (auto* c : candidates)
+            titles << c->title();
+        bool ok = false;
+        const QString t = QInputDialog::getItem(this, tr("Export chart"), tr("Chart:"), titles, 0, false, &ok);
+        if (!ok)
+            return;
+        chosen = candidates.value(int(titles.indexOf(t)));
+    }
+    if (!chosen)
+        return;
+    QString suffixFilter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chosen->objectName() + ".png",
+                                                      tr("PNG image (*.png);;PDF document (*.pdf)"), &suffixFilter);
+    if (path.isEmpty())
+        return;
+    QString target = path;
+    if (QFileInfo(target).suffix().isEmpty())
+        target += suffixFilter.contains(QLatin1String("pdf")) ? ".pdf" : ".png";
+    exportChart(chosen->objectName(), target);
+}
+
+void MainWindow::exportTaskJsonDialog()
+{
+    const QString id = currentTaskId();
+    if (id.isEmpty())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export task metrics"), id + ".json", tr("JSON (*.json)"));
+    if (!path.isEmpty())
+        exportTaskJson(path);
+}
+
+void MainWindow::runDialog(bool selectedOnly)
+{
+    RunDialog dialog(m_lastRun, m_matrixView->selectedTaskIds(), m_device != QLatin1String("cpu"), this);
+    dialog.setSelectedOnly(selectedOnly);
+    if (dialog.exec() == QDialog::Accepted)
+        startRun(dialog.options());
+}
+
+void MainWindow::loadProfileDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load threshold profile"), {}, tr("Profiles (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!m_thresholds->loadProfile(path, &error))
+        showError(tr("Cannot load profile: %1").arg(error));
+}
+
+void MainWindow::saveProfileDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save threshold profile"), QStringLiteral("profile.json"),
+                                                      tr("Profiles (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!m_thresholds->saveProfile(path, &error))
+        showError(tr("Cannot save profile: %1").arg(error));
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About KernelSieve"),
+                       tr("<h3>KernelSieve</h3><p>Audits GPU-kernel benchmark tasks (KernelBench) for flaws: outputs "
+                          "too small, too constant or too uniform to check a kernel against, and speedups that sit "
+                          "on such tasks.</p><p>Runs execute in <tt>kernelsieve-cli</tt> worker processes (%1).</p>")
+                           .arg(QDir::toNativeSeparators(RunClient::workerPath())));
+}

@@ -1,1 +1,174 @@
 // SPDX-License-Identifier: MIT
+#pragma once
+// The workbench window: the filter matrix on top, the task detail / kernels / summary views
+// below, the threshold panel docked above, and a run area in the status bar. Public methods
+// are what the menus call, so tests drive the real window through the same paths.
+
+#include "runclient.h"
+
+#include <ks/core/benchresults.h>
+
+#include <QMainWindow>
+
+class ChartWidget;
+class FilterMatrixModel;
+class FilterMatrixView;
+class FilterProxyModel;
+class KernelsView;
+class MessageBar;
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QSplitter;
+class QTabWidget;
+class QToolButton;
+class RunInfoModel;
+class SummaryModel;
+class SummaryView;
+class TaskDetailView;
+class ThresholdPanel;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    enum class View { TaskDetail, Kernels, Summary };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // First start: probe the worker's device, then open `path` if given, else the last
+    // results, else the built-in suite (not run yet) with an offer to run it.
+    void startup(const QString& path = {});
+
+    bool openPath(const QString& path); // results, bench file or suite folder
+    bool openResults(const QString& path);
+    bool openBench(const QString& path);
+    bool openSuite(const QString& dirOrBuiltin);
+    bool saveResults(const QString& path);
+    bool exportCsv(const QString& path);
+    bool exportTaskJson(const QString& path);
+    bool exportChart(const QString& chartName, const QString& path);
+
+    void setThresholds(const ks::Thresholds& thresholds);
+    void startRun(const RunClient::Options& options);
+    void cancelRun();
+    bool isRunning() const;
+
+    void showView(View view);
+    bool selectTask(const QString& id);
+    QString currentTaskId() const;
+
+    QString resultsPath() const { return m_resultsPath; }
+    // "cuda", "cpu", or empty while unknown / no worker.
+    QString workerDevice() const { return m_device; }
+    QList<ChartWidget*> charts() const;
+    ChartWidget* chart(const QString& name) const;
+
+    FilterMatrixModel* model() const { return m_model; }
+    FilterProxyModel* proxy() const { return m_proxy; }
+    SummaryModel* summaryModel() const { return m_summary; }
+    RunInfoModel* runInfoModel() const { return m_runInfo; }
+    FilterMatrixView* matrixView() const { return m_matrixView; }
+    TaskDetailView* detailView() const { return m_detail; }
+    KernelsView* kernelsView() const { return m_kernels; }
+    SummaryView* summaryView() const { return m_summaryView; }
+    ThresholdPanel* thresholdPanel() const { return m_thresholds; }
+    RunClient* runClient() const { return m_client; }
+    MessageBar* messageBar() const { return m_messages; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* runLabel() const { return m_runLabel; }
+    QLabel* deviceLabel() const { return m_deviceLabel; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QStringList recentFiles() const;
+
+    void saveSettings() const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void readSettings();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void updateTitle();
+    void updateRunState();
+    void showError(const QString& message);
+    void onThresholdsChanged(const ks::Thresholds& thresholds);
+    void onCurrentTaskChanged(const QString& id);
+    void onRunStarted(const ks::RunInfo& info, int total);
+    void onRunProgress(int done, int total, const QString& current);
+    void onTaskFinished(const ks::TaskResult& task);
+    void onRunFinished(bool cancelled);
+    void onRunFailed(const QString& message);
+    void onDeviceProbed(const QString& device, const QString& description);
+    void autosaveRun();
+    void updateRunInfo();
+    void setResults(ks::RunResults results, const QString& path);
+
+    // actions (slots of the menus)
+    void openDialog();
+    void openBenchDialog();
+    void openSuiteDialog();
+    bool saveDialog();
+    bool saveAsDialog();
+    void exportCsvDialog();
+    void exportChartDialog();
+    void exportTaskJsonDialog();
+    void runDialog(bool selectedOnly);
+    void loadProfileDialog();
+    void saveProfileDialog();
+    void about();
+
+    FilterMatrixModel* m_model = nullptr;
+    FilterProxyModel* m_proxy = nullptr;
+    SummaryModel* m_summary = nullptr;
+    RunInfoModel* m_runInfo = nullptr;
+    RunClient* m_client = nullptr;
+
+    FilterMatrixView* m_matrixView = nullptr;
+    TaskDetailView* m_detail = nullptr;
+    KernelsView* m_kernels = nullptr;
+    SummaryView* m_summaryView = nullptr;
+    ThresholdPanel* m_thresholds = nullptr;
+    QDockWidget* m_thresholdDock = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QSplitter* m_split = nullptr;
+    MessageBar* m_messages = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_runLabel = nullptr;
+    QToolButton* m_cancelButton = nullptr;
+    QLabel* m_deviceLabel = nullptr;
+    QMenu* m_recentMenu = nullptr;
+
+    QAction* m_openAction = nullptr;
+    QAction* m_openBenchAction = nullptr;
+    QAction* m_openSuiteAction = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_saveAsAction = nullptr;
+    QAction* m_exportCsvAction = nullptr;
+    QAction* m_exportChartAction = nullptr;
+    QAction* m_exportJsonAction = nullptr;
+    QAction* m_quitAction = nullptr;
+    QAction* m_runSuiteAction = nullptr;
+    QAction* m_runSelectedAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QAction* m_findAction = nullptr;
+    QAction* m_flaggedOnlyAction = nullptr;
+    QAction* m_logCountAction = nullptr;
+    QAction* m_viewActions[3] = {};
+    QAction* m_resetThresholdsAction = nullptr;
+    QAction* m_loadProfileAction = nullptr;
+    QAction* m_saveProfileAction = nullptr;
+
+    QString m_resultsPath;
+    QString m_benchPath;
+    QString m_suite = QStringLiteral("builtin");
+    QString m_device;          // worker device: "cuda" | "cpu" | "" unknown
+    bool m_wholeSuiteRun = false;
+    RunClient::Options m_lastRun;
+};

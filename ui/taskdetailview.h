@@ -1,1 +1,58 @@
 // SPDX-License-Identifier: MIT
+#pragma once
+// Everything about one task: its output-value histogram with the +-range band, the per-element
+// std histogram with the std line, per-axis uniformity, and its source, spec, errors and
+// per-seed statistics. Follows the matrix's current task; thresholds only move the markers.
+
+#include <QWidget>
+
+class AxesChart;
+class AxesModel;
+class ChartWidget;
+class FilterMatrixModel;
+class HistogramChart;
+class QCheckBox;
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+class SeedStatsModel;
+
+class TaskDetailView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TaskDetailView(FilterMatrixModel* model, QWidget* parent = nullptr);
+
+    void setTask(const QString& id);
+    QString taskId() const { return m_id; }
+    // The task's stored data changed (a re-run replaced it).
+    void reload() { setTask(m_id); }
+
+    HistogramChart* valueChart() const { return m_value; }
+    HistogramChart* stdChart() const { return m_std; }
+    AxesChart* axesChart() const { return m_axes; }
+    QList<ChartWidget*> charts() const;
+    QCheckBox* logCountBox() const { return m_logCount; }
+    QLabel* headerLabel() const { return m_header; }
+    QPlainTextEdit* sourceEdit() const { return m_source; }
+    QPlainTextEdit* errorEdit() const { return m_errors; }
+    QTabWidget* textTabs() const { return m_tabs; }
+
+private:
+    void onThresholdsChanged();
+    void updateHeader();
+
+    FilterMatrixModel* m_model;
+    QString m_id;
+    QLabel* m_header = nullptr;
+    QCheckBox* m_logCount = nullptr;
+    HistogramChart* m_value = nullptr;
+    HistogramChart* m_std = nullptr;
+    AxesChart* m_axes = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QPlainTextEdit* m_source = nullptr;
+    QPlainTextEdit* m_spec = nullptr;
+    QPlainTextEdit* m_errors = nullptr;
+    AxesModel* m_axesModel = nullptr;
+    SeedStatsModel* m_seedModel = nullptr;
+};

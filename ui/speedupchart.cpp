@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "speedupchart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace {
+using Kind = ResultsUtil::SpeedupBar::Kind;
+
+struct Style {
+    QColor pen, brush;
+    Qt::BrushStyle pattern;
+};
+
+Style styleOf(Kind k)
+{
+    switch (k) {
+    case Kind::Baseline:
+        return {QColor(0x61, 0x61, 0x61), QColor(0xbd, 0xbd, 0xbd), Qt::SolidPattern};
+    case Kind::Passed:
+        return {QColor(0x0d, 0x47, 0xa1), QColor(0x42, 0x85, 0xf4), Qt::SolidPattern};
+    case Kind::Failed:
+        return {QColor(0xb7, 0x1c, 0x1c), QColor(0xe5, 0x39, 0x35), Qt::BDiagPattern};
+    case Kind::Shortcut:
+        return {QColor(0x4a, 0x14, 0x8c), QColor(0x9c, 0x27, 0xb0), Qt::FDiagPattern};
+    case Kind::Impossible:
+        return {QColor(0xe6, 0x51, 0x00), QColor(0xff, 0x98, 0x00), Qt::DiagCrossPattern};
+    case Kind::NotRun:
+        return {QColor(0x9e, 0x9e, 0x9e), QColor(0xee, 0xee, 0xee), Qt::SolidPattern};
+    }
+    return {};
+}
+
+QString speedupText(double s)
+{
+    return s >= 10 ? QStringLiteral("%1x").arg(s, 0, 'f', 0) : QStringLiteral("%1x").arg(s, 0, 'g', 2);
+}
+} // namespace
+
+SpeedupChart::SpeedupChart(QWidget* parent)
+    : ChartWidget(tr("Speedup over PyTorch eager"), parent)
+{
+    showMessage(tr("Open a bench file (File \u25b8 Open Kernel Bench) to compare kernels"));
+}
+
+void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks, const QHash<QString, QStringList>& flaws)
+{
+    m_tasks = tasks;
+    m_flaws = flaws;
+    rebuild();
+}
+
+void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws)
+{
+    if (flaws == m_flaws)
+        return;
+    m_flaws = flaws;
+    if (!m_tasks.empty())
+        rebuild();
+}
+
+void SpeedupChart::rebuild()
+{
+    m_bars.clear();
+    m_flawMark = false;
+    if (m_tasks.empty()) {
+        showMessage(tr("No kernels for this task"));
+        return;
+    }
+    resetPlot();
+    const bool single = m_tasks.size() == 1;
+    std::map<Kind, QCPBars*> barsOf;
+    std::map<Kind, std::pair<QVector<double>, QVector<double>>> errorsOf; // minus, plus
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double key = 0, lowest = 1.0, highest = 1.0;
+    const QColor flawColor(0xc6, 0x28, 0x28);
+    QStringList flawedTasks;
+
+    for (const auto& task : m_tasks) {
+        const QString id = QString::fromStdString(task.taskId);
+        const QStringList flaws = m_flaws.value(id);
+        const double groupStart = key;
+        for (const auto& bar : ResultsUtil::speedupBars(task)) {
+            m_bars.push_back(bar);
+            QString label = bar.label;
+            if (!single)
+                label = (flaws.isEmpty() ? id : QStringLiteral("\u26a0 ") + id) + QLatin1Char('\n') + label;
+            ticker->addTick(key, label);
+            const bool drawn = std::isfinite(bar.speedup) && bar.speedup > 0;
+            if (drawn) {
+                QCPBars*& b = barsOf[bar.kind];
+                if (!b) {
+                    const Style st = styleOf(bar.kind);
+                    b = new QCPBars(xAxis, yAxis);
+                    b->setWidth(0.7);
+                    b->setBaseValue(1.0); // bars grow up from 1x for speedups, down for slowdowns
+                    b->setPen(QPen(st.pen, 1.2));
+                    b->setBrush(QBrush(st.brush, st.pattern));
+                    b->setName(ResultsUtil::speedupKindName(bar.kind));
+                }
+                b->addData(key, bar.speedup);
+                const bool hasErr = std::isfinite(bar.low) && std::isfinite(bar.high);
+                errorsOf[bar.kind].first << (hasErr ? std::max(0.0, bar.speedup - bar.low) : 0.0);
+                errorsOf[bar.kind].second << (hasErr ? std::max(0.0, bar.high - bar.speedup) : 0.0);
+                lowest = std::min(lowest, hasErr ? bar.low : bar.speedup);
+                highest = std::max(highest, hasErr ? bar.high : bar.speedup);
+            }
+            auto* text = new QCPItemText(this);
+            text->position->setCoords(key, drawn ? std::max(bar.speedup, std::isfinite(bar.high) ? bar.high : 0.0) : 1.0);
+            text->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+            QString t = drawn ? speedupText(bar.speedup) : tr("not run");
+            if (bar.kind == Kind::Failed)
+                t += tr("\n\u2717 failed");
+            else if (bar.kind == Kind::Shortcut)
+                t += tr("\nshortcut");
+            else if (bar.kind == Kind::Impossible)
+                t += tr("\nimpossible");
+            text->setText(t);
+            text->setColor(bar.kind == Kind::Failed ? styleOf(Kind::Failed).pen : QColor(0x21, 0x21, 0x21));
+            QFont f = font();
+            f.setBold(bar.kind != Kind::Baseline);
+            text->setFont(f);
+            key += 1;
+        }
+        if (!flaws.isEmpty()) {
+            flawedTasks << id;
+            if (!single) {
+                // Tint the flawed task's group: its speedups are not results.
+                auto* rect = new QCPItemRect(this);
+                rect->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                rect->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                rect->topLeft->setCoords(groupStart - 0.5, 0);
+                rect->bottomRight->setCoords(key - 0.5, 1);
+                rect->setPen(QPen(flawColor, 1, Qt::DashLine));
+                rect->setBrush(QColor(0xff, 0xcd, 0xd2, 90));
+                rect->setLayer(QStringLiteral("background"));
+            }
+        }
+        key += single ? 0 : 0.6; // a gap between tasks
+    }
+
+    for (auto& [kind, bars] : barsOf) {
+        auto* err = new QCPErrorBars(xAxis, yAxis);
+        err->removeFromLegend();
+        err->setDataPlottable(bars);
+        err->setData(errorsOf[kind].first, errorsOf[kind].second);
+        err->setPen(QPen(QColor(0x21, 0x21, 0x21), 1.2));
+        err->setWhiskerWidth(6);
+    }
+
+    auto* one = new QCPItemStraightLine(this);
+    one->point1->setCoords(0, 1);
+    one->point2->setCoords(1, 1);
+    one->setPen(QPen(Qt::black, 1));
+    auto* oneLabel = new QCPItemText(this);
+    oneLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    oneLabel->position->setCoords(0.005, 1);
+    oneLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    oneLabel->setText(tr("baseline = 1x"));
+    oneLabel->setColor(Qt::darkGray);
+
+    xAxis->setTicker(ticker);
+    xAxis->setTickLabelRotation(single ? 0 : -30);
+    xAxis->setRange(-0.7, key - (single ? 0.3 : 0.9));
+    yAxis->setScaleType(QCPAxis::stLogarithmic);
+    yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    yAxis->setRange(std::min(0.5, lowest / 2), highest * 6);
+    yAxis->setLabel(tr("speedup (log), error bars: timing IQR"));
+
+    if (!flawedTasks.isEmpty()) {
+        m_flawMark = true;
+        if (single)
+            axisRect()->setBackground(QColor(0xff, 0xeb, 0xee));
+        auto* banner = new QCPItemText(this);
+        banner->position->setType(QCPItemPosition::ptAxisRectRatio);
+        banner->position->setCoords(0.5, 0.02);
+        banner->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+        banner->setText(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by %2")
+                                     .arg(flawedTasks.first(), m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
+                               : tr("\u26a0 Speedups on flawed tasks (tinted): %1").arg(flawedTasks.join(QStringLiteral(", "))));
+        QFont f = font();
+        f.setBold(true);
+        banner->setFont(f);
+        banner->setColor(Qt::white);
+        banner->setBrush(flawColor);
+        banner->setPadding(QMargins(6, 3, 6, 3));
+    }
+    legend->setVisible(true);
+    legend->setFont(QFont(font().family(), font().pointSize() - 1));
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    setTitle(single ? tr("Speedup over PyTorch eager: %1").arg(QString::fromStdString(m_tasks.front().taskId))
+                    : tr("Speedup over PyTorch eager: all tasks with kernels"));
+    setHasData(!barsOf.empty());
+    rememberHomeRange();
+    replot(rpQueuedReplot);
+}

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Flagged tasks per criterion, one bar per level (grouped), read from a SummaryModel so that it
+// redraws whenever the counts change (new thresholds, a streamed task, a new file).
+
+#include "chartwidget.h"
+
+class SummaryModel;
+
+class SummaryChart : public ChartWidget
+{
+    Q_OBJECT
+public:
+    explicit SummaryChart(QWidget* parent = nullptr);
+    void setModel(SummaryModel* model);
+
+public slots:
+    void rebuild();
+
+private:
+    SummaryModel* m_model = nullptr;
+};
