@@ -2,12 +2,17 @@
 // kernelsieve-cli: the headless front end of the engine the GUI uses (GPU servers, scripts, CI).
 
 #include "ks/core/engine.h"
+#ifdef KS_WITH_KERNELS
+#include "ks/core/harness.h"
+#include "ks/kernels/registry.h"
+#endif
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -124,6 +129,36 @@ int main(int argc, char** argv) {
     list->add_option("--suite", listSuite, "'builtin' or a suite folder")->capture_default_str();
     list->add_option("--tasks", listPattern, "Only tasks matching (globs, comma-separated)");
 
+    // --- bench / validate / worker -------------------------------------------------------------
+    auto* bench = app.add_subcommand("bench", "Validate and time the CUDA kernel variants against the eager baseline");
+    auto* validate = app.add_subcommand("validate", "Validate the CUDA kernel variants (no timing)");
+    std::string bSuite = "builtin", bTasks, bVariants, bOut, bPreset = "full";
+    int bSeeds = 100, bWarmup = 25, bRuns = 2000;
+    double bAtol = 1e-5, bRtol = 1e-4, bTimeout = 600;
+    bool bL2 = false, bNoEdges = false, bList = false;
+    for (auto* sc : {bench, validate}) {
+        sc->add_option("--suite", bSuite, "'builtin' or a suite folder")->capture_default_str();
+        sc->add_option("--tasks", bTasks, "Only these tasks (globs); default: every task with kernels");
+        sc->add_option("--variants", bVariants, "Only these variants (globs on names)");
+        sc->add_option("--seeds", bSeeds, "Random seeds validated per variant")->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
+        sc->add_option("--atol", bAtol, "Absolute tolerance")->capture_default_str();
+        sc->add_option("--rtol", bRtol, "Relative tolerance")->capture_default_str();
+        sc->add_flag("--no-edge-cases", bNoEdges, "Skip empty/odd/misaligned/extreme/NaN inputs");
+        sc->add_option("--preset", bPreset, "Task shapes: small|full")->capture_default_str()
+            ->check(CLI::IsMember({"small", "full"}));
+        sc->add_option("--out", bOut, "Write the results (kernelsieve.bench JSON) here");
+        sc->add_option("--job-timeout", bTimeout, "Seconds before a hung worker is killed")->capture_default_str();
+        sc->add_flag("--list", bList, "List the variants and exit");
+    }
+    bench->add_option("--warmup", bWarmup, "Warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
+    bench->add_option("--runs", bRuns, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
+    bench->add_flag("--l2-flush", bL2, "Flush L2 between timed runs");
+    auto* worker = app.add_subcommand("worker", "(internal) run one isolated harness job");
+    worker->group("");
+    worker->allow_extras();
+    worker->prefix_command();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -156,6 +191,101 @@ int main(int argc, char** argv) {
             return Exit::BadSuite;
         }
         return Exit::Ok;
+    }
+
+    if (worker->parsed() || bench->parsed() || validate->parsed()) {
+#ifdef KS_WITH_KERNELS
+        if (worker->parsed()) {
+            try {
+                return ks::runWorkerJob(ks::workerJobFromArgs(worker->remaining()));
+            } catch (const ks::Error& e) {
+                std::cerr << "error: " << e.what() << "\n";
+                return Exit::Usage;
+            }
+        }
+        if (bList) {
+            for (const auto& v : ks::kernels::registry())
+                std::cout << v.op << '\t' << v.name << "\tv" << v.version << (v.shortcut ? "\tshortcut" : "")
+                          << '\t' << v.summary << '\n';
+            return Exit::Ok;
+        }
+        ks::HarnessOptions ho;
+        ho.seeds = bSeeds;
+        ho.atol = bAtol;
+        ho.rtol = bRtol;
+        ho.edgeCases = !bNoEdges;
+        ho.time = bench->parsed();
+        ho.warmup = bWarmup;
+        ho.runs = bRuns;
+        ho.l2Flush = bL2;
+        ho.preset = *ks::parsePreset(bPreset);
+        ho.jobTimeoutSeconds = bTimeout;
+        ho.variantPattern = bVariants;
+        ks::Suite bs;
+        try {
+            bs = ks::loadSuite(bSuite);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadSuite;
+        }
+        std::vector<ks::TaskSpec> btasks;
+        for (const auto& t : ks::selectTasks(bs, bTasks))
+            if (!ks::opForTask(t.id).empty()) btasks.push_back(t);
+        if (btasks.empty()) {
+            std::cerr << "error: no task with kernels in suite '" << bSuite << "'"
+                      << (bTasks.empty() ? "" : " matches --tasks '" + bTasks + "'") << "\n";
+            return Exit::BadSuite;
+        }
+        try {
+            if (!ks::probeDevice("auto").cudaAvailable)
+                throw ks::Error("kernel validation and timing need a CUDA device, and none is usable here");
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadDevice;
+        }
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        std::error_code ec;
+        const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        ks::WorkerCommand wc{ec ? std::string(argv[0]) : self.string(), {"worker"}};
+        ks::BenchRun run;
+        try {
+            run = ks::runBench(btasks, bSuite, ho, wc, [](const std::string& l) { std::cerr << l << "\n"; }, &g_cancel);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadDevice;
+        }
+        // Summary table.
+        std::printf("%-8s %-52s %-9s %12s %9s %8s %s\n", "task", "variant", "valid", "median ms", "speedup", "%copy", "notes");
+        for (const auto& t : run.tasks) {
+            std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), "eager (LibTorch)", "-", t.baseline.medianMs,
+                        "1.00x", "", t.baselineError.c_str());
+            for (const auto& v : t.variants) {
+                char sp[32] = "", pct[32] = "";
+                if (!std::isnan(v.speedup)) std::snprintf(sp, sizeof sp, "%.2fx", v.speedup);
+                if (!std::isnan(v.pctCopyBandwidth)) std::snprintf(pct, sizeof pct, "%.1f", v.pctCopyBandwidth);
+                std::string notes = v.error;
+                if (v.impossible) notes += (notes.empty() ? "" : "; ") + std::string("IMPOSSIBLE: ") + v.impossibleWhy;
+                if (!v.validation.passed && !v.validation.failures.empty() && v.error.empty()) notes += v.validation.failures.front();
+                if (v.shortcut) notes = "[shortcut] " + notes;
+                std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
+                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, pct, notes.c_str());
+            }
+        }
+        if (!bOut.empty()) {
+            try {
+                ks::writeFileAtomic(bOut, ks::benchToJson(run));
+                std::cerr << "results in " << bOut << "\n";
+            } catch (const ks::Error& e) {
+                std::cerr << "error: " << e.what() << "\n";
+                return Exit::WriteFailed;
+            }
+        }
+        return g_cancel ? 130 : Exit::Ok;
+#else
+        std::cerr << "error: this kernelsieve-cli was built without the CUDA kernels (no nvcc at configure time)\n";
+        return Exit::BadDevice;
+#endif
     }
 
     if (!filter->parsed()) {

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Kernel validation and timing harness. Each job (device ceilings, the eager baseline, one
+// variant) runs in a child process — a worker — so a kernel that corrupts the CUDA context or
+// crashes is reported as a failed variant instead of ending the run. No torch in this header.
+
+#include "ks/core/benchresults.h"
+#include "ks/core/taskspec.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ks::kernels {
+struct Variant;
+}
+
+namespace ks {
+
+struct HarnessOptions {
+    int seeds = 100;         // random seeds validated per variant (fresh inputs each)
+    double atol = 1e-5, rtol = 1e-4;
+    bool edgeCases = true;   // empty, odd, misaligned, extreme, NaN/Inf inputs
+    bool time = true;        // false: validate only
+    int warmup = 25, runs = 2000;
+    bool l2Flush = false;
+    Preset preset = Preset::Full;
+    double jobTimeoutSeconds = 600; // a worker taking longer is killed and reported
+    std::string variantPattern;     // globs on variant names; empty = all
+};
+
+// Task ids of a suite that have kernels, and the op serving each.
+std::string opForTask(const std::string& taskId);
+std::vector<std::string> tasksWithKernels();
+
+// Extra variants (e.g. the deliberately cheating ones of the tests) that workers of this
+// executable can evaluate by name, beside the registry's.
+void registerExtraVariants(const std::vector<const kernels::Variant*>& variants);
+const kernels::Variant* lookupVariant(const std::string& name);
+std::vector<const kernels::Variant*> variantsForOp(const std::string& op); // registry + extras
+
+struct WorkerCommand {
+    std::string executable;              // the worker binary
+    std::vector<std::string> prefixArgs; // e.g. {"worker"} for kernelsieve-cli
+};
+
+using BenchProgress = std::function<void(const std::string& line)>;
+
+// Orchestrates the isolated jobs for every task with kernels in `tasks` and assembles the run.
+// `suite` is what workers load ("builtin" or a folder). Never throws for task or kernel problems
+// (they are in the results); throws ks::Error if no CUDA device is usable.
+BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
+                  const WorkerCommand& worker, const BenchProgress& progress = {},
+                  const std::atomic<bool>* cancel = nullptr);
+
+// Worker entry: runs one job and writes its JSON result to `resultFile`. Jobs: "ceilings",
+// "baseline" (needs task), "variant" (needs task + variant). Returns the process exit code.
+struct WorkerJob {
+    std::string job, suite, task, variant, resultFile;
+    HarnessOptions options;
+    double baselineMedianMs = 0;  // for the speedup
+    double copyBandwidthGBs = 0;  // measured ceilings, for % of copy and the impossible check
+    double fp32PeakTflops = 0;
+    double l2Bytes = 0;
+};
+int runWorkerJob(const WorkerJob& job);
+// Parses the arguments runBench gives a worker (after its prefix args). Throws ks::Error.
+WorkerJob workerJobFromArgs(const std::vector<std::string>& args);
+
+std::string harnessOptionsToJson(const HarnessOptions& o);
+HarnessOptions harnessOptionsFromJson(const std::string& text);
+
+} // namespace ks

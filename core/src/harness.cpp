@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: MIT
+// The kernel harness: isolated worker jobs (ceilings, eager baseline, one variant) and the
+// orchestrator that runs them and assembles a BenchRun.
+#include "ks/core/harness.h"
+#include "ks/core/engine.h"
+#include "ks/core/guards.h"
+#include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
+
+#include "ks/kernels/registry.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/core/InferenceMode.h>
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ks {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Task -> kernel operands. The constants (strides, eps, scale) are those of the built-in tasks'
+// TorchScript sources; the reference is always the task function itself.
+struct Binding {
+    std::string op;
+    int meanDim = 1; // conv chain: 1 = broken L2-13, 2 = repaired L2-13r
+};
+
+const std::map<std::string, Binding>& bindings() {
+    static const std::map<std::string, Binding> b{
+        {"L1-12", {"diag_matmul"}},
+        {"L1-23", {"softmax"}},
+        {"L1-36", {"rmsnorm"}},
+        {"L2-13", {"convtranspose3d_mean_add_softmax_tanh_scale", 1}},
+        {"L2-13r", {"convtranspose3d_mean_add_softmax_tanh_scale", 2}},
+    };
+    return b;
+}
+
+// Fills the operand pack from the task tensors (inputs then params, float32, contiguous).
+kernels::Args makeArgs(const Binding& b, const std::vector<at::Tensor>& t, at::Tensor& out) {
+    kernels::Args a;
+    for (size_t i = 0; i < t.size() && i < 6; ++i) a.in[i] = t[i].const_data_ptr<float>();
+    a.out = out.mutable_data_ptr<float>();
+    if (b.op == "diag_matmul") {
+        a.dims[0] = t[1].size(0);
+        a.dims[1] = t[1].size(1);
+    } else if (b.op == "softmax") {
+        a.dims[0] = t[0].size(0);
+        a.dims[1] = t[0].size(1);
+    } else if (b.op == "rmsnorm") {
+        for (int i = 0; i < 4; ++i) a.dims[i] = t[0].size(i);
+        a.scalars[0] = 1e-5f;
+    } else {
+        for (int i = 0; i < 5; ++i) a.dims[i] = t[0].size(i);
+        a.dims[5] = t[1].size(1); // Cout
+        a.dims[6] = t[1].size(2); // K
+        a.dims[7] = 2;            // stride
+        a.dims[8] = 1;            // padding
+        a.dims[9] = 0;            // output_padding
+        a.dims[10] = b.meanDim;
+        a.dims[11] = 1; // softmax dim
+        a.scalars[0] = 2.0f;
+    }
+    return a;
+}
+
+struct Operands {
+    std::vector<at::Tensor> inputs, params; // float32 on the device, as the kernel sees them
+};
+
+// Edge cases: (name, operands). Shapes respect the task's parameter shapes.
+std::vector<std::pair<std::string, Operands>> edgeCases(const Binding& b, const Operands& base) {
+    std::vector<std::pair<std::string, Operands>> cases;
+    const auto opts = base.inputs[0].options();
+    auto randn = [&](at::IntArrayRef s) { return at::randn(s, opts); };
+    auto withInputs = [&](std::vector<at::Tensor> in) { return Operands{std::move(in), base.params}; };
+    if (b.op == "diag_matmul") {
+        cases.push_back({"empty N=0", withInputs({randn({0}), randn({0, 64})})});
+        cases.push_back({"empty M=0", withInputs({randn({64}), randn({64, 0})})});
+        cases.push_back({"odd 37x1001", withInputs({randn({37}), randn({37, 1001})})});
+        cases.push_back({"extreme +-1e30", withInputs({randn({64}) * 1e30, randn({64, 515})})});
+        cases.push_back({"denormals", withInputs({randn({64}), randn({64, 515}) * 1e-39})});
+        at::Tensor a = randn({32}), bm = randn({32, 33});
+        a.index_put_({3}, NAN);
+        bm.index_put_({5, 7}, INFINITY);
+        cases.push_back({"NaN/Inf inputs", withInputs({a, bm})});
+    } else if (b.op == "softmax") {
+        cases.push_back({"empty rows=0", withInputs({randn({0, 1024})})});
+        cases.push_back({"odd 7x1003", withInputs({randn({7, 1003})})});
+        cases.push_back({"single column 100x1", withInputs({randn({100, 1})})});
+        at::Tensor x = randn({6, 2048});
+        x[0].mul_(1e30);
+        x[1].sub_(1e4); // a large negative row: exp underflows without the max shift
+        x[2].mul_(1e-39);
+        x[3].fill_(-1e30);
+        cases.push_back({"extreme rows (1e30, -1e4, denormal, -1e30)", withInputs({x})});
+        at::Tensor y = randn({4, 999});
+        y.index_put_({0, 5}, NAN);
+        y.index_put_({1, 7}, INFINITY);
+        y.index_put_({2, 9}, -INFINITY);
+        y[3].fill_(-INFINITY);
+        cases.push_back({"NaN/Inf rows", withInputs({y})});
+    } else if (b.op == "rmsnorm") {
+        cases.push_back({"empty B=0", withInputs({randn({0, 64, 8, 8})})});
+        cases.push_back({"odd 3x5x7x9", withInputs({randn({3, 5, 7, 9})})});
+        cases.push_back({"C=1", withInputs({randn({2, 1, 33, 17})})});
+        cases.push_back({"extreme 1e15", withInputs({randn({2, 64, 16, 16}) * 1e15})});
+        cases.push_back({"tiny 1e-15", withInputs({randn({2, 64, 16, 16}) * 1e-15})});
+        at::Tensor x = randn({2, 8, 5, 5});
+        x.index_put_({0, 3, 1, 1}, NAN);
+        x.index_put_({1, 2, 2, 2}, INFINITY);
+        cases.push_back({"NaN/Inf inputs", withInputs({x})});
+    } else {
+        const int64_t cin = base.params[0].size(0);
+        cases.push_back({"empty N=0", withInputs({randn({0, cin, 4, 4, 4})})});
+        cases.push_back({"odd 2xCinx5x7x6", withInputs({randn({2, cin, 5, 7, 6})})});
+        cases.push_back({"large inputs x1e3", withInputs({randn({1, cin, 4, 6, 5}) * 1e3})});
+        at::Tensor x = randn({1, cin, 3, 4, 5});
+        x.index_put_({0, 0, 1, 1, 1}, NAN);
+        cases.push_back({"NaN input", withInputs({x})});
+    }
+    return cases;
+}
+
+// Copies a tensor into a buffer that starts one element past an allocation, so its pointer is
+// 4 bytes off any 16-byte boundary.
+at::Tensor misaligned(const at::Tensor& t) {
+    at::Tensor buf = at::empty({t.numel() + 1}, t.options());
+    at::Tensor view = buf.narrow(0, 1, t.numel()).view(t.sizes());
+    view.copy_(t);
+    return view;
+}
+
+void cudaCheck(cudaError_t e, const std::string& what) {
+    if (e != cudaSuccess) throw Error(what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+struct Timer {
+    cudaStream_t stream;
+    at::Tensor flushBuf;
+    Timer(cudaStream_t s, bool l2Flush, double l2Bytes) : stream(s) {
+        if (l2Flush) flushBuf = at::empty({static_cast<int64_t>(std::max(l2Bytes, 1e6) * 2 / 4)},
+                                          at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
+    }
+    // Times `fn` (which launches on `stream`) with events, one sample per run.
+    std::vector<double> time(const std::function<void()>& fn, int warmup, int runs) {
+        cudaEvent_t a, b;
+        cudaCheck(cudaEventCreate(&a), "cudaEventCreate");
+        cudaCheck(cudaEventCreate(&b), "cudaEventCreate");
+        for (int i = 0; i < warmup; ++i) fn();
+        cudaCheck(cudaDeviceSynchronize(), "warm-up");
+        std::vector<double> ms;
+        ms.reserve(static_cast<size_t>(runs));
+        for (int i = 0; i < runs; ++i) {
+            if (flushBuf.defined()) flushBuf.zero_(); // evicts L2 outside the timed region
+            cudaCheck(cudaEventRecord(a, stream), "cudaEventRecord");
+            fn();
+            cudaCheck(cudaEventRecord(b, stream), "cudaEventRecord");
+            cudaCheck(cudaEventSynchronize(b), "cudaEventSynchronize");
+            float t = 0;
+            cudaCheck(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
+            ms.push_back(t);
+        }
+        cudaCheck(cudaDeviceSynchronize(), "timed runs");
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        return ms;
+    }
+    // Back-to-back runs, then a device-wide sync: host time per run.
+    double syncedPerRun(const std::function<void()>& fn, int runs) {
+        cudaCheck(cudaDeviceSynchronize(), "sync");
+        const auto t0 = Clock::now();
+        for (int i = 0; i < runs; ++i) fn();
+        cudaCheck(cudaDeviceSynchronize(), "synced runs");
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / runs;
+    }
+};
+
+std::vector<at::Tensor> joined(const Operands& o) {
+    std::vector<at::Tensor> all = o.inputs;
+    all.insert(all.end(), o.params.begin(), o.params.end());
+    return all;
+}
+
+std::vector<at::Tensor> toDouble(const std::vector<at::Tensor>& v) {
+    std::vector<at::Tensor> out;
+    for (const auto& t : v) out.push_back(at::isFloatingType(t.scalar_type()) ? t.to(at::kDouble) : t);
+    return out;
+}
+
+const Suite& cachedSuite(const std::string& name) {
+    static std::map<std::string, Suite> cache;
+    auto it = cache.find(name);
+    if (it == cache.end()) it = cache.emplace(name, loadSuite(name)).first;
+    return it->second;
+}
+
+const TaskSpec& findTask(const std::string& suite, const std::string& id) {
+    const TaskSpec* t = cachedSuite(suite).find(id);
+    if (!t) throw Error("task " + id + " is not in suite '" + suite + "'");
+    return *t;
+}
+
+std::mutex g_extraMutex;
+std::vector<const kernels::Variant*>& extras() {
+    static std::vector<const kernels::Variant*> v;
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs (run inside a worker process)
+
+json jobCeilings(const WorkerJob& job) {
+    c10::InferenceMode guard;
+    const auto dev = probeDevice("cuda");
+    cudaDeviceProp prop{};
+    cudaCheck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    const auto opts = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
+    cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+    Timer timer(stream, false, 0);
+    // Copy ceiling: 1 GiB device-to-device, bytes read + written.
+    const int64_t n = (int64_t{1} << 30) / 4;
+    at::Tensor src = at::randn({n}, opts), dst = at::empty({n}, opts);
+    const auto copyMs = timer.time([&] {
+        cudaCheck(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(n) * 4,
+                                  cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+    }, 3, 20);
+    const double copyMed = guards::summarize(copyMs, 3, false).medianMs;
+    // FP32 peak (no TF32): a large matrix product on random data.
+    const bool tf32 = at::globalContext().allowTF32CuBLAS();
+    at::globalContext().setAllowTF32CuBLAS(false);
+    const int64_t m = 8192;
+    at::Tensor a = at::randn({m, m}, opts), b = at::randn({m, m}, opts), c = at::empty({m, m}, opts);
+    const auto mmMs = timer.time([&] { at::mm_out(c, a, b); }, 2, 10);
+    at::globalContext().setAllowTF32CuBLAS(tf32);
+    const double mmMed = guards::summarize(mmMs, 2, false).medianMs;
+    int smClock = 0, memClock = 0;
+    cudaDeviceGetAttribute(&smClock, cudaDevAttrClockRate, 0);
+    cudaDeviceGetAttribute(&memClock, cudaDevAttrMemoryClockRate, 0);
+    return json{{"device_name", dev.name},
+                {"driver", dev.driver},
+                {"cuda", dev.cuda},
+                {"libtorch", dev.libtorch},
+                {"copy_bandwidth_gbs", 2.0 * static_cast<double>(n) * 4 / (copyMed * 1e-3) / 1e9},
+                {"fp32_peak_tflops", 2.0 * std::pow(static_cast<double>(m), 3) / (mmMed * 1e-3) / 1e12},
+                {"l2_bytes", prop.l2CacheSize},
+                {"sm_clock", std::to_string(smClock / 1000) + " MHz (max)"},
+                {"mem_clock", std::to_string(memClock / 1000) + " MHz (max)"}};
+}
+
+Operands drawOperands(const TaskSpec& spec, Preset preset, uint64_t seed) {
+    seedAll(seed);
+    const at::Device dev(at::kCUDA, 0);
+    Operands o;
+    o.params = drawParams(spec, preset, dev);
+    o.inputs = drawInputs(spec, preset, dev);
+    return o;
+}
+
+json jobBaseline(const WorkerJob& job) {
+    c10::InferenceMode guard;
+    useEagerSemantics();
+    const TaskSpec& spec = findTask(job.suite, job.task);
+    const auto bit = bindings().find(spec.id);
+    if (bit == bindings().end()) throw Error("task " + spec.id + " has no kernel binding");
+    const CompiledTask ct = compileTask(spec);
+    const Operands o = drawOperands(spec, job.options.preset, 0);
+    cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+    Timer timer(stream, job.options.l2Flush, job.l2Bytes);
+    const auto ms = timer.time([&] { runForward(spec, ct, o.inputs, o.params); }, job.options.warmup, job.options.runs);
+    BenchRun tmp;
+    TaskBench tb;
+    tb.baseline = guards::summarize(ms, job.options.warmup, job.options.l2Flush);
+    // The op's minimum traffic and FLOPs at the task shape, for GB/s and the roofline.
+    at::Tensor out = runForward(spec, ct, o.inputs, o.params).contiguous();
+    const kernels::Args args = makeArgs(bit->second, joined(o), out);
+    tb.minBytes = kernels::minBytes(bit->second.op, args);
+    tb.flops = kernels::flops(bit->second.op, args);
+    tmp.tasks.push_back(tb);
+    const json t = json::parse(benchToJson(tmp))["tasks"][0];
+    return json{{"baseline", t["baseline"]}, {"min_bytes", t["min_bytes"]}, {"flops", t["flops"]}};
+}
+
+json jobVariant(const WorkerJob& job) {
+    c10::InferenceMode guard;
+    useEagerSemantics();
+    const TaskSpec& spec = findTask(job.suite, job.task);
+    const auto bit = bindings().find(spec.id);
+    if (bit == bindings().end()) throw Error("task " + spec.id + " has no kernel binding");
+    const Binding& binding = bit->second;
+    const kernels::Variant* v = lookupVariant(job.variant);
+    if (!v) throw Error("unknown kernel variant '" + job.variant + "'");
+    const CompiledTask ct = compileTask(spec);
+    const HarnessOptions& opt = job.options;
+    cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+
+    VariantResult r;
+    r.name = v->name;
+    r.summary = v->summary;
+    r.version = v->version;
+    r.shortcut = v->shortcut;
+    ValidationResult& val = r.validation;
+    val.run = true;
+    val.atol = opt.atol;
+    val.rtol = opt.rtol;
+    double maxAbs = 0, maxRel = 0;
+
+    // One checked launch: poisoned output, inputs hashed before and after, full device sync.
+    // Returns the output, or an undefined tensor if the variant refused the shape.
+    auto launchChecked = [&](const Operands& o, at::IntArrayRef outShape, bool misalign,
+                             const std::string& label) -> at::Tensor {
+        std::vector<at::Tensor> all = joined(o);
+        if (misalign)
+            for (auto& t : all) t = misaligned(t);
+        std::vector<at::Tensor> before;
+        for (const auto& t : all) before.push_back(t.clone());
+        at::Tensor out = at::empty(outShape, all[0].options());
+        if (misalign) out = misaligned(out);
+        out.fill_(NAN); // a kernel that writes nothing leaves NaN behind
+        kernels::Args args = makeArgs(binding, all, out);
+        at::Tensor workspace;
+        if (v->workspaceBytes) {
+            if (const size_t ws = v->workspaceBytes(args)) {
+                workspace = at::empty({static_cast<int64_t>(ws)}, all[0].options().dtype(at::kByte));
+                args.workspace = workspace.data_ptr();
+                args.workspaceBytes = ws;
+            }
+        }
+        if (const char* why = v->supports(args)) {
+            if (label.rfind("seed", 0) == 0)
+                throw Error(std::string("the variant does not support the task's shape: ") + why);
+            val.checks.push_back(label + ": refused by the variant (" + why + ")");
+            return at::Tensor();
+        }
+        cudaCheck(cudaDeviceSynchronize(), "before launch");
+        const cudaError_t le = v->launch(args, stream);
+        if (le != cudaSuccess) {
+            const std::string ctx = kernels::lastErrorContext();
+            throw Error("launch failed (" + label + "): " + cudaGetErrorName(le) + " " + cudaGetErrorString(le) +
+                        (ctx.empty() ? "" : " at " + ctx));
+        }
+        // A device-wide sync, so work the variant left on any stream has finished before we look.
+        cudaCheck(cudaDeviceSynchronize(), "kernel (" + label + ")");
+        for (size_t i = 0; i < all.size(); ++i)
+            if (!guards::bitwiseEqual(before[i], all[i]))
+                throw Error(label + ": the kernel modified input " + std::to_string(i) + " (" +
+                            (i < spec.inputs.size() ? spec.inputs[i].name : spec.params[i - spec.inputs.size()].name) +
+                            ")");
+        return out;
+    };
+    auto check = [&](const at::Tensor& out, const at::Tensor& ref, const std::string& label) {
+        if (!out.defined()) return true; // refused, recorded in checks
+        const guards::Comparison c = guards::compareToReference(out, ref, opt.atol, opt.rtol);
+        maxAbs = std::max(maxAbs, c.maxAbsErr);
+        maxRel = std::max(maxRel, c.maxRelErr);
+        if (c.pass) return true;
+        if (val.firstMismatch.empty()) val.firstMismatch = c.firstBad;
+        val.failures.push_back(label + ": " + c.describe());
+        return false;
+    };
+    auto reference = [&](const Operands& o) {
+        return runForward(spec, ct, toDouble(o.inputs), toDouble(o.params));
+    };
+
+    bool passed = true;
+    try {
+        // Random seeds with fresh inputs. The variant runs before and after the reference, so a
+        // result an earlier launch left in memory cannot pass, nor can one cached per input.
+        for (int s = 0; s < opt.seeds; ++s) {
+            const Operands o = drawOperands(spec, opt.preset, 1000 + static_cast<uint64_t>(s));
+            const std::string label = "seed " + std::to_string(1000 + s);
+            at::Tensor shapeProbe = runForward(spec, ct, o.inputs, o.params);
+            const std::vector<int64_t> outShape = shapeProbe.sizes().vec();
+            shapeProbe = at::Tensor();
+            const at::Tensor first = launchChecked(o, outShape, false, label);
+            const at::Tensor ref = reference(o);
+            const at::Tensor second = launchChecked(o, outShape, false, label);
+            passed = check(first, ref, label + " (before the reference)") && passed;
+            passed = check(second, ref, label + " (after the reference)") && passed;
+            if (val.failures.size() > 20) break; // enough evidence; keep the report readable
+        }
+        val.seeds = opt.seeds;
+        val.checks.push_back(std::to_string(opt.seeds) + " random seeds (fresh inputs, NaN-poisoned output, inputs "
+                             "checked unchanged, run before and after the reference)");
+        if (opt.edgeCases) {
+            const Operands base = drawOperands(spec, opt.preset, 7);
+            const at::Tensor baseRef = reference(base);
+            passed = check(launchChecked(base, baseRef.sizes(), true, "misaligned task shape"), baseRef,
+                           "misaligned task shape") && passed;
+            val.checks.push_back("misaligned (+1 element) pointers at the task shape");
+            for (const auto& [name, o] : edgeCases(binding, base)) {
+                at::Tensor ref;
+                try {
+                    ref = reference(o);
+                } catch (const std::exception& e) {
+                    val.checks.push_back("edge " + name + ": skipped, the task itself rejects it (" + shortError(e) + ")");
+                    continue;
+                }
+                val.checks.push_back("edge " + name);
+                passed = check(launchChecked(o, ref.sizes(), false, "edge " + name), ref, "edge " + name) && passed;
+                if (ref.numel() > 0)
+                    passed = check(launchChecked(o, ref.sizes(), true, "edge " + name + ", misaligned"), ref,
+                                   "edge " + name + ", misaligned") && passed;
+            }
+        }
+    } catch (const Error& e) {
+        r.error = e.what();
+        passed = false;
+    } catch (const std::exception& e) {
+        r.error = shortError(e);
+        passed = false;
+    }
+    val.passed = passed && r.error.empty();
+    val.maxAbsErr = maxAbs;
+    val.maxRelErr = maxRel;
+    if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+        // Sticky context error (e.g. an illegal address): nothing more can run in this process.
+        if (r.error.empty()) r.error = "the CUDA context is broken after this variant";
+        val.passed = false;
+    }
+
+    // Timing, on seed-0 operands at the task shape.
+    if (opt.time && r.error.empty()) {
+        try {
+            const Operands o = drawOperands(spec, opt.preset, 0);
+            std::vector<at::Tensor> all = joined(o);
+            const at::Tensor ref = reference(o);
+            at::Tensor out = at::empty(ref.sizes(), all[0].options());
+            kernels::Args args = makeArgs(binding, all, out);
+            at::Tensor workspace;
+            if (v->workspaceBytes) {
+                const size_t ws = v->workspaceBytes(args);
+                if (ws) {
+                    workspace = at::empty({static_cast<int64_t>(ws)}, all[0].options().dtype(at::kByte));
+                    args.workspace = workspace.data_ptr();
+                    args.workspaceBytes = ws;
+                }
+            }
+            Timer timer(stream, opt.l2Flush, job.l2Bytes);
+            auto launch = [&] { cudaCheck(v->launch(args, stream), std::string("launch of ") + v->name); };
+            const auto ms = timer.time(launch, opt.warmup, opt.runs);
+            r.timing = guards::summarize(ms, opt.warmup, opt.l2Flush);
+            const double synced = timer.syncedPerRun(launch, std::max(1, std::min(opt.runs, 200)));
+            std::string why;
+            if (guards::escapesTimedStream(r.timing.medianMs, synced, &why)) {
+                r.validation.passed = false;
+                r.validation.failures.push_back("timing: " + why);
+            }
+            const double bytes = kernels::minBytes(binding.op, args), fl = kernels::flops(binding.op, args);
+            if (r.timing.medianMs > 0) {
+                r.gbps = bytes / (r.timing.medianMs * 1e-3) / 1e9;
+                if (job.copyBandwidthGBs > 0) r.pctCopyBandwidth = 100.0 * r.gbps / job.copyBandwidthGBs;
+                if (job.baselineMedianMs > 0) r.speedup = job.baselineMedianMs / r.timing.medianMs;
+                r.impossible = guards::impossibleSpeed(bytes, fl, r.timing.medianMs, job.copyBandwidthGBs,
+                                                       job.fp32PeakTflops, job.l2Bytes, opt.l2Flush, &r.impossibleWhy);
+            }
+        } catch (const Error& e) {
+            r.error = e.what();
+        }
+    }
+    BenchRun tmp;
+    TaskBench tb;
+    tb.variants.push_back(r);
+    tmp.tasks.push_back(tb);
+    return json::parse(benchToJson(tmp))["tasks"][0]["variants"][0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestration (parent process)
+
+struct SpawnResult {
+    int exitCode = -1;
+    int signal = 0;
+    bool timedOut = false;
+    std::string logTail;
+};
+
+std::string tail(const std::string& path, size_t maxBytes = 2000) {
+    std::string s;
+    try {
+        s = readFile(path);
+    } catch (const Error&) {
+        return "";
+    }
+    if (s.size() > maxBytes) s = "..." + s.substr(s.size() - maxBytes);
+    return s;
+}
+
+SpawnResult spawnWorker(const WorkerCommand& w, const std::vector<std::string>& args, const std::string& logPath,
+                        double timeoutSeconds, const std::atomic<bool>* cancel) {
+    std::vector<std::string> argvS{w.executable};
+    argvS.insert(argvS.end(), w.prefixArgs.begin(), w.prefixArgs.end());
+    argvS.insert(argvS.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : argvS) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, w.executable.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    SpawnResult res;
+    if (rc != 0) {
+        res.logTail = "cannot start worker " + w.executable + ": " + std::strerror(rc);
+        return res;
+    }
+    const auto t0 = Clock::now();
+    int status = 0;
+    while (true) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        const bool late = std::chrono::duration<double>(Clock::now() - t0).count() > timeoutSeconds;
+        if (late || (cancel && cancel->load())) {
+            res.timedOut = late;
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (WIFEXITED(status)) res.exitCode = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
+    res.logTail = tail(logPath);
+    return res;
+}
+
+std::string describeFailure(const SpawnResult& s) {
+    std::string why;
+    if (s.timedOut) why = "the worker did not finish in time and was killed";
+    else if (s.signal) why = std::string("the worker crashed with signal ") + std::to_string(s.signal) + " (" + strsignal(s.signal) + ")";
+    else why = "the worker exited with code " + std::to_string(s.exitCode) + " without a result";
+    // The worker's last line usually names the CUDA error.
+    std::string t = s.logTail;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+    const auto nl = t.rfind('\n');
+    const std::string last = nl == std::string::npos ? t : t.substr(nl + 1);
+    if (!last.empty()) why += ": " + last;
+    return why;
+}
+
+} // namespace
+
+std::string opForTask(const std::string& taskId) {
+    const auto it = bindings().find(taskId);
+    return it == bindings().end() ? std::string() : it->second.op;
+}
+
+std::vector<std::string> tasksWithKernels() {
+    std::vector<std::string> ids;
+    for (const auto& [id, b] : bindings()) ids.push_back(id);
+    return ids;
+}
+
+void registerExtraVariants(const std::vector<const kernels::Variant*>& variants) {
+    std::lock_guard<std::mutex> lock(g_extraMutex);
+    extras().insert(extras().end(), variants.begin(), variants.end());
+}
+
+const kernels::Variant* lookupVariant(const std::string& name) {
+    if (const auto* v = kernels::findVariant(name)) return v;
+    std::lock_guard<std::mutex> lock(g_extraMutex);
+    for (const auto* v : extras())
+        if (name == v->name) return v;
+    return nullptr;
+}
+
+std::vector<const kernels::Variant*> variantsForOp(const std::string& op) {
+    std::vector<const kernels::Variant*> out = kernels::variantsFor(op);
+    std::lock_guard<std::mutex> lock(g_extraMutex);
+    for (const auto* v : extras())
+        if (op == v->op) out.push_back(v);
+    return out;
+}
+
+std::string harnessOptionsToJson(const HarnessOptions& o) {
+    return json{{"seeds", o.seeds},     {"atol", o.atol},     {"rtol", o.rtol},   {"edge_cases", o.edgeCases},
+                {"time", o.time},       {"warmup", o.warmup}, {"runs", o.runs},   {"l2_flush", o.l2Flush},
+                {"preset", presetName(o.preset)}, {"job_timeout_s", o.jobTimeoutSeconds}}
+        .dump();
+}
+
+HarnessOptions harnessOptionsFromJson(const std::string& text) {
+    const json j = json::parse(text);
+    HarnessOptions o;
+    o.seeds = j.value("seeds", o.seeds);
+    o.atol = j.value("atol", o.atol);
+    o.rtol = j.value("rtol", o.rtol);
+    o.edgeCases = j.value("edge_cases", o.edgeCases);
+    o.time = j.value("time", o.time);
+    o.warmup = j.value("warmup", o.warmup);
+    o.runs = j.value("runs", o.runs);
+    o.l2Flush = j.value("l2_flush", o.l2Flush);
+    o.preset = parsePreset(j.value("preset", "full")).value_or(Preset::Full);
+    o.jobTimeoutSeconds = j.value("job_timeout_s", o.jobTimeoutSeconds);
+    return o;
+}
+
+WorkerJob workerJobFromArgs(const std::vector<std::string>& args) {
+    WorkerJob j;
+    for (size_t i = 0; i + 1 < args.size(); i += 2) {
+        const std::string& k = args[i];
+        const std::string& v = args[i + 1];
+        try {
+            if (k == "--job") j.job = v;
+            else if (k == "--suite") j.suite = v;
+            else if (k == "--task") j.task = v;
+            else if (k == "--variant") j.variant = v;
+            else if (k == "--result") j.resultFile = v;
+            else if (k == "--options") j.options = harnessOptionsFromJson(v);
+            else if (k == "--baseline-ms") j.baselineMedianMs = std::stod(v);
+            else if (k == "--copy-gbs") j.copyBandwidthGBs = std::stod(v);
+            else if (k == "--fp32-tflops") j.fp32PeakTflops = std::stod(v);
+            else if (k == "--l2-bytes") j.l2Bytes = std::stod(v);
+            else throw Error("unknown worker argument '" + k + "'");
+        } catch (const std::invalid_argument&) {
+            throw Error("worker argument " + k + ": '" + v + "' is not a number");
+        } catch (const nlohmann::json::exception& e) {
+            throw Error(std::string("worker --options: ") + e.what());
+        }
+    }
+    if (args.size() % 2) throw Error("worker arguments come in pairs");
+    if (j.job.empty() || j.resultFile.empty()) throw Error("worker needs --job and --result");
+    return j;
+}
+
+int runWorkerJob(const WorkerJob& job) {
+    json result;
+    try {
+        if (!torch::cuda::is_available()) throw Error("no CUDA device is usable in the worker");
+        if (job.job == "ceilings") result = jobCeilings(job);
+        else if (job.job == "baseline") result = jobBaseline(job);
+        else if (job.job == "variant") result = jobVariant(job);
+        else throw Error("unknown worker job '" + job.job + "'");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "worker %s %s %s: %s\n", job.job.c_str(), job.task.c_str(), job.variant.c_str(),
+                     shortError(e).c_str());
+        result = json{{"error", shortError(e)}};
+    }
+    try {
+        writeFileAtomic(job.resultFile, result.dump());
+    } catch (const Error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 5;
+    }
+    return result.contains("error") && result.size() == 1 ? 1 : 0;
+}
+
+BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
+                  const WorkerCommand& worker, const BenchProgress& progress, const std::atomic<bool>* cancel) {
+    namespace fs = std::filesystem;
+    auto say = [&](const std::string& s) {
+        if (progress) progress(s);
+    };
+    const fs::path dir = fs::temp_directory_path() / ("kernelsieve-bench-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    int jobNo = 0;
+    const std::string optJson = harnessOptionsToJson(opt);
+    // Runs one job; returns its JSON or sets `failure`.
+    auto runJob = [&](std::vector<std::string> args, std::string& failure) -> json {
+        const std::string base = (dir / ("job" + std::to_string(++jobNo))).string();
+        args.insert(args.end(), {"--options", optJson, "--result", base + ".json"});
+        const SpawnResult s = spawnWorker(worker, args, base + ".log", opt.jobTimeoutSeconds, cancel);
+        json j;
+        if (fs::exists(base + ".json")) {
+            try {
+                j = json::parse(readFile(base + ".json"));
+            } catch (const std::exception&) {
+            }
+        }
+        if (j.is_object() && !(j.contains("error") && j.size() == 1) && s.exitCode == 0) return j;
+        failure = j.is_object() && j.contains("error") ? j["error"].get<std::string>() : describeFailure(s);
+        return json();
+    };
+
+    BenchRun run;
+    run.toolVersion = toolVersion();
+    run.created = isoTimeNow();
+    run.preset = presetName(opt.preset);
+    run.settings.warmup = opt.warmup;
+    run.settings.runs = opt.runs;
+    run.settings.l2Flush = opt.l2Flush;
+    run.device = "cuda";
+
+    say("measuring the device's copy bandwidth and FP32 peak");
+    std::string failure;
+    const json ceil = runJob({"--job", "ceilings"}, failure);
+    if (ceil.is_null()) {
+        fs::remove_all(dir);
+        throw Error("cannot measure the device (" + failure + ")");
+    }
+    run.deviceName = ceil.value("device_name", "");
+    run.driver = ceil.value("driver", "");
+    run.cudaVersion = ceil.value("cuda", "");
+    run.libtorchVersion = ceil.value("libtorch", "");
+    run.copyBandwidthGBs = ceil.value("copy_bandwidth_gbs", 0.0);
+    run.fp32PeakTflops = ceil.value("fp32_peak_tflops", 0.0);
+    run.smClock = ceil.value("sm_clock", "");
+    run.memClock = ceil.value("mem_clock", "");
+    const double l2 = ceil.value("l2_bytes", 0.0);
+    say("copy " + std::to_string(static_cast<int>(run.copyBandwidthGBs)) + " GB/s, FP32 " +
+        std::to_string(run.fp32PeakTflops) + " TFLOP/s on " + run.deviceName);
+    const std::vector<std::string> ceilArgs{"--copy-gbs", std::to_string(run.copyBandwidthGBs), "--fp32-tflops",
+                                            std::to_string(run.fp32PeakTflops), "--l2-bytes", std::to_string(l2)};
+
+    for (const auto& spec : tasks) {
+        if (cancel && cancel->load()) break;
+        const auto bit = bindings().find(spec.id);
+        if (bit == bindings().end()) continue;
+        TaskBench tb;
+        tb.taskId = spec.id;
+        tb.taskName = spec.name;
+        tb.op = bit->second.op;
+        for (const auto& in : spec.inputs)
+            for (auto d : spec.shapeOf(in, opt.preset)) tb.shape.push_back(d);
+        double baselineMs = 0;
+        if (opt.time) {
+            say(spec.id + ": timing the LibTorch eager baseline");
+            const json b = runJob({"--job", "baseline", "--suite", suite, "--task", spec.id}, failure);
+            if (b.is_null()) {
+                tb.baselineError = failure;
+            } else {
+                BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
+                                                  {"tasks", json::array({b})}}.dump(), "baseline");
+                tb.baseline = tmp.tasks[0].baseline;
+                tb.minBytes = tmp.tasks[0].minBytes;
+                tb.flops = tmp.tasks[0].flops;
+                baselineMs = tb.baseline.medianMs;
+            }
+        }
+        for (const auto* v : variantsForOp(tb.op)) {
+            if (cancel && cancel->load()) break;
+            if (!opt.variantPattern.empty()) {
+                bool match = false;
+                size_t start = 0;
+                while (start <= opt.variantPattern.size()) {
+                    const size_t comma = opt.variantPattern.find(',', start);
+                    const std::string g = opt.variantPattern.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                    if (!g.empty() && globMatch(g, v->name)) match = true;
+                    if (comma == std::string::npos) break;
+                    start = comma + 1;
+                }
+                if (!match) continue;
+            }
+            say(spec.id + ": " + v->name);
+            std::vector<std::string> args{"--job", "variant", "--suite", suite, "--task", spec.id, "--variant", v->name,
+                                          "--baseline-ms", std::to_string(baselineMs)};
+            args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
+            const json vj = runJob(args, failure);
+            VariantResult vr;
+            if (vj.is_null()) {
+                vr.name = v->name;
+                vr.summary = v->summary;
+                vr.version = v->version;
+                vr.shortcut = v->shortcut;
+                vr.error = failure;
+                vr.validation.run = true;
+                vr.validation.passed = false;
+                vr.validation.failures.push_back("the variant could not be evaluated: " + failure);
+            } else {
+                BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
+                                                  {"tasks", json::array({json{{"variants", json::array({vj})}}})}}.dump(),
+                                             "variant");
+                vr = tmp.tasks[0].variants[0];
+            }
+            say(spec.id + ": " + vr.name + (vr.validation.passed ? " valid" : " INVALID") +
+                (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
+                (vr.error.empty() ? "" : " (" + vr.error + ")"));
+            tb.variants.push_back(std::move(vr));
+        }
+        run.tasks.push_back(std::move(tb));
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return run;
+}
+
+} // namespace ks
