@@ -9,12 +9,14 @@
 // softmax_kernel3  one pass with online max/sum, warp-shuffle reductions, float4 loads
 //                  (scalar when misaligned or cols % 4 != 0), 1024-thread blocks for long rows
 // softmax_kernel4  a row split over a thread-block cluster (up to 16 blocks) held in shared
-//                  memory: HBM is read once; online max/sum while loading, one DSMEM exchange
+//                  memory (cp.async, whole chunk in flight): HBM read once, online max/sum,
+//                  one DSMEM exchange of partials per row
 #include "checks.h"
 #include "common.cuh"
 #include "variants.h"
 
 #include <cooperative_groups.h>
+#include <cuda_pipeline_primitives.h>
 
 #include <mutex>
 #include <tuple>
@@ -209,26 +211,29 @@ __global__ void __launch_bounds__(512, 2)
     for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
+        // The whole chunk in flight at once: cp.async copies global -> shared without staging
+        // in registers, so 512 threads keep 96 KiB of loads outstanding. Each thread later reads
+        // only the vectors it copied, so waiting on its own copies is enough (no block barrier).
+        for (long long v = tid; v < nv; v += bd)
+            __pipeline_memcpy_async(sv + v, xr + v, sizeof(V));
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
         float m = -INFINITY, s = 0.f;
-        for (long long v0 = tid; v0 < nv; v0 += 4LL * bd) {
-            V q[4];
-            // four independent loads in flight before the first use
-#pragma unroll
-            for (int u = 0; u < 4; ++u)
-                if (v0 + u * bd < nv) q[u] = __ldg(xr + v0 + u * bd);
-#pragma unroll
-            for (int u = 0; u < 4; ++u)
-                if (v0 + u * bd < nv) {
-                    sv[v0 + u * bd] = q[u];
-                    if constexpr (VEC == 4) {
-                        onlineAdd(m, s, q[u].x);
-                        onlineAdd(m, s, q[u].y);
-                        onlineAdd(m, s, q[u].z);
-                        onlineAdd(m, s, q[u].w);
-                    } else {
-                        onlineAdd(m, s, q[u]);
-                    }
-                }
+        if constexpr (VEC == 4) {
+            // one (max, sum) per lane of the vector: four independent exp chains, not one
+            float m1 = -INFINITY, s1 = 0.f, m2 = -INFINITY, s2 = 0.f, m3 = -INFINITY, s3 = 0.f;
+            for (long long v = tid; v < nv; v += bd) {
+                const float4 q = sv[v];
+                onlineAdd(m, s, q.x);
+                onlineAdd(m1, s1, q.y);
+                onlineAdd(m2, s2, q.z);
+                onlineAdd(m3, s3, q.w);
+            }
+            onlineMerge(m, s, m1, s1);
+            onlineMerge(m2, s2, m3, s3);
+            onlineMerge(m, s, m2, s2);
+        } else {
+            for (long long v = tid; v < nv; v += bd) onlineAdd(m, s, sv[v]);
         }
         warpMergeOnline(m, s);
         if (lane == 0) shM[warp] = m, shS[warp] = s;
