@@ -54,7 +54,7 @@ void AxesChart::rebuild()
     auto makeBars = [&](const QColor& pen, const QColor& brush, const QString& name, Qt::BrushStyle style) {
         auto* b = new QCPBars(xAxis, yAxis);
         b->setWidth(0.6);
-        b->setBaseValue(floor / 3);
+        b->setBaseValue(floor / 3); // QCPBars draw base .. base + value: values are offset below
         b->setPen(QPen(pen));
         b->setBrush(QBrush(brush, style));
         b->setName(name);
@@ -71,11 +71,11 @@ void AxesChart::rebuild()
         const QString size = a < m_sizes.size() ? QString::number(m_sizes[a]) : QStringLiteral("?");
         ticker->addTick(key, a == 0 ? tr("seeds\n(%1)").arg(size) : tr("dim %1\n(%2)").arg(a - 1).arg(size));
         if (std::isnan(v)) {
-            nan->addData(key, t > 0 ? t : maxValue);
+            nan->addData(key, (t > 0 ? t : maxValue) - floor / 3);
             continue;
         }
         const double shown = v > 0 ? v : floor;
-        (ks::flaggedBelow(v, t) ? flag : pass)->addData(key, shown);
+        (ks::flaggedBelow(v, t) ? flag : pass)->addData(key, shown - floor / 3);
         auto* label = new QCPItemText(this);
         label->position->setCoords(key, shown);
         label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
@@ -87,7 +87,7 @@ void AxesChart::rebuild()
     xAxis->setLabel(tr("axis of [seeds, *output]"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    yAxis->setRange(floor / 3, maxValue * 8);
+    yAxis->setRange(floor / 3, maxValue * 200); // headroom: the legend sits above the bars
     yAxis->setLabel(tr("max std along axis"));
 
     auto* line = new QCPItemStraightLine(this);

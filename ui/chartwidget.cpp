@@ -28,8 +28,35 @@ QString ChartWidget::title() const
     return m_title->text();
 }
 
+void ChartWidget::setWarning(const QString& text)
+{
+    if (text.isEmpty()) {
+        if (m_warning) {
+            plotLayout()->remove(m_warning); // deletes it
+            plotLayout()->simplify();
+            m_warning = nullptr;
+        }
+        return;
+    }
+    if (!m_warning) {
+        plotLayout()->insertRow(1);
+        QFont font = this->font();
+        font.setBold(true);
+        m_warning = new QCPTextElement(this, text, font);
+        m_warning->setTextColor(QColor(0xc6, 0x28, 0x28));
+        plotLayout()->addElement(1, 0, m_warning);
+    }
+    m_warning->setText(text);
+}
+
+QString ChartWidget::warning() const
+{
+    return m_warning ? m_warning->text() : QString();
+}
+
 void ChartWidget::resetPlot()
 {
+    setWarning({});
     clearPlottables();
     clearItems();
     legend->setVisible(false);
@@ -39,6 +66,9 @@ void ChartWidget::resetPlot()
         axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         axis->setLabel({});
         axis->setVisible(true);
+        axis->setTickLabelRotation(0);
+        axis->setTickLabelFont(font());
+        axis->grid()->setVisible(true);
     }
     m_message.clear();
     m_hasData = false;
@@ -94,7 +124,7 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event)
     menu.addSeparator();
     auto* reset = menu.addAction(tr("Reset zoom"));
     QAction* chosen = menu.exec(event->globalPos());
-    if (!chosen)
+    if (!chosen || (chosen != png && chosen != pdf && chosen != reset))
         return;
     if (chosen == reset) {
         xAxis->setRange(m_homeX);

@@ -14,6 +14,10 @@ public:
     void setTitle(const QString& title);
     QString title() const;
 
+    // A warning line under the title (e.g. "speedup on a flawed task"); empty removes it.
+    void setWarning(const QString& text);
+    QString warning() const;
+
     // A centred message instead of data ("select a task", "no kernels for L1-1").
     void showMessage(const QString& message);
     QString message() const { return m_message; }
@@ -37,6 +41,7 @@ protected:
 
 private:
     QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_warning = nullptr;
     QString m_message;
     bool m_hasData = false;
     QCPRange m_homeX, m_homeY;

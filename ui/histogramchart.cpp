@@ -65,6 +65,10 @@ void HistogramChart::rebuild()
         values << c;
         maxCount = std::max(maxCount, c);
     }
+    // QCPBars draws from the base value to base + value, so values are offset by the base.
+    const double base = m_logCount ? 0.5 : 0.0;
+    for (double& v : values)
+        v -= base;
     auto* bars = new QCPBars(xAxis, yAxis);
     bars->setData(keys, values, true);
     bars->setWidth(width);
@@ -72,7 +76,7 @@ void HistogramChart::rebuild()
     bars->setBrush(QColor(0x5b, 0x9b, 0xd5));
     bars->setName(tr("count"));
     if (m_logCount) {
-        bars->setBaseValue(0.5);
+        bars->setBaseValue(base);
         yAxis->setScaleType(QCPAxis::stLogarithmic);
         yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         yAxis->setRange(0.5, std::max(2.0, maxCount * 2.0));
@@ -123,13 +127,17 @@ void HistogramChart::rebuild()
         addLabel(inside ? tr("all values inside the \u00b1%1 band").arg(t) : tr("\u00b1%1 band").arg(t));
     } else {
         addLine(t);
-        addLabel(tr("threshold %1").arg(t));
-        // The std threshold is the point of this chart: always keep it in view.
-        xmin = std::min(xmin, t - span * 0.04);
-        xmax = std::max(xmax, t + span * 0.04);
-        if (!(xmax > xmin)) {
-            xmin = t * -0.1;
-            xmax = t * 2;
+        // Keep the threshold in view when it is near the data; when it is far off, keep the
+        // histogram's shape and say on which side the line is (that is the finding).
+        const double reach = std::max(span, std::abs(hi)) * 1.5;
+        if (t >= lo - reach && t <= hi + reach) {
+            xmin = std::min(xmin, t - span * 0.04);
+            xmax = std::max(xmax, t + span * 0.04);
+            addLabel(tr("threshold %1").arg(t));
+        } else if (t > hi) {
+            addLabel(tr("threshold %1 \u2192 off to the right:\nevery element is below it").arg(t));
+        } else {
+            addLabel(tr("\u2190 threshold %1 off to the left:\nevery element is above it").arg(t));
         }
     }
     xAxis->setRange(xmin, xmax);

@@ -172,8 +172,11 @@ void KernelsView::rebuild()
         const int previous = m_variant->currentIndex();
         m_variant->clear();
         if (task) {
-            for (const auto& v : task->variants)
-                m_variant->addItem(QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name)));
+            m_variant->addItem(tr("PyTorch eager (baseline)"), -1);
+            for (int i = 0; i < int(task->variants.size()); ++i) {
+                const auto& v = task->variants[static_cast<size_t>(i)];
+                m_variant->addItem(QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name)), i);
+            }
             // Default to the most optimised variant: the one whose timing claims the speedup.
             const bool sameTask = m_variantTask == QString::fromStdString(task->taskId);
             m_variant->setCurrentIndex(sameTask && previous >= 0 && previous < m_variant->count() ? previous
@@ -189,5 +192,5 @@ void KernelsView::updateTiming()
     const ks::TaskBench* task = benchTask(m_id);
     if (!task && scope() == Scope::AllTasks && m_bench && !m_bench->tasks.empty())
         task = &m_bench->tasks.front();
-    m_timing->setVariant(task, m_variant->currentIndex());
+    m_timing->setVariant(task, m_variant->currentData().toInt());
 }

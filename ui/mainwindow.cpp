@@ -88,6 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_split->setStretchFactor(0, 4);
     m_split->setStretchFactor(1, 5);
     m_split->setChildrenCollapsible(false);
+    m_split->setSizes({320, 440});
     layout->addWidget(m_split, 1);
     setCentralWidget(central);
 
@@ -131,6 +132,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_matrixView, &FilterMatrixView::openRequested, this, &MainWindow::openDialog);
     connect(m_matrixView->tableView(), &QTableView::doubleClicked, this, [this] { showView(View::TaskDetail); });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
+    connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
     connect(m_client, &RunClient::progress, this, &MainWindow::onRunProgress);
     connect(m_client, &RunClient::taskFinished, this, &MainWindow::onTaskFinished);
@@ -568,7 +570,11 @@ void MainWindow::setThresholds(const ks::Thresholds& thresholds)
 
 void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds)
 {
-    m_model->setThresholds(thresholds);
+    m_model->setThresholds(thresholds); // flagsChanged -> updateFlagCounts
+}
+
+void MainWindow::updateFlagCounts()
+{
     std::array<int, ks::CriterionCount> counts{};
     for (const auto& c : ks::criteria())
         counts[static_cast<size_t>(c.criterion)] = m_model->flaggedCount(c.criterion);

@@ -99,6 +99,7 @@ private:
     void updateRunState();
     void showError(const QString& message);
     void onThresholdsChanged(const ks::Thresholds& thresholds);
+    void updateFlagCounts();
     void onCurrentTaskChanged(const QString& id);
     void onRunStarted(const ks::RunInfo& info, int total);
     void onRunProgress(int done, int total, const QString& current);

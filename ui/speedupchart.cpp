@@ -71,11 +71,15 @@ void SpeedupChart::rebuild()
     resetPlot();
     const bool single = m_tasks.size() == 1;
     std::map<Kind, QCPBars*> barsOf;
-    std::map<Kind, std::pair<QVector<double>, QVector<double>>> errorsOf; // minus, plus
+    // Error bars hang on an invisible graph at the true speedups: QCPBars store value - base.
+    QVector<double> errKeys, errValues, errMinus, errPlus;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double key = 0, lowest = 1.0, highest = 1.0;
     const QColor flawColor(0xc6, 0x28, 0x28);
     QStringList flawedTasks;
+    QFont labelFont = font();
+    if (!single)
+        labelFont.setPointSize(std::max(6, labelFont.pointSize() - 2));
 
     for (const auto& task : m_tasks) {
         const QString id = QString::fromStdString(task.taskId);
@@ -83,11 +87,10 @@ void SpeedupChart::rebuild()
         const double groupStart = key;
         for (const auto& bar : ResultsUtil::speedupBars(task)) {
             m_bars.push_back(bar);
-            QString label = bar.label;
-            if (!single)
-                label = (flaws.isEmpty() ? id : QStringLiteral("\u26a0 ") + id) + QLatin1Char('\n') + label;
-            ticker->addTick(key, label);
+            ticker->addTick(key, single ? bar.label : (flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ")) + id +
+                                                          QStringLiteral(" \u00b7 ") + bar.label);
             const bool drawn = std::isfinite(bar.speedup) && bar.speedup > 0;
+            const bool hasErr = drawn && std::isfinite(bar.low) && std::isfinite(bar.high);
             if (drawn) {
                 QCPBars*& b = barsOf[bar.kind];
                 if (!b) {
@@ -99,26 +102,31 @@ void SpeedupChart::rebuild()
                     b->setBrush(QBrush(st.brush, st.pattern));
                     b->setName(ResultsUtil::speedupKindName(bar.kind));
                 }
-                b->addData(key, bar.speedup);
-                const bool hasErr = std::isfinite(bar.low) && std::isfinite(bar.high);
-                errorsOf[bar.kind].first << (hasErr ? std::max(0.0, bar.speedup - bar.low) : 0.0);
-                errorsOf[bar.kind].second << (hasErr ? std::max(0.0, bar.high - bar.speedup) : 0.0);
+                b->addData(key, bar.speedup - 1.0);
+                if (hasErr) {
+                    errKeys << key;
+                    errValues << bar.speedup;
+                    errMinus << std::max(0.0, bar.speedup - bar.low);
+                    errPlus << std::max(0.0, bar.high - bar.speedup);
+                }
                 lowest = std::min(lowest, hasErr ? bar.low : bar.speedup);
                 highest = std::max(highest, hasErr ? bar.high : bar.speedup);
             }
             auto* text = new QCPItemText(this);
-            text->position->setCoords(key, drawn ? std::max(bar.speedup, std::isfinite(bar.high) ? bar.high : 0.0) : 1.0);
-            text->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+            const bool down = drawn && bar.speedup < 1.0;
+            const double at = !drawn ? 1.0 : down ? (hasErr ? bar.low : bar.speedup) : (hasErr ? bar.high : bar.speedup);
+            text->position->setCoords(key, at);
+            text->setPositionAlignment((down ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignHCenter);
             QString t = drawn ? speedupText(bar.speedup) : tr("not run");
             if (bar.kind == Kind::Failed)
                 t += tr("\n\u2717 failed");
-            else if (bar.kind == Kind::Shortcut)
+            else if (bar.kind == Kind::Shortcut && single)
                 t += tr("\nshortcut");
-            else if (bar.kind == Kind::Impossible)
+            else if (bar.kind == Kind::Impossible && single)
                 t += tr("\nimpossible");
             text->setText(t);
             text->setColor(bar.kind == Kind::Failed ? styleOf(Kind::Failed).pen : QColor(0x21, 0x21, 0x21));
-            QFont f = font();
+            QFont f = labelFont;
             f.setBold(bar.kind != Kind::Baseline);
             text->setFont(f);
             key += 1;
@@ -140,13 +148,18 @@ void SpeedupChart::rebuild()
         key += single ? 0 : 0.6; // a gap between tasks
     }
 
-    for (auto& [kind, bars] : barsOf) {
+    if (!errKeys.isEmpty()) {
+        auto* anchor = addGraph();
+        anchor->setData(errKeys, errValues, true);
+        anchor->setLineStyle(QCPGraph::lsNone);
+        anchor->setScatterStyle(QCPScatterStyle::ssNone);
+        anchor->removeFromLegend();
         auto* err = new QCPErrorBars(xAxis, yAxis);
         err->removeFromLegend();
-        err->setDataPlottable(bars);
-        err->setData(errorsOf[kind].first, errorsOf[kind].second);
+        err->setDataPlottable(anchor);
+        err->setData(errMinus, errPlus);
         err->setPen(QPen(QColor(0x21, 0x21, 0x21), 1.2));
-        err->setWhiskerWidth(6);
+        err->setWhiskerWidth(8);
     }
 
     auto* one = new QCPItemStraightLine(this);
@@ -155,36 +168,28 @@ void SpeedupChart::rebuild()
     one->setPen(QPen(Qt::black, 1));
     auto* oneLabel = new QCPItemText(this);
     oneLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    oneLabel->position->setCoords(0.005, 1);
-    oneLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    oneLabel->position->setCoords(0.995, 1);
+    oneLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
     oneLabel->setText(tr("baseline = 1x"));
     oneLabel->setColor(Qt::darkGray);
 
     xAxis->setTicker(ticker);
-    xAxis->setTickLabelRotation(single ? 0 : -30);
+    xAxis->setTickLabelFont(labelFont);
+    xAxis->setTickLabelRotation(single ? 0 : -40);
     xAxis->setRange(-0.7, key - (single ? 0.3 : 0.9));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    yAxis->setRange(std::min(0.5, lowest / 2), highest * 6);
-    yAxis->setLabel(tr("speedup (log), error bars: timing IQR"));
+    // Headroom above the tallest bar keeps the legend and value labels off the bars.
+    yAxis->setRange(std::min(0.5, lowest / 2.5), highest * (single ? 6 : 80));
+    yAxis->setLabel(tr("speedup (log); error bars: timing IQR"));
 
     if (!flawedTasks.isEmpty()) {
         m_flawMark = true;
         if (single)
             axisRect()->setBackground(QColor(0xff, 0xeb, 0xee));
-        auto* banner = new QCPItemText(this);
-        banner->position->setType(QCPItemPosition::ptAxisRectRatio);
-        banner->position->setCoords(0.5, 0.02);
-        banner->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-        banner->setText(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by %2")
-                                     .arg(flawedTasks.first(), m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
-                               : tr("\u26a0 Speedups on flawed tasks (tinted): %1").arg(flawedTasks.join(QStringLiteral(", "))));
-        QFont f = font();
-        f.setBold(true);
-        banner->setFont(f);
-        banner->setColor(Qt::white);
-        banner->setBrush(flawColor);
-        banner->setPadding(QMargins(6, 3, 6, 3));
+        setWarning(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by %2")
+                                .arg(flawedTasks.first(), m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
+                          : tr("\u26a0 Speedups on flawed tasks (tinted): %1").arg(flawedTasks.join(QStringLiteral(", "))));
     }
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), font().pointSize() - 1));

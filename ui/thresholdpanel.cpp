@@ -27,7 +27,7 @@ public:
         setRange(0, 1e12);
         setKeyboardTracking(true);
         setAccelerated(true);
-        setMinimumWidth(84);
+        setMinimumWidth(76);
     }
 
     QString textFromValue(double value) const override { return QString::number(value, 'g', 6); }
@@ -106,7 +106,8 @@ ThresholdPanel::ThresholdPanel(QWidget* parent)
     for (const auto& c : ks::criteria()) {
         const auto i = static_cast<size_t>(c.criterion);
         auto* cell = new QHBoxLayout;
-        auto* label = new QLabel(tr("%1 <").arg(QString::fromUtf8(c.label)));
+        // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window.
+        auto* label = new QLabel(tr("%1 <").arg(QString::fromUtf8(c.label).section(QLatin1Char(' '), -1)));
         label->setToolTip(tr("Flag when %1 < threshold: %2").arg(QString::fromUtf8(c.metricLabel), QString::fromUtf8(c.description)));
         auto* spin = new ThresholdSpinBox;
         spin->setObjectName(QString::fromUtf8(c.key));

@@ -19,67 +19,85 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant)
     }
     const ks::VariantResult* v =
         variant >= 0 && variant < int(task->variants.size()) ? &task->variants[static_cast<size_t>(variant)] : nullptr;
-    struct Series {
-        QString name;
-        const ks::TimingStats* timing;
-        QColor color;
-    };
-    std::vector<Series> series{{tr("PyTorch eager"), &task->baseline, QColor(0x75, 0x75, 0x75)}};
-    if (v)
-        series.push_back({QStringLiteral("v%1 %2").arg(v->version).arg(QString::fromStdString(v->name)), &v->timing,
-                          v->validation.run && !v->validation.passed ? QColor(0xe5, 0x39, 0x35) : QColor(0x42, 0x85, 0xf4)});
-    double lo = INFINITY, hi = 0;
-    for (const auto& s : series)
-        for (double x : s.timing->samplesMs)
-            if (x > 0) {
-                lo = std::min(lo, x);
-                hi = std::max(hi, x);
-            }
-    setTitle(v ? tr("Timing distribution: %1, %2").arg(QString::fromStdString(task->taskId), series.back().name)
-               : tr("Timing distribution: %1 baseline").arg(QString::fromStdString(task->taskId)));
-    if (!(hi > 0)) {
-        showMessage(tr("No timing samples stored for this kernel"));
+    const ks::TimingStats& t = v ? v->timing : task->baseline;
+    const QString name = v ? QStringLiteral("v%1 %2").arg(v->version).arg(QString::fromStdString(v->name)) : tr("PyTorch eager");
+    const bool failed = v && v->validation.run && !v->validation.passed;
+    const QColor color = !v ? QColor(0x75, 0x75, 0x75) : failed ? QColor(0xe5, 0x39, 0x35) : QColor(0x42, 0x85, 0xf4);
+    setTitle(tr("Timing distribution: %1, %2").arg(QString::fromStdString(task->taskId), name));
+    std::vector<double> samples;
+    for (double x : t.samplesMs)
+        if (std::isfinite(x) && x > 0)
+            samples.push_back(x);
+    if (samples.empty()) {
+        showMessage(v && !v->error.empty() ? tr("Not timed: %1").arg(QString::fromStdString(v->error))
+                                           : tr("No timing samples stored for this kernel"));
         return;
     }
     resetPlot();
+    std::sort(samples.begin(), samples.end());
+    // Bin edges from the 0.5th to 99.5th percentile: one slow outlier (a context switch) would
+    // otherwise squeeze the whole distribution into one bin. Outliers go to the edge bins.
+    auto pct = [&](double p) { return samples[static_cast<size_t>(p * double(samples.size() - 1))]; };
+    double lo = pct(0.005), hi = pct(0.995);
     if (!(hi > lo)) {
-        lo /= 1.1;
-        hi *= 1.1;
+        lo = samples.front() * 0.98;
+        hi = samples.back() * 1.02 + 1e-9;
     }
-    // Bins equal in log(time): variants can be 100x apart and both need visible shape.
-    const int bins = 48;
-    const double l0 = std::log10(lo), l1 = std::log10(hi) + 1e-9, step = (l1 - l0) / bins;
-    double maxCount = 0;
-    for (const auto& s : series) {
-        QVector<double> keys, counts(bins + 2, 0.0);
-        for (int i = 0; i < bins + 2; ++i)
-            keys << std::pow(10.0, l0 + (i - 0.5) * step);
-        for (double x : s.timing->samplesMs)
-            if (x > 0)
-                counts[std::clamp(int((std::log10(x) - l0) / step), 0, bins - 1) + 1] += 1;
-        maxCount = std::max(maxCount, *std::max_element(counts.begin(), counts.end()));
-        auto* g = addGraph();
-        g->setData(keys, counts, true);
-        g->setLineStyle(QCPGraph::lsStepCenter);
-        g->setPen(QPen(s.color, 1.5));
-        QColor fill = s.color;
-        fill.setAlpha(70);
-        g->setBrush(fill);
-        g->setName(tr("%1 (median %2 ms, n=%3)").arg(s.name).arg(s.timing->medianMs, 0, 'g', 3).arg(s.timing->samplesMs.size()));
+    const int bins = std::clamp(int(std::sqrt(double(samples.size())) * 2), 10, 60);
+    const double width = (hi - lo) / bins;
+    QVector<double> keys(bins), counts(bins, 0.0);
+    for (int i = 0; i < bins; ++i)
+        keys[i] = lo + (i + 0.5) * width;
+    for (double x : samples)
+        counts[std::clamp(int((x - lo) / width), 0, bins - 1)] += 1;
+    auto* bars = new QCPBars(xAxis, yAxis);
+    bars->setData(keys, counts, true);
+    bars->setWidth(width);
+    bars->setPen(QPen(color.darker(150)));
+    bars->setBrush(color);
+    bars->removeFromLegend();
+    const double maxCount = *std::max_element(counts.begin(), counts.end());
+
+    // Interquartile range as a band, the median as a line: what the speedup's error bar uses.
+    if (t.q1Ms > 0 && t.q3Ms > 0) {
+        auto* band = new QCPItemRect(this);
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->topLeft->setCoords(t.q1Ms, 0);
+        band->bottomRight->setCoords(t.q3Ms, 1);
+        band->setPen(Qt::NoPen);
+        band->setBrush(QColor(0xff, 0xb3, 0x00, 45));
+        band->setLayer(QStringLiteral("background"));
+    }
+    if (t.medianMs > 0) {
         auto* median = new QCPItemStraightLine(this);
-        median->point1->setCoords(s.timing->medianMs, 0);
-        median->point2->setCoords(s.timing->medianMs, 1);
-        median->setPen(QPen(s.color.darker(130), 1.2, Qt::DashLine));
+        median->point1->setCoords(t.medianMs, 0);
+        median->point2->setCoords(t.medianMs, 1);
+        median->setPen(QPen(Qt::black, 1.5, Qt::DashLine));
     }
-    xAxis->setScaleType(QCPAxis::stLogarithmic);
-    xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    xAxis->setRange(lo / 1.3, hi * 1.3);
-    xAxis->setLabel(tr("time per call (ms, log)"));
-    yAxis->setRange(0, maxCount * 1.15);
+    auto* label = new QCPItemText(this);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.98, 0.03);
+    label->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+    label->setTextAlignment(Qt::AlignRight);
+    QString text = tr("median %1 ms (dashed)\nIQR %2 ms (shaded)\n%3 samples of %4 runs")
+                       .arg(t.medianMs, 0, 'g', 4)
+                       .arg(t.iqrMs(), 0, 'g', 3)
+                       .arg(samples.size())
+                       .arg(t.runs);
+    if (v && std::isfinite(v->speedup))
+        text += tr("\nspeedup %1x over eager (%2 ms)").arg(v->speedup, 0, 'g', 3).arg(task->baseline.medianMs, 0, 'g', 3);
+    if (failed)
+        text += tr("\n\u2717 failed validation");
+    label->setText(text);
+    label->setBrush(QColor(255, 255, 255, 220));
+    label->setPadding(QMargins(4, 2, 4, 2));
+    label->setColor(failed ? QColor(0xb7, 0x1c, 0x1c) : QColor(0x21, 0x21, 0x21));
+
+    xAxis->setRange(lo - width, hi + width);
+    xAxis->setLabel(tr("time per call (ms)"));
+    yAxis->setRange(0, maxCount * 1.75); // room for the label above the bars
     yAxis->setLabel(tr("samples"));
-    legend->setVisible(true);
-    legend->setFont(QFont(font().family(), font().pointSize() - 1));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     setHasData(true);
     rememberHomeRange();
     replot(rpQueuedReplot);

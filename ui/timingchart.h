@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Timing distribution of one kernel variant against the eager baseline: histograms of the
-// stored timing samples on a log time axis, with the medians marked.
+// Timing distribution of one kernel (a variant or the eager baseline): a histogram of the stored
+// timing samples with the median and the interquartile range marked, on the kernel's own scale.
 
 #include "chartwidget.h"
 
@@ -13,6 +13,6 @@ class TimingChart : public ChartWidget
 public:
     explicit TimingChart(QWidget* parent = nullptr);
 
-    // variant: index into task.variants; -1 shows the baseline alone.
+    // variant: index into task.variants; -1 shows the eager baseline.
     void setVariant(const ks::TaskBench* task, int variant);
 };

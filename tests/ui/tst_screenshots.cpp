@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+// Renders each main view of the real window from the fixed results and bench files to PNG
+// (${CMAKE_BINARY_DIR}/screenshots, kept as test artifacts; docs/screenshots has current copies)
+// and checks the images are not trivial: not blank, and every chart's plot area has data drawn.
+
+#include <axeschart.h>
+#include <chartwidget.h>
+#include <filtermatrixview.h>
+#include <kernelsview.h>
+#include <mainwindow.h>
+#include <speedupchart.h>
+#include <taskdetailview.h>
+
+#include <models/filtermatrixmodel.h>
+
+#include <QDir>
+#include <QImage>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+namespace {
+
+struct ImageStats {
+    int distinctColors = 0;
+    double nonBackground = 0; // fraction of pixels that differ from the most common colour
+    double saturated = 0;     // fraction of clearly coloured pixels (bars, flags), not greys
+};
+
+ImageStats statsOf(const QImage& image, const QRect& area = {})
+{
+    const QImage img = image.convertToFormat(QImage::Format_RGB32);
+    const QRect r = area.isNull() ? img.rect() : area.intersected(img.rect());
+    std::map<QRgb, int> histogram;
+    int saturated = 0;
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x) {
+            const QRgb p = img.pixel(x, y);
+            ++histogram[p];
+            const int mx = std::max({qRed(p), qGreen(p), qBlue(p)}), mn = std::min({qRed(p), qGreen(p), qBlue(p)});
+            if (mx - mn > 40)
+                ++saturated;
+        }
+    int most = 0;
+    for (const auto& [c, n] : histogram)
+        most = std::max(most, n);
+    const double total = double(r.width()) * r.height();
+    return {int(histogram.size()), total > 0 ? 1.0 - most / total : 0, total > 0 ? saturated / total : 0};
+}
+
+void checkNonTrivial(const QImage& image, const QString& what)
+{
+    const auto s = statsOf(image);
+    QVERIFY2(!image.isNull(), qPrintable(what));
+    QVERIFY2(s.distinctColors > 64, qPrintable(QStringLiteral("%1: only %2 colours").arg(what).arg(s.distinctColors)));
+    QVERIFY2(s.nonBackground > 0.05, qPrintable(QStringLiteral("%1: %2% drawn").arg(what).arg(s.nonBackground * 100)));
+}
+
+// The chart is laid out, has data, and its axis rect holds coloured pixels (bars, bands, lines).
+void checkPlotDrawn(ChartWidget* chart)
+{
+    const QString name = chart->objectName();
+    QVERIFY2(chart->isVisible(), qPrintable(name));
+    QVERIFY2(chart->hasData(), qPrintable(name + QStringLiteral(": no data (") + chart->message() + QLatin1Char(')')));
+    chart->replot(QCustomPlot::rpImmediateRefresh);
+    const QImage image = chart->toPixmap(chart->width(), chart->height()).toImage();
+    const QRect plotArea = chart->axisRect()->rect();
+    QVERIFY2(plotArea.width() > 80 && plotArea.height() > 60, qPrintable(name + QStringLiteral(": plot area too small")));
+    const auto s = statsOf(image, plotArea);
+    QVERIFY2(s.saturated > 0.01, qPrintable(QStringLiteral("%1: plot area is %2% coloured").arg(name).arg(s.saturated * 100)));
+}
+
+} // namespace
+
+class TestScreenshots : public QObject
+{
+    Q_OBJECT
+private:
+    QString m_dir = QStringLiteral(KS_SCREENSHOT_DIR);
+
+    QImage shoot(MainWindow& w, const QString& file)
+    {
+        QApplication::processEvents();
+        for (auto* c : w.charts())
+            c->replot(QCustomPlot::rpImmediateRefresh);
+        const QImage image = w.grab().toImage();
+        const QString path = QDir(m_dir).filePath(file);
+        if (!image.save(path))
+            qWarning("cannot save %s", qPrintable(path));
+        return image;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QSettings().clear();
+        QDir().mkpath(m_dir);
+        qputenv("KS_WORKER", KS_UI_TEST_WORKERS "/ok_worker.sh");
+    }
+
+    void testMainViews()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startup(QStringLiteral(KS_UI_TEST_DATA "/results.json"));
+        QCOMPARE(w.model()->rowCount(), 16);
+        QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench.json")));
+        QTRY_VERIFY(!w.workerDevice().isEmpty()); // the device note is part of the picture
+
+        // Task detail: the seed's softmax, flagged by every filter.
+        QVERIFY(w.selectTask(QStringLiteral("L1-23")));
+        w.showView(MainWindow::View::TaskDetail);
+        checkNonTrivial(shoot(w, QStringLiteral("task-detail.png")), QStringLiteral("task detail"));
+        for (auto* c : w.detailView()->charts())
+            checkPlotDrawn(c);
+
+        // A task with a NaN (size-1) axis and wide outputs, with log counts.
+        QVERIFY(w.selectTask(QStringLiteral("L1-47")));
+        w.detailView()->logCountBox()->setChecked(true);
+        checkNonTrivial(shoot(w, QStringLiteral("task-detail-logcount.png")), QStringLiteral("task detail (log)"));
+        for (auto* c : w.detailView()->charts())
+            checkPlotDrawn(c);
+        w.detailView()->logCountBox()->setChecked(false);
+
+        // Kernels on the broken L2-13: a 124x shortcut on a flawed task must be marked.
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        w.showView(MainWindow::View::Kernels);
+        checkNonTrivial(shoot(w, QStringLiteral("kernels.png")), QStringLiteral("kernels"));
+        QVERIFY(w.kernelsView()->speedupChart()->flawMarkShown());
+        for (auto* c : w.kernelsView()->charts())
+            checkPlotDrawn(c);
+
+        // Every task with kernels at once; L1-23 fails validation in one variant.
+        w.kernelsView()->setScope(KernelsView::Scope::AllTasks);
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-all.png")), QStringLiteral("kernels (all)"));
+        checkPlotDrawn(w.kernelsView()->speedupChart());
+        w.kernelsView()->setScope(KernelsView::Scope::SelectedTask);
+
+        w.showView(MainWindow::View::Summary);
+        checkNonTrivial(shoot(w, QStringLiteral("summary.png")), QStringLiteral("summary"));
+        checkPlotDrawn(w.chart(QStringLiteral("summaryChart")));
+
+        // The filter matrix on its own.
+        const QImage matrix = w.matrixView()->grab().toImage();
+        matrix.save(QDir(m_dir).filePath(QStringLiteral("filter-matrix.png")));
+        checkNonTrivial(matrix, QStringLiteral("filter matrix"));
+        QVERIFY2(statsOf(matrix).saturated > 0.05, "the matrix cells are coloured");
+    }
+
+    void testChartExports()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.openResults(QStringLiteral(KS_UI_TEST_DATA "/results.json")));
+        QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench.json")));
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        for (auto* c : w.charts()) {
+            for (const char* suffix : {"png", "pdf"}) {
+                const QString path = QDir(m_dir).filePath(QStringLiteral("export-%1.%2").arg(c->objectName(), QLatin1String(suffix)));
+                QFile::remove(path);
+                QVERIFY2(w.exportChart(c->objectName(), path), qPrintable(path));
+                QFile f(path);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                const QByteArray head = f.read(8);
+                QVERIFY2(f.size() > 2000, qPrintable(path));
+                QVERIFY(head.startsWith(suffix == QLatin1String("png") ? QByteArray("\x89PNG") : QByteArray("%PDF")));
+            }
+        }
+        const QImage speedup(QDir(m_dir).filePath(QStringLiteral("export-speedupChart.png")));
+        QCOMPARE(speedup.size(), QSize(1200, 700));
+        checkNonTrivial(speedup, QStringLiteral("exported speedup chart"));
+        QVERIFY(!w.exportChart(QStringLiteral("speedupChart"), QDir(m_dir).filePath(QStringLiteral("x.bmp"))));
+    }
+};
+
+QTEST_MAIN(TestScreenshots)
+#include "tst_screenshots.moc"
