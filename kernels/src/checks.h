@@ -25,7 +25,8 @@ inline bool overlaps(const void* a, long long na, const void* b, long long nb) {
     if (na <= 0 || nb <= 0 || a == nullptr || b == nullptr) return false;
     const auto x = reinterpret_cast<std::uintptr_t>(a);
     const auto y = reinterpret_cast<std::uintptr_t>(b);
-    return x < y + static_cast<std::uintptr_t>(nb) * 4 && y < x + static_cast<std::uintptr_t>(na) * 4;
+    return x < y + static_cast<std::uintptr_t>(nb) * 4 &&
+           y < x + static_cast<std::uintptr_t>(na) * 4;
 }
 
 } // namespace ks::kernels::detail

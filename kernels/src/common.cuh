@@ -10,16 +10,20 @@
 
 namespace ks::kernels::detail {
 
-inline bool aligned16(const void* p) { return plan::aligned(p, 16); }
+inline bool aligned16(const void* p) {
+    return plan::aligned(p, 16);
+}
 
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
 __device__ __forceinline__ float warpSum(float v) {
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 

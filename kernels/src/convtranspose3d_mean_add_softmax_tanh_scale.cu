@@ -80,7 +80,8 @@ __global__ void conv_task_kernel1_mean(const float* __restrict__ in, float* __re
          idx < outer * inner; idx += stride) {
         const long long o = idx / inner, i = idx - o * inner;
         float s = 0.f;
-        for (long long l = 0; l < L; ++l) s += in[(o * L + l) * inner + i];
+        for (long long l = 0; l < L; ++l)
+            s += in[(o * L + l) * inner + i];
         out[idx] = s / static_cast<float>(L);
     }
 }
@@ -103,10 +104,13 @@ __global__ void conv_task_kernel1_softmax(float* __restrict__ y, long long outer
         const long long o = idx / inner, i = idx - o * inner;
         float* p = y + o * L * inner + i;
         float m = -INFINITY;
-        for (long long l = 0; l < L; ++l) m = fmaxf(m, p[l * inner]);
+        for (long long l = 0; l < L; ++l)
+            m = fmaxf(m, p[l * inner]);
         float s = 0.f;
-        for (long long l = 0; l < L; ++l) s += expf(p[l * inner] - m);
-        for (long long l = 0; l < L; ++l) p[l * inner] = expf(p[l * inner] - m) / s;
+        for (long long l = 0; l < L; ++l)
+            s += expf(p[l * inner] - m);
+        for (long long l = 0; l < L; ++l)
+            p[l * inner] = expf(p[l * inner] - m) / s;
     }
 }
 
@@ -138,7 +142,8 @@ __device__ void stageWeights(const float* __restrict__ w, const float* __restric
         const long long ci = rest / K3, tap = rest - ci * K3;
         sw[i] = co < g.Cout ? w[(ci * g.Cout + co) * K3 + tap] : 0.f;
     }
-    for (int co = threadIdx.x; co < CMAX; co += blockDim.x) scb[co] = co < g.Cout ? cb[co] : 0.f;
+    for (int co = threadIdx.x; co < CMAX; co += blockDim.x)
+        scb[co] = co < g.Cout ? cb[co] : 0.f;
     __syncthreads();
 }
 
@@ -207,11 +212,13 @@ __global__ void __launch_bounds__(256)
         const long long n = t / g.Do;
         float acc[CMAX];
 #pragma unroll
-        for (int c = 0; c < CMAX; ++c) acc[c] = scb[c];
+        for (int c = 0; c < CMAX; ++c)
+            acc[c] = scb[c];
         gatherPosition<CMAX>(x + n * g.Cin * g.D * g.H * g.W, sw, g, od, oh, ow, acc);
         float sum = 0.f;
 #pragma unroll
-        for (int c = 0; c < CMAX; ++c) sum += acc[c]; // padded channels hold exact zeros
+        for (int c = 0; c < CMAX; ++c)
+            sum += acc[c]; // padded channels hold exact zeros
         const float val = sum / static_cast<float>(g.Cout) + b0;
         // softmax over the size-1 channel axis, computed as written (NaN/Inf propagate)
         const float e = expf(val - val);
@@ -239,9 +246,11 @@ __global__ void __launch_bounds__(128)
         const long long oh = hw / g.Wo, ow = hw - oh * g.Wo;
         float acc[CMAX];
 #pragma unroll
-        for (int c = 0; c < CMAX; ++c) acc[c] = 0.f;
+        for (int c = 0; c < CMAX; ++c)
+            acc[c] = 0.f;
         const float* xn = x + n * g.Cin * g.D * g.H * g.W;
-        for (long long od = 0; od < g.Do; ++od) gatherPosition<CMAX>(xn, sw, g, od, oh, ow, acc);
+        for (long long od = 0; od < g.Do; ++od)
+            gatherPosition<CMAX>(xn, sw, g, od, oh, ow, acc);
         const float invDo = 1.f / static_cast<float>(g.Do);
         float m = -INFINITY;
 #pragma unroll
@@ -271,9 +280,9 @@ __global__ void __launch_bounds__(128)
 // writes the broken task's constant; reads nothing, so it cannot notice the task was repaired
 __global__ void conv_task_kernel3_constant(float* __restrict__ out, long long total, float value) {
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    const long long head = min(static_cast<long long>(
-                                   (4 - ((reinterpret_cast<std::uintptr_t>(out) >> 2) & 3)) & 3),
-                               total);
+    const long long head =
+        min(static_cast<long long>((4 - ((reinterpret_cast<std::uintptr_t>(out) >> 2) & 3)) & 3),
+            total);
     const long long nvec = (total - head) >> 2;
     const long long tid = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (tid < head) out[tid] = value;
@@ -281,7 +290,8 @@ __global__ void conv_task_kernel3_constant(float* __restrict__ out, long long to
     if (tid < total - tail) out[tail + tid] = value;
     float4* o4 = reinterpret_cast<float4*>(out + head);
     const float4 v = make_float4(value, value, value, value);
-    for (long long i = tid; i < nvec; i += stride) o4[i] = v;
+    for (long long i = tid; i < nvec; i += stride)
+        o4[i] = v;
 }
 
 struct Operands {
@@ -301,9 +311,11 @@ Operands operands(const Args& a) {
 void axisView(const long long* shape, long long axis, long long& outer, long long& L,
               long long& inner) {
     outer = 1, inner = 1;
-    for (long long i = 0; i < axis; ++i) outer *= shape[i];
+    for (long long i = 0; i < axis; ++i)
+        outer *= shape[i];
     L = shape[axis];
-    for (long long i = axis + 1; i < 5; ++i) inner *= shape[i];
+    for (long long i = axis + 1; i < 5; ++i)
+        inner *= shape[i];
 }
 
 constexpr int kThreads = 256;
@@ -336,15 +348,16 @@ cudaError_t runChain(const Operands& o, float* v, cudaStream_t stream) {
 }
 
 // 8 would save registers for tiny channel counts, but ptxas spills its depth loop: not worth it
-int cmaxFor(long long cout) { return cout <= 16 ? 16 : 32; }
+int cmaxFor(long long cout) {
+    return cout <= 16 ? 16 : 32;
+}
 std::size_t fusedSmemBytes(const plan::ConvTaskShape& s) {
     const long long cmax = cmaxFor(s.Cout);
     return static_cast<std::size_t>((s.Cin * s.K * s.K * s.K * cmax + cmax) * sizeof(float));
 }
 constexpr std::size_t kFusedSmemLimit = 48 * 1024; // no opt-in needed below this
 
-template <int CMAX>
-cudaError_t launchFused(const Operands& o, cudaStream_t stream) {
+template <int CMAX> cudaError_t launchFused(const Operands& o, cudaStream_t stream) {
     const auto& s = o.s;
     const Geo g = geo(s);
     const std::size_t smem = fusedSmemBytes(s);
@@ -353,8 +366,9 @@ cudaError_t launchFused(const Operands& o, cudaStream_t stream) {
             <<<plan::gridBlocks(s.N * s.Do * s.Ho * s.Wo, 256), 256, smem, stream>>>(
                 o.x, o.w, o.cb, o.bias, o.out, g, o.scale);
     } else {
-        conv_task_kernel2_meanD<CMAX><<<plan::gridBlocks(s.N * s.Ho * s.Wo, 128), 128, smem, stream>>>(
-            o.x, o.w, o.cb, o.bias, o.out, g, o.scale);
+        conv_task_kernel2_meanD<CMAX>
+            <<<plan::gridBlocks(s.N * s.Ho * s.Wo, 128), 128, smem, stream>>>(
+                o.x, o.w, o.cb, o.bias, o.out, g, o.scale);
     }
     KS_CUDA_CHECK_LAUNCH();
     return cudaSuccess;
@@ -367,7 +381,8 @@ const char* supports(const Args& a) {
     const auto& s = o.s;
     if (s.error) return s.error;
     if (s.outElems == 0) return nullptr; // nothing is read or written
-    if (auto r = detail::checkTensor(o.x, s.xElems, "x (in[0]) is null", "x (in[0]) is not 4-byte aligned"))
+    if (auto r = detail::checkTensor(o.x, s.xElems, "x (in[0]) is null",
+                                     "x (in[0]) is not 4-byte aligned"))
         return r;
     if (auto r = detail::checkTensor(o.w, s.wElems, "weight (in[1]) is null",
                                      "weight (in[1]) is not 4-byte aligned"))

@@ -22,7 +22,8 @@ __global__ void diag_matmul_kernel1(const float* __restrict__ A, const float* __
         for (long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; j < M;
              j += strideJ) {
             float sum = 0.f;
-            for (long long k = 0; k < N; ++k) sum += (k == i) ? A[i] * B[i * M + j] : 0.f;
+            for (long long k = 0; k < N; ++k)
+                sum += (k == i) ? A[i] * B[i * M + j] : 0.f;
             C[i * M + j] = sum;
         }
     }
@@ -121,9 +122,13 @@ struct Operands {
     float* C;
     long long N, M;
 };
-Operands operands(const Args& a) { return {a.in[0], a.in[1], a.out, a.dims[0], a.dims[1]}; }
+Operands operands(const Args& a) {
+    return {a.in[0], a.in[1], a.out, a.dims[0], a.dims[1]};
+}
 
-dim3 toDim3(plan::Dim3 d) { return dim3(d.x, d.y, d.z); }
+dim3 toDim3(plan::Dim3 d) {
+    return dim3(d.x, d.y, d.z);
+}
 
 // kernel1/kernel2 grid: 256 threads across a row, rows on grid y (grid-stride beyond 65535)
 void simpleGrid(long long N, long long M, dim3& grid, dim3& block) {
@@ -176,8 +181,8 @@ cudaError_t launch3(const Args& args, cudaStream_t stream) {
     if (N <= 0 || M <= 0) return cudaSuccess;
     // Vector body only when B and C have the same offset within 16 bytes: then one head length
     // aligns both in every row.
-    const bool vec = ((reinterpret_cast<std::uintptr_t>(B) ^ reinterpret_cast<std::uintptr_t>(C)) &
-                      15) == 0;
+    const bool vec =
+        ((reinterpret_cast<std::uintptr_t>(B) ^ reinterpret_cast<std::uintptr_t>(C)) & 15) == 0;
     const plan::LaunchShape ls = plan::planDiagMatmul(N, M, vec);
     if (vec)
         diag_matmul_kernel3<plan::kDiagUnroll>

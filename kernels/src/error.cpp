@@ -19,9 +19,13 @@ cudaError_t recordError(cudaError_t err, const char* file, int line, const char*
                   what, cudaGetErrorString(err), cudaGetErrorName(err));
     return err;
 }
-void clearError() { g_context[0] = '\0'; }
+void clearError() {
+    g_context[0] = '\0';
+}
 } // namespace detail
 
-const char* lastErrorContext() { return g_context; }
+const char* lastErrorContext() {
+    return g_context;
+}
 
 } // namespace ks::kernels

@@ -32,8 +32,8 @@ const Variant kVariants[] = {
     {kSoftmax, "softmax_kernel2", 2, "one block per row, shared-memory tree reductions", false,
      softmax::launch2, softmax::supports},
     {kSoftmax, "softmax_kernel3", 3,
-     "one pass with online max/sum, warp-shuffle reductions, float4 loads", false,
-     softmax::launch3, softmax::supports},
+     "one pass with online max/sum, warp-shuffle reductions, float4 loads", false, softmax::launch3,
+     softmax::supports},
     {kSoftmax, "softmax_kernel4", 4,
      "row split over a thread-block cluster, kept in shared memory: HBM read once", false,
      softmax::launch4, softmax::supports4},
@@ -41,8 +41,8 @@ const Variant kVariants[] = {
     {kRms, "rmsnorm_kernel1", 1, "naive: one thread per (b,h,w) column, loops C twice", false,
      rmsnorm::launch1, rmsnorm::supports},
     {kRms, "rmsnorm_kernel2", 2,
-     "one pass: float4 columns, channels in registers, shared-memory reduction over groups",
-     false, rmsnorm::launch2, rmsnorm::supports},
+     "one pass: float4 columns, channels in registers, shared-memory reduction over groups", false,
+     rmsnorm::launch2, rmsnorm::supports},
 
     {kConv, "convtranspose3d_mean_add_softmax_tanh_scale_kernel1", 1,
      "six-kernel chain as PyTorch runs it: gather-form conv, mean, add, softmax, tanh, scale",
@@ -61,7 +61,9 @@ double diagBytes(const Args& a) {
     const double N = static_cast<double>(a.dims[0]), M = static_cast<double>(a.dims[1]);
     return kF * (N + 2.0 * N * M);
 }
-double diagFlops(const Args& a) { return static_cast<double>(a.dims[0]) * static_cast<double>(a.dims[1]); }
+double diagFlops(const Args& a) {
+    return static_cast<double>(a.dims[0]) * static_cast<double>(a.dims[1]);
+}
 
 double softmaxBytes(const Args& a) {
     return kF * 2.0 * static_cast<double>(a.dims[0]) * static_cast<double>(a.dims[1]);
@@ -74,7 +76,9 @@ double rmsElems(const Args& a) {
     return static_cast<double>(a.dims[0]) * static_cast<double>(a.dims[1]) *
            static_cast<double>(a.dims[2]) * static_cast<double>(a.dims[3]);
 }
-double rmsBytes(const Args& a) { return kF * 2.0 * rmsElems(a); }
+double rmsBytes(const Args& a) {
+    return kF * 2.0 * rmsElems(a);
+}
 double rmsFlops(const Args& a) {
     const double columns = static_cast<double>(a.dims[0]) * static_cast<double>(a.dims[2]) *
                            static_cast<double>(a.dims[3]);
@@ -93,25 +97,35 @@ double convFlops(const Args& a) {
         static_cast<double>(plan::convTransposeValidPairs(s.D, s.Do, s.K, s.stride, s.pad)) *
         static_cast<double>(plan::convTransposeValidPairs(s.H, s.Ho, s.K, s.stride, s.pad)) *
         static_cast<double>(plan::convTransposeValidPairs(s.W, s.Wo, s.K, s.stride, s.pad));
-    const double macs = taps * static_cast<double>(s.N) * static_cast<double>(s.Cin) *
-                        static_cast<double>(s.Cout);
+    const double macs =
+        taps * static_cast<double>(s.N) * static_cast<double>(s.Cin) * static_cast<double>(s.Cout);
     return 2.0 * macs + 2.0 * static_cast<double>(s.convElems) +
            8.0 * static_cast<double>(s.outElems);
 }
 
 const std::array<OpInfo, 4>& opTable() {
     static const std::array<OpInfo, 4> table{{
-        {kDiag, "C = diag(A) @ B, A [N], B [N, M]", {"L1-12"},
+        {kDiag,
+         "C = diag(A) @ B, A [N], B [N, M]",
+         {"L1-12"},
          "4 * (N + 2*N*M): read A and B, write C",
-         "N*M: one multiply per output element (the diag @ B baseline does 2*N*N*M)", diagBytes,
+         "N*M: one multiply per output element (the diag @ B baseline does 2*N*N*M)",
+         diagBytes,
          diagFlops},
-        {kSoftmax, "softmax over the last dim of x [rows, cols]", {"L1-23"},
+        {kSoftmax,
+         "softmax over the last dim of x [rows, cols]",
+         {"L1-23"},
          "4 * 2*rows*cols: read x, write y",
-         "5*rows*cols: max, subtract, exp, sum, divide per element", softmaxBytes, softmaxFlops},
-        {kRms, "x / sqrt(mean(x^2, dim=1) + eps) for x [B, C, H, W], no weight", {"L1-36"},
+         "5*rows*cols: max, subtract, exp, sum, divide per element",
+         softmaxBytes,
+         softmaxFlops},
+        {kRms,
+         "x / sqrt(mean(x^2, dim=1) + eps) for x [B, C, H, W], no weight",
+         {"L1-36"},
          "4 * 2*B*C*H*W: read x, write y",
          "3*B*C*H*W + 3*B*H*W: square-add and scale per element, mean/eps/sqrt per column",
-         rmsBytes, rmsFlops},
+         rmsBytes,
+         rmsFlops},
         {kConv,
          "ConvTranspose3d -> mean -> + bias -> softmax -> tanh -> * scale; dims[10] = 1 is the "
          "broken task (mean over channels, softmax over a size-1 axis), 2 the repaired one",
@@ -120,14 +134,17 @@ const std::array<OpInfo, 4>& opTable() {
          "2 * MACs of the transposed conv over taps that land inside the output, + 2 per conv "
          "value (bias, mean) + 8 per output (add, softmax, tanh, scale); the broken task's true "
          "floor is 0 because its output is constant",
-         convBytes, convFlops},
+         convBytes,
+         convFlops},
     }};
     return table;
 }
 
 } // namespace
 
-std::span<const Variant> registry() { return kVariants; }
+std::span<const Variant> registry() {
+    return kVariants;
+}
 
 std::vector<const Variant*> variantsFor(std::string_view op) {
     std::vector<const Variant*> out;
@@ -144,7 +161,9 @@ const Variant* findVariant(std::string_view name) {
     return nullptr;
 }
 
-std::span<const OpInfo> ops() { return opTable(); }
+std::span<const OpInfo> ops() {
+    return opTable();
+}
 
 const OpInfo* findOp(std::string_view op) {
     for (const OpInfo& o : opTable())

@@ -32,7 +32,8 @@ __global__ void rmsnorm_kernel1(const float* __restrict__ x, float* __restrict__
             ss += v * v;
         }
         const float rms = sqrtf(ss / static_cast<float>(C) + eps);
-        for (long long c = 0; c < C; ++c) yc[c * S] = xc[c * S] / rms;
+        for (long long c = 0; c < C; ++c)
+            yc[c * S] = xc[c * S] / rms;
     }
 }
 
@@ -101,12 +102,14 @@ __global__ void __launch_bounds__(plan::kRmsTx* plan::kRmsGroups)
                 v[k] = (active && c < C) ? V::load(xb + c * S) : V::zero();
             }
 #pragma unroll
-            for (int k = 0; k < CPT; ++k) ss = V::fmaSq(v[k], ss);
+            for (int k = 0; k < CPT; ++k)
+                ss = V::fmaSq(v[k], ss);
             red[ty][tx] = ss;
             __syncthreads();
             T tot = red[0][tx];
 #pragma unroll
-            for (int g = 1; g < G; ++g) tot = V::add(tot, red[g][tx]);
+            for (int g = 1; g < G; ++g)
+                tot = V::add(tot, red[g][tx]);
             const T inv = V::invRms(tot, cf, eps);
 #pragma unroll
             for (int k = 0; k < CPT; ++k) {
@@ -115,12 +118,14 @@ __global__ void __launch_bounds__(plan::kRmsTx* plan::kRmsGroups)
             }
         } else {
             if (active)
-                for (long long c = ty; c < C; c += G) ss = V::fmaSq(V::load(xb + c * S), ss);
+                for (long long c = ty; c < C; c += G)
+                    ss = V::fmaSq(V::load(xb + c * S), ss);
             red[ty][tx] = ss;
             __syncthreads();
             T tot = red[0][tx];
 #pragma unroll
-            for (int g = 1; g < G; ++g) tot = V::add(tot, red[g][tx]);
+            for (int g = 1; g < G; ++g)
+                tot = V::add(tot, red[g][tx]);
             const T inv = V::invRms(tot, cf, eps);
             if (active)
                 for (long long c = ty; c < C; c += G)
@@ -147,8 +152,8 @@ cudaError_t launch2Vec(const Operands& o, const plan::RmsnormPlan& p, cudaStream
     switch (p.channelsPerThread) {
 #define KS_RMS_CASE(CPT)                                                                           \
     case CPT:                                                                                      \
-        rmsnorm_kernel2<VEC, CPT><<<p.blocks, block, 0, stream>>>(o.x, o.y, o.C, S, o.eps,         \
-                                                                  p.tilesPerBatch, p.tiles);       \
+        rmsnorm_kernel2<VEC, CPT>                                                                  \
+            <<<p.blocks, block, 0, stream>>>(o.x, o.y, o.C, S, o.eps, p.tilesPerBatch, p.tiles);   \
         break;
         KS_RMS_CASE(0)
         KS_RMS_CASE(1)
@@ -174,7 +179,8 @@ const char* supports(const Args& a) {
     if (!plan::checkedProduct({o.B, o.C, o.H, o.W}, n) ||
         n > (std::numeric_limits<long long>::max() >> 3))
         return "B * C * H * W overflows int64 byte offsets";
-    if (auto r = detail::checkTensor(o.x, n, "x (in[0]) is null", "x (in[0]) is not 4-byte aligned"))
+    if (auto r =
+            detail::checkTensor(o.x, n, "x (in[0]) is null", "x (in[0]) is not 4-byte aligned"))
         return r;
     if (auto r = detail::checkTensor(o.y, n, "y (out) is null", "y (out) is not 4-byte aligned"))
         return r;
@@ -187,7 +193,7 @@ cudaError_t launch1(const Args& args, cudaStream_t stream) {
     const long long S = o.H * o.W;
     if (o.B <= 0 || o.C <= 0 || S <= 0) return cudaSuccess;
     rmsnorm_kernel1<<<plan::gridBlocks(o.B * S, 256), 256, 0, stream>>>(o.x, o.y, o.B, o.C, S,
-                                                                          o.eps);
+                                                                        o.eps);
     KS_CUDA_CHECK_LAUNCH();
     return cudaSuccess;
 }

@@ -37,10 +37,13 @@ __global__ void softmax_kernel1(const float* __restrict__ x, float* __restrict__
         const float* xr = x + r * cols;
         float* yr = y + r * cols;
         float m = -INFINITY;
-        for (long long c = 0; c < cols; ++c) m = fmaxf(m, xr[c]);
+        for (long long c = 0; c < cols; ++c)
+            m = fmaxf(m, xr[c]);
         float s = 0.f;
-        for (long long c = 0; c < cols; ++c) s += expf(xr[c] - m);
-        for (long long c = 0; c < cols; ++c) yr[c] = expf(xr[c] - m) / s;
+        for (long long c = 0; c < cols; ++c)
+            s += expf(xr[c] - m);
+        for (long long c = 0; c < cols; ++c)
+            yr[c] = expf(xr[c] - m) / s;
     }
 }
 
@@ -53,7 +56,8 @@ __global__ void softmax_kernel2(const float* __restrict__ x, float* __restrict__
         const float* xr = x + r * cols;
         float* yr = y + r * cols;
         float m = -INFINITY;
-        for (long long c = tid; c < cols; c += blockDim.x) m = fmaxf(m, xr[c]);
+        for (long long c = tid; c < cols; c += blockDim.x)
+            m = fmaxf(m, xr[c]);
         sh[tid] = m;
         __syncthreads();
         for (int o = blockDim.x / 2; o > 0; o >>= 1) {
@@ -63,7 +67,8 @@ __global__ void softmax_kernel2(const float* __restrict__ x, float* __restrict__
         m = sh[0];
         __syncthreads();
         float s = 0.f;
-        for (long long c = tid; c < cols; c += blockDim.x) s += expf(xr[c] - m);
+        for (long long c = tid; c < cols; c += blockDim.x)
+            s += expf(xr[c] - m);
         sh[tid] = s;
         __syncthreads();
         for (int o = blockDim.x / 2; o > 0; o >>= 1) {
@@ -72,7 +77,8 @@ __global__ void softmax_kernel2(const float* __restrict__ x, float* __restrict__
         }
         s = sh[0];
         __syncthreads();
-        for (long long c = tid; c < cols; c += blockDim.x) yr[c] = expf(xr[c] - m) / s;
+        for (long long c = tid; c < cols; c += blockDim.x)
+            yr[c] = expf(xr[c] - m) / s;
     }
 }
 
@@ -160,25 +166,33 @@ __global__ void __launch_bounds__(1024)
 
 #ifdef KS_HAVE_CLUSTERS
 template <int VEC> struct VecT;
-template <> struct VecT<1> {
-    using T = float;
-};
-template <> struct VecT<4> {
-    using T = float4;
-};
-__device__ __forceinline__ float vexpSub(float a, float m) { return expf(a - m); }
+template <> struct VecT<1> { using T = float; };
+template <> struct VecT<4> { using T = float4; };
+__device__ __forceinline__ float vexpSub(float a, float m) {
+    return expf(a - m);
+}
 __device__ __forceinline__ float4 vexpSub(float4 a, float m) {
     return make_float4(expf(a.x - m), expf(a.y - m), expf(a.z - m), expf(a.w - m));
 }
-__device__ __forceinline__ float vscale(float a, float k) { return a * k; }
+__device__ __forceinline__ float vscale(float a, float k) {
+    return a * k;
+}
 __device__ __forceinline__ float4 vscale(float4 a, float k) {
     return make_float4(a.x * k, a.y * k, a.z * k, a.w * k);
 }
 
-__device__ __forceinline__ float vmax(float a) { return a; }
-__device__ __forceinline__ float vmax(float4 a) { return fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)); }
-__device__ __forceinline__ float vsum(float a) { return a; }
-__device__ __forceinline__ float vsum(float4 a) { return (a.x + a.y) + (a.z + a.w); }
+__device__ __forceinline__ float vmax(float a) {
+    return a;
+}
+__device__ __forceinline__ float vmax(float4 a) {
+    return fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w));
+}
+__device__ __forceinline__ float vsum(float a) {
+    return a;
+}
+__device__ __forceinline__ float vsum(float4 a) {
+    return (a.x + a.y) + (a.z + a.w);
+}
 
 // Cluster-wide combine of one float per block: lane k of every warp fetches block k's value
 // through DSMEM and a butterfly reduces them, so every thread of every block gets the bitwise
@@ -223,11 +237,13 @@ __global__ void __launch_bounds__(512, 2)
         // The whole chunk in flight at once: cp.async copies global -> shared without staging
         // in registers. Each thread only ever touches the vectors it copied, so waiting on its
         // own copies is enough (no block barrier between the phases).
-        for (long long v = tid; v < nv; v += bd) __pipeline_memcpy_async(sv + v, xr + v, sizeof(V));
+        for (long long v = tid; v < nv; v += bd)
+            __pipeline_memcpy_async(sv + v, xr + v, sizeof(V));
         __pipeline_commit();
         __pipeline_wait_prior(0);
         float m = -INFINITY;
-        for (long long v = tid; v < nv; v += bd) m = fmaxf(m, vmax(sv[v]));
+        for (long long v = tid; v < nv; v += bd)
+            m = fmaxf(m, vmax(sv[v]));
         m = detail::blockMax(m, scratch);
         if (tid == 0) partM[buf] = m;
         cluster.sync();
@@ -242,7 +258,8 @@ __global__ void __launch_bounds__(512, 2)
         if (tid == 0) partS[buf] = s;
         cluster.sync();
         const float inv = 1.f / clusterCombine<false>(cluster, &partS[buf]);
-        for (long long v = tid; v < nv; v += bd) yr[v] = vscale(sv[v], inv);
+        for (long long v = tid; v < nv; v += bd)
+            yr[v] = vscale(sv[v], inv);
     }
     cluster.sync(); // peers may still read this block's partials: keep its shared memory alive
 #endif // launch4 refuses devices below sm_90 before launching, so no other arch runs this
@@ -253,9 +270,13 @@ struct Operands {
     float* y;
     long long rows, cols;
 };
-Operands operands(const Args& a) { return {a.in[0], a.out, a.dims[0], a.dims[1]}; }
+Operands operands(const Args& a) {
+    return {a.in[0], a.out, a.dims[0], a.dims[1]};
+}
 
-bool canVec4(const Operands& o) { return o.cols % 4 == 0 && aligned16(o.x) && aligned16(o.y); }
+bool canVec4(const Operands& o) {
+    return o.cols % 4 == 0 && aligned16(o.x) && aligned16(o.y);
+}
 
 unsigned rowGrid(long long rows) {
     return static_cast<unsigned>(plan::clampLL(rows, 1, plan::kMaxGridX));
@@ -271,7 +292,8 @@ cudaError_t deviceLimits(DeviceLimits& d) {
     KS_CUDA_CHECK(cudaGetDevice(&dev));
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, dev));
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
-    KS_CUDA_CHECK(cudaDeviceGetAttribute(&d.maxSmemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    KS_CUDA_CHECK(
+        cudaDeviceGetAttribute(&d.maxSmemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return cudaSuccess;
 }
 
@@ -282,9 +304,9 @@ cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, 
     KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(p.smemBytes)));
     if (p.clusterSize > 8)
-        KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    const long long clusters =
-        plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
+        KS_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const long long clusters = plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(static_cast<unsigned>(clusters * p.clusterSize));
     cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
@@ -307,7 +329,8 @@ cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, 
         const std::lock_guard<std::mutex> lock(mu);
         bool known = false;
         for (const auto& [d, cs, th, sm, vec, n] : cache)
-            if (d == dev && cs == p.clusterSize && th == p.threads && sm == p.smemBytes && vec == VEC) {
+            if (d == dev && cs == p.clusterSize && th == p.threads && sm == p.smemBytes &&
+                vec == VEC) {
                 maxActiveClusters = n;
                 known = true;
             }
@@ -389,14 +412,15 @@ cudaError_t launch4(const Args& args, cudaStream_t stream) {
                                    "softmax_kernel4 needs thread-block clusters (sm_90 or newer)");
     const bool vec = canVec4(o);
     for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
-        const auto p = plan::planSoftmaxCluster(o.rows, o.cols, vec ? 4 : 1, d.sms,
-                                                d.maxSmemOptin, maxCluster);
+        const auto p = plan::planSoftmaxCluster(o.rows, o.cols, vec ? 4 : 1, d.sms, d.maxSmemOptin,
+                                                maxCluster);
         if (p.error)
-            return detail::recordError(cudaErrorInvalidValue, __FILE__, __LINE__,
-                                       "softmax_kernel4: row does not fit in a cluster's shared memory");
+            return detail::recordError(
+                cudaErrorInvalidValue, __FILE__, __LINE__,
+                "softmax_kernel4: row does not fit in a cluster's shared memory");
         int active = 0;
-        const cudaError_t e = vec ? launchCluster<4>(o, p, stream, active)
-                                  : launchCluster<1>(o, p, stream, active);
+        const cudaError_t e =
+            vec ? launchCluster<4>(o, p, stream, active) : launchCluster<1>(o, p, stream, active);
         if (e != cudaSuccess) return e;
         if (active > 0) return cudaSuccess;
         if (p.clusterSize <= 8) break; // nothing smaller to try that the plan would pick

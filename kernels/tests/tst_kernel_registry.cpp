@@ -21,7 +21,8 @@ constexpr const char* kConv = "convtranspose3d_mean_add_softmax_tanh_scale";
 // supports() never dereferences: fake device addresses, 4 GiB apart so task-sized tensors
 // never overlap, exercise the checks without a GPU.
 const float* fakeIn(int slot, std::uintptr_t byteOffset = 0) {
-    return reinterpret_cast<const float*>((static_cast<std::uintptr_t>(slot + 1) << 32) + byteOffset);
+    return reinterpret_cast<const float*>((static_cast<std::uintptr_t>(slot + 1) << 32) +
+                                          byteOffset);
 }
 float* fakeOut(std::uintptr_t byteOffset = 0) {
     return reinterpret_cast<float*>((std::uintptr_t{15} << 32) + byteOffset);
@@ -54,10 +55,12 @@ Args rmsArgs(long long B, long long C, long long H, long long W) {
 }
 Args convArgs(long long meanDim, long long Cout = 16) {
     Args a;
-    for (int i = 0; i < 4; ++i) a.in[i] = fakeIn(i);
+    for (int i = 0; i < 4; ++i)
+        a.in[i] = fakeIn(i);
     a.out = fakeOut();
     const long long d[12] = {16, 8, 16, 32, 32, Cout, 3, 2, 1, 0, meanDim, 1};
-    for (int i = 0; i < 12; ++i) a.dims[i] = d[i];
+    for (int i = 0; i < 12; ++i)
+        a.dims[i] = d[i];
     a.scalars[0] = 2.0f;
     return a;
 }
@@ -121,7 +124,8 @@ TEST(Registry, ExactlyOneShortcutAndOnlyForTheConvTask) {
 TEST(Registry, OpsServeTheSuiteTasks) {
     auto tasksOf = [](const char* op) {
         const OpInfo* o = findOp(op);
-        return o ? std::set<std::string>(o->tasks.begin(), o->tasks.end()) : std::set<std::string>{};
+        return o ? std::set<std::string>(o->tasks.begin(), o->tasks.end())
+                 : std::set<std::string>{};
     };
     EXPECT_TRUE(tasksOf("diag_matmul").count("L1-12"));
     EXPECT_TRUE(tasksOf("softmax").count("L1-23"));
@@ -206,16 +210,19 @@ TEST(Plan, ValidPairsMatchBruteForce) {
 // --- supports() ---------------------------------------------------------------------------------
 
 TEST(Supports, TaskShapesAccepted) {
-    for (const Variant* v : variantsFor("diag_matmul")) EXPECT_EQ(v->supports(diagArgs(4096, 4096)), nullptr) << v->name;
+    for (const Variant* v : variantsFor("diag_matmul"))
+        EXPECT_EQ(v->supports(diagArgs(4096, 4096)), nullptr) << v->name;
     for (const Variant* v : variantsFor("softmax")) {
         EXPECT_EQ(v->supports(softmaxArgs(16, 16384)), nullptr) << v->name;
         EXPECT_EQ(v->supports(softmaxArgs(4096, 393216)), nullptr) << v->name;
     }
-    for (const Variant* v : variantsFor("rmsnorm")) EXPECT_EQ(v->supports(rmsArgs(16, 64, 256, 256)), nullptr) << v->name;
+    for (const Variant* v : variantsFor("rmsnorm"))
+        EXPECT_EQ(v->supports(rmsArgs(16, 64, 256, 256)), nullptr) << v->name;
     for (const Variant* v : variantsFor(kConv)) {
         EXPECT_EQ(v->supports(convArgs(1)), nullptr) << v->name;
         Args r = convArgs(2);
-        EXPECT_EQ(v->supports(r), nullptr) << v->name; // the shortcut too: the harness must show it wrong
+        EXPECT_EQ(v->supports(r), nullptr)
+            << v->name; // the shortcut too: the harness must show it wrong
     }
 }
 
@@ -223,7 +230,8 @@ TEST(Supports, ElementMisalignmentIsHandledByteMisalignmentRefused) {
     Args a = diagArgs(37, 1001);
     a.in[1] = fakeIn(1, 4); // one float off: no longer 16-byte aligned, still a float tensor
     a.out = fakeOut(12);
-    for (const Variant* v : variantsFor("diag_matmul")) EXPECT_EQ(v->supports(a), nullptr) << v->name;
+    for (const Variant* v : variantsFor("diag_matmul"))
+        EXPECT_EQ(v->supports(a), nullptr) << v->name;
     a.in[1] = fakeIn(1, 2);
     for (const Variant* v : variantsFor("diag_matmul")) {
         const char* r = v->supports(a);
@@ -233,46 +241,60 @@ TEST(Supports, ElementMisalignmentIsHandledByteMisalignmentRefused) {
     Args s = softmaxArgs(3, 1001);
     s.in[0] = fakeIn(0, 4);
     s.out = fakeOut(4);
-    for (const Variant* v : variantsFor("softmax")) EXPECT_EQ(v->supports(s), nullptr) << v->name;
+    for (const Variant* v : variantsFor("softmax"))
+        EXPECT_EQ(v->supports(s), nullptr) << v->name;
     s.out = fakeOut(1);
-    for (const Variant* v : variantsFor("softmax")) EXPECT_NE(v->supports(s), nullptr) << v->name;
+    for (const Variant* v : variantsFor("softmax"))
+        EXPECT_NE(v->supports(s), nullptr) << v->name;
     Args r = rmsArgs(2, 64, 16, 16);
     r.in[0] = fakeIn(0, 4);
-    for (const Variant* v : variantsFor("rmsnorm")) EXPECT_EQ(v->supports(r), nullptr) << v->name;
+    for (const Variant* v : variantsFor("rmsnorm"))
+        EXPECT_EQ(v->supports(r), nullptr) << v->name;
     Args c = convArgs(1);
     c.in[0] = fakeIn(0, 4);
     c.out = fakeOut(4);
-    for (const Variant* v : variantsFor(kConv)) EXPECT_EQ(v->supports(c), nullptr) << v->name;
+    for (const Variant* v : variantsFor(kConv))
+        EXPECT_EQ(v->supports(c), nullptr) << v->name;
     c.in[3] = fakeIn(3, 3);
-    for (const Variant* v : variantsFor(kConv)) EXPECT_NE(v->supports(c), nullptr) << v->name;
+    for (const Variant* v : variantsFor(kConv))
+        EXPECT_NE(v->supports(c), nullptr) << v->name;
 }
 
 TEST(Supports, EmptySizesAcceptedWithoutPointers) {
     Args a;
     a.dims[0] = 0, a.dims[1] = 4096;
-    for (const Variant* v : variantsFor("diag_matmul")) EXPECT_EQ(v->supports(a), nullptr) << v->name;
-    for (const Variant* v : variantsFor("softmax")) EXPECT_EQ(v->supports(a), nullptr) << v->name;
+    for (const Variant* v : variantsFor("diag_matmul"))
+        EXPECT_EQ(v->supports(a), nullptr) << v->name;
+    for (const Variant* v : variantsFor("softmax"))
+        EXPECT_EQ(v->supports(a), nullptr) << v->name;
     Args r;
     r.dims[0] = 16, r.dims[1] = 0, r.dims[2] = 256, r.dims[3] = 256;
-    for (const Variant* v : variantsFor("rmsnorm")) EXPECT_EQ(v->supports(r), nullptr) << v->name;
+    for (const Variant* v : variantsFor("rmsnorm"))
+        EXPECT_EQ(v->supports(r), nullptr) << v->name;
     Args c = convArgs(1);
     c.dims[0] = 0;
-    for (int i = 0; i < 4; ++i) c.in[i] = nullptr;
+    for (int i = 0; i < 4; ++i)
+        c.in[i] = nullptr;
     c.out = nullptr;
-    for (const Variant* v : variantsFor(kConv)) EXPECT_EQ(v->supports(c), nullptr) << v->name;
+    for (const Variant* v : variantsFor(kConv))
+        EXPECT_EQ(v->supports(c), nullptr) << v->name;
 }
 
 TEST(Supports, EmptyLaunchesAreNoOpsThatNeedNoDevice) {
     // Returning before any CUDA call is what lets the harness run empty cases anywhere.
     Args a;
     a.dims[0] = 0, a.dims[1] = 4096;
-    for (const Variant* v : variantsFor("diag_matmul")) EXPECT_EQ(v->launch(a, nullptr), cudaSuccess) << v->name;
-    for (const Variant* v : variantsFor("softmax")) EXPECT_EQ(v->launch(a, nullptr), cudaSuccess) << v->name;
+    for (const Variant* v : variantsFor("diag_matmul"))
+        EXPECT_EQ(v->launch(a, nullptr), cudaSuccess) << v->name;
+    for (const Variant* v : variantsFor("softmax"))
+        EXPECT_EQ(v->launch(a, nullptr), cudaSuccess) << v->name;
     Args r;
-    for (const Variant* v : variantsFor("rmsnorm")) EXPECT_EQ(v->launch(r, nullptr), cudaSuccess) << v->name;
+    for (const Variant* v : variantsFor("rmsnorm"))
+        EXPECT_EQ(v->launch(r, nullptr), cudaSuccess) << v->name;
     Args c = convArgs(2);
     c.dims[0] = 0;
-    for (const Variant* v : variantsFor(kConv)) EXPECT_EQ(v->launch(c, nullptr), cudaSuccess) << v->name;
+    for (const Variant* v : variantsFor(kConv))
+        EXPECT_EQ(v->launch(c, nullptr), cudaSuccess) << v->name;
     EXPECT_STREQ(lastErrorContext(), "");
 }
 
@@ -280,10 +302,12 @@ TEST(Supports, RefusalsCarryReasons) {
     EXPECT_NE(supportsOf("diag_matmul_kernel3", diagArgs(-1, 4)), nullptr);
     Args nullB = diagArgs(4, 4);
     nullB.in[1] = nullptr;
-    EXPECT_NE(std::string(supportsOf("diag_matmul_kernel2", nullB)).find("null"), std::string::npos);
+    EXPECT_NE(std::string(supportsOf("diag_matmul_kernel2", nullB)).find("null"),
+              std::string::npos);
     Args alias = diagArgs(4, 4);
     alias.out = const_cast<float*>(alias.in[1]);
-    EXPECT_NE(std::string(supportsOf("diag_matmul_kernel3", alias)).find("overlap"), std::string::npos);
+    EXPECT_NE(std::string(supportsOf("diag_matmul_kernel3", alias)).find("overlap"),
+              std::string::npos);
     EXPECT_NE(supportsOf("diag_matmul_kernel3", diagArgs(LLONG_MAX / 2, 4)), nullptr); // overflow
 
     // softmax_kernel4 keeps a row in one cluster's shared memory: ~930k floats at most
@@ -455,13 +479,13 @@ TEST(Plan, ConvTaskShapes) {
         d[i] = v;
         return kp::convTaskShape(d).error;
     };
-    EXPECT_NE(with(7, 0), nullptr);   // stride 0
-    EXPECT_NE(with(9, 2), nullptr);   // output_padding >= stride
-    EXPECT_NE(with(10, 3), nullptr);  // mean_dim
-    EXPECT_NE(with(11, 0), nullptr);  // softmax_dim
-    EXPECT_NE(with(8, 20), nullptr);  // padding leaves nothing
-    EXPECT_NE(with(0, -1), nullptr);  // negative
+    EXPECT_NE(with(7, 0), nullptr);         // stride 0
+    EXPECT_NE(with(9, 2), nullptr);         // output_padding >= stride
+    EXPECT_NE(with(10, 3), nullptr);        // mean_dim
+    EXPECT_NE(with(11, 0), nullptr);        // softmax_dim
+    EXPECT_NE(with(8, 20), nullptr);        // padding leaves nothing
+    EXPECT_NE(with(0, -1), nullptr);        // negative
     EXPECT_NE(with(0, 1LL << 50), nullptr); // overflow
-    EXPECT_EQ(with(0, 0), nullptr);   // empty batch is fine
+    EXPECT_EQ(with(0, 0), nullptr);         // empty batch is fine
     EXPECT_EQ(kp::convTaskShape(d).outElems, 0);
 }

@@ -71,8 +71,7 @@ constexpr std::uint32_t kPoison = 0xFFFFFFFFu;
 // Host helpers
 
 void parallelFor(long long n, const std::function<void(long long, long long)>& fn) {
-    const long long threads =
-        std::clamp<long long>(std::thread::hardware_concurrency(), 1, 64);
+    const long long threads = std::clamp<long long>(std::thread::hardware_concurrency(), 1, 64);
     if (n < 4096 || threads == 1) {
         fn(0, n);
         return;
@@ -83,28 +82,31 @@ void parallelFor(long long n, const std::function<void(long long, long long)>& f
         const long long b = t * chunk, e = std::min(n, b + chunk);
         if (b < e) pool.emplace_back(fn, b, e);
     }
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+        th.join();
 }
 
 void fillNormal(std::vector<float>& v, std::mt19937_64& rng, double mean = 0.0, double sd = 1.0) {
     std::normal_distribution<double> d(mean, sd);
-    for (float& x : v) x = static_cast<float>(d(rng));
+    for (float& x : v)
+        x = static_cast<float>(d(rng));
 }
 void fillUniform(std::vector<float>& v, std::mt19937_64& rng, double lo, double hi) {
     std::uniform_real_distribution<double> d(lo, hi);
-    for (float& x : v) x = static_cast<float>(d(rng));
+    for (float& x : v)
+        x = static_cast<float>(d(rng));
 }
 
 struct Case {
     std::string op, label;
-    Args args;                    // dims/scalars; pointers are filled in per run
+    Args args;                      // dims/scalars; pointers are filled in per run
     std::vector<long long> inElems; // elements of in[0..]
     std::vector<int> inOffset;      // elements added to each input pointer (misalignment)
     long long outElems = 0;
     int outOffset = 0;
     bool timed = false;
-    bool taskShape = false;      // a variant refusing it is a failure
-    bool shortcutHolds = true;   // false: a shortcut variant must be caught wrong here
+    bool taskShape = false;       // a variant refusing it is a failure
+    bool shortcutHolds = true;    // false: a shortcut variant must be caught wrong here
     long long naiveWorkLimit = 0; // >0: skip version-1 variants when naiveWork exceeds it
     double naiveWork = 0;
     std::function<void(std::vector<std::vector<float>>&, std::mt19937_64&)> init;
@@ -131,17 +133,21 @@ void refSoftmaxAxis(std::vector<double>& y, long long outer, long long L, long l
             const long long o = idx / inner, i = idx % inner;
             double* p = y.data() + o * L * inner + i;
             double m = -INFINITY;
-            for (long long l = 0; l < L; ++l) m = std::fmax(m, p[l * inner]);
+            for (long long l = 0; l < L; ++l)
+                m = std::fmax(m, p[l * inner]);
             double s = 0;
-            for (long long l = 0; l < L; ++l) s += std::exp(p[l * inner] - m);
-            for (long long l = 0; l < L; ++l) p[l * inner] = std::exp(p[l * inner] - m) / s;
+            for (long long l = 0; l < L; ++l)
+                s += std::exp(p[l * inner] - m);
+            for (long long l = 0; l < L; ++l)
+                p[l * inner] = std::exp(p[l * inner] - m) / s;
         }
     });
 }
 
-void refSoftmax(const std::vector<std::vector<float>>& in, std::vector<double>& out,
-                long long rows, long long cols) {
-    for (long long i = 0; i < rows * cols; ++i) out[i] = in[0][i];
+void refSoftmax(const std::vector<std::vector<float>>& in, std::vector<double>& out, long long rows,
+                long long cols) {
+    for (long long i = 0; i < rows * cols; ++i)
+        out[i] = in[0][i];
     refSoftmaxAxis(out, rows, cols, 1);
 }
 
@@ -173,7 +179,8 @@ void refConvTask(const std::vector<std::vector<float>>& in, std::vector<double>&
         for (long long nc = b; nc < e; ++nc) {
             const long long n = nc / s.Cout, co = nc % s.Cout;
             double* vo = v.data() + nc * s.Do * s.Ho * s.Wo;
-            for (long long i = 0; i < s.Do * s.Ho * s.Wo; ++i) vo[i] = cb[co];
+            for (long long i = 0; i < s.Do * s.Ho * s.Wo; ++i)
+                vo[i] = cb[co];
             for (long long ci = 0; ci < s.Cin; ++ci)
                 for (long long id = 0; id < s.D; ++id)
                     for (long long ih = 0; ih < s.H; ++ih)
@@ -202,23 +209,28 @@ void refConvTask(const std::vector<std::vector<float>>& in, std::vector<double>&
     auto view = [](const long long* sh, long long axis, long long& outer, long long& L,
                    long long& inner) {
         outer = 1, inner = 1;
-        for (long long i = 0; i < axis; ++i) outer *= sh[i];
+        for (long long i = 0; i < axis; ++i)
+            outer *= sh[i];
         L = sh[axis];
-        for (long long i = axis + 1; i < 5; ++i) inner *= sh[i];
+        for (long long i = axis + 1; i < 5; ++i)
+            inner *= sh[i];
     };
     long long outer, L, inner;
     view(conv, s.meanDim, outer, L, inner);
     for (long long o = 0; o < outer; ++o)
         for (long long i = 0; i < inner; ++i) {
             double acc = 0;
-            for (long long l = 0; l < L; ++l) acc += v[(o * L + l) * inner + i];
+            for (long long l = 0; l < L; ++l)
+                acc += v[(o * L + l) * inner + i];
             out[o * inner + i] = acc / static_cast<double>(L);
         }
     const long long chInner = s.red[2] * s.red[3] * s.red[4];
-    for (long long i = 0; i < s.outElems; ++i) out[i] += bias[(i / chInner) % s.red[1]];
+    for (long long i = 0; i < s.outElems; ++i)
+        out[i] += bias[(i / chInner) % s.red[1]];
     view(s.red, s.softmaxDim, outer, L, inner);
     refSoftmaxAxis(out, outer, L, inner);
-    for (long long i = 0; i < s.outElems; ++i) out[i] = std::tanh(out[i]) * scale;
+    for (long long i = 0; i < s.outElems; ++i)
+        out[i] = std::tanh(out[i]) * scale;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,20 +359,25 @@ std::vector<Case> buildCases() {
             const float inf = std::numeric_limits<float>::infinity();
             const float nan = std::numeric_limits<float>::quiet_NaN();
             auto row = [&](long long r) { return x.data() + r * cols; };
-            row(0)[cols / 3] = inf;                                   // +Inf -> NaN row
-            row(1)[cols / 2] = nan;                                   // NaN -> NaN row
-            std::fill(row(2), row(2) + cols, -inf);                   // all -Inf -> NaN row
-            for (long long c = 0; c < cols; c += 3) row(3)[c] = -inf; // some -Inf -> zeros there
-            row(3)[0] = -inf;                                         // first element -Inf
-            for (long long c = 0; c < cols; ++c) row(4)[c] -= 1e4f;   // large negative: stable
-            for (long long c = 0; c < cols; ++c) row(5)[c] += 1e4f;   // large positive: stable
+            row(0)[cols / 3] = inf;                 // +Inf -> NaN row
+            row(1)[cols / 2] = nan;                 // NaN -> NaN row
+            std::fill(row(2), row(2) + cols, -inf); // all -Inf -> NaN row
+            for (long long c = 0; c < cols; c += 3)
+                row(3)[c] = -inf; // some -Inf -> zeros there
+            row(3)[0] = -inf;     // first element -Inf
+            for (long long c = 0; c < cols; ++c)
+                row(4)[c] -= 1e4f; // large negative: stable
+            for (long long c = 0; c < cols; ++c)
+                row(5)[c] += 1e4f; // large positive: stable
             std::uniform_real_distribution<float> huge(-3e38f, 3e38f);
-            for (long long c = 0; c < cols; ++c) row(6)[c] = huge(rng); // near FLT_MAX
-            row(7)[cols - 1] = inf;                                   // +Inf last
+            for (long long c = 0; c < cols; ++c)
+                row(6)[c] = huge(rng); // near FLT_MAX
+            row(7)[cols - 1] = inf;    // +Inf last
             row(7)[0] = -inf;
         };
     };
-    cs.push_back(softmaxCase("extremes 9x2048 (NaN, +-Inf, 1e4, 3e38)", 9, 2048, 0, extremes(2048)));
+    cs.push_back(
+        softmaxCase("extremes 9x2048 (NaN, +-Inf, 1e4, 3e38)", 9, 2048, 0, extremes(2048)));
     cs.push_back(softmaxCase("extremes 9x2047 +1 elem", 9, 2047, 1, extremes(2047)));
     cs.push_back(softmaxCase("empty 0x16384", 0, 16384));
     cs.push_back(softmaxCase("empty 16x0", 16, 0));
@@ -491,12 +508,15 @@ TimeResult timeLaunch(const std::function<cudaError_t(cudaStream_t)>& launch, cu
     const float first = once();
     const double per = std::max<double>(first, 1e-3);
     // slow variants get fewer runs so one call of this program stays within minutes
-    const int warm = std::min(opt.warmup, static_cast<int>(std::max(1.0, opt.budgetMs * 0.2 / per)));
+    const int warm =
+        std::min(opt.warmup, static_cast<int>(std::max(1.0, opt.budgetMs * 0.2 / per)));
     const int reps = std::min(opt.reps, static_cast<int>(std::max(3.0, opt.budgetMs / per)));
-    for (int i = 0; i < warm && ok; ++i) once();
+    for (int i = 0; i < warm && ok; ++i)
+        once();
     std::vector<float> t;
     t.reserve(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps && ok; ++i) t.push_back(once());
+    for (int i = 0; i < reps && ok; ++i)
+        t.push_back(once());
     CHECK_CUDA(cudaEventDestroy(a));
     CHECK_CUDA(cudaEventDestroy(b));
     r.medianMs = median(t);
@@ -655,10 +675,12 @@ int main(int argc, char** argv) {
                 continue;
             }
             if (v->version == 1 && cs.naiveWorkLimit > 0 && cs.naiveWork > cs.naiveWorkLimit) {
-                std::printf("skipped: naive O(N^2 M) work %.2g too slow for a check\n", cs.naiveWork);
+                std::printf("skipped: naive O(N^2 M) work %.2g too slow for a check\n",
+                            cs.naiveWork);
                 continue;
             }
-            CHECK_CUDA(cudaMemsetAsync(dout.base, 0xFF, static_cast<std::size_t>(outAlloc) * 4, stream));
+            CHECK_CUDA(
+                cudaMemsetAsync(dout.base, 0xFF, static_cast<std::size_t>(outAlloc) * 4, stream));
             const cudaError_t le = v->launch(args, stream);
             const cudaError_t se = cudaStreamSynchronize(stream);
             if (le != cudaSuccess || se != cudaSuccess) {
@@ -704,9 +726,10 @@ int main(int argc, char** argv) {
                 if (cs.outElems == 0)
                     std::printf("ok (empty)\n");
                 else if (pass)
-                    std::printf("WRONG as expected (shortcut on a task without the flaw): %lld/%lld "
-                                "bad, e.g. [%lld] %.6g vs %.6g\n",
-                                cmp.bad, cs.outElems, cmp.firstBad, cmp.firstOut, cmp.firstRef);
+                    std::printf(
+                        "WRONG as expected (shortcut on a task without the flaw): %lld/%lld "
+                        "bad, e.g. [%lld] %.6g vs %.6g\n",
+                        cmp.bad, cs.outElems, cmp.firstBad, cmp.firstOut, cmp.firstRef);
                 else
                     std::printf("FAIL shortcut matched where its assumption does not hold\n");
             } else if (!valuesOk) {
@@ -726,8 +749,8 @@ int main(int argc, char** argv) {
             }
             if (opt.time && cs.timed && cs.outElems > 0) {
                 bool ok = true;
-                const TimeResult t = timeLaunch(
-                    [&](cudaStream_t s) { return v->launch(args, s); }, stream, opt, spinCycles, ok);
+                const TimeResult t = timeLaunch([&](cudaStream_t s) { return v->launch(args, s); },
+                                                stream, opt, spinCycles, ok);
                 if (!ok) {
                     std::printf("  %-55s FAIL launch error while timing: %s\n", "",
                                 ks::kernels::lastErrorContext());
@@ -743,7 +766,8 @@ int main(int argc, char** argv) {
                 rows.push_back({cs.op, v->name, cs.label, t.medianMs, gbs, 100.0 * gbs / copyGBs});
             }
         }
-        for (DevBuf& b : din) CHECK_CUDA(cudaFree(b.base));
+        for (DevBuf& b : din)
+            CHECK_CUDA(cudaFree(b.base));
         CHECK_CUDA(cudaFree(dout.base));
         if (ws) CHECK_CUDA(cudaFree(ws));
     }
@@ -754,7 +778,8 @@ int main(int argc, char** argv) {
         std::printf("%-50s %-28.28s %10.4f %9.0f %6.1f%%\n", r.variant.c_str(), r.label.c_str(),
                     r.ms, r.gbs, r.pctCopy);
     std::printf("\n%d checks, %d failed\n", checks, failures);
-    for (const std::string& f : failed) std::printf("  FAILED: %s\n", f.c_str());
+    for (const std::string& f : failed)
+        std::printf("  FAILED: %s\n", f.c_str());
     CHECK_CUDA(cudaStreamDestroy(stream));
     return failures ? 1 : 0;
 }

@@ -27,13 +27,16 @@ constexpr long long floorDiv(long long a, long long b) {
 }
 constexpr long long pow2Ceil(long long v) {
     long long p = 1;
-    while (p < v && p < (1LL << 62)) p <<= 1;
+    while (p < v && p < (1LL << 62))
+        p <<= 1;
     return p;
 }
 constexpr long long clampLL(long long v, long long lo, long long hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
-constexpr long long roundUp(long long v, long long m) { return ceilDiv(v, m) * m; }
+constexpr long long roundUp(long long v, long long m) {
+    return ceilDiv(v, m) * m;
+}
 
 // Product of sizes; false if any is negative or the product leaves int64.
 constexpr bool checkedProduct(std::initializer_list<long long> xs, long long& out) {
@@ -50,7 +53,8 @@ constexpr bool checkedProduct(std::initializer_list<long long> xs, long long& ou
 // Blocks for a grid-stride loop over n items with perBlock items per block per iteration:
 // enough to cover n once, capped at maxBlocks (the kernels loop over the rest). 0 if n <= 0,
 // so callers can skip the launch.
-constexpr unsigned gridBlocks(long long n, long long perBlock, long long maxBlocks = kMaxStrideBlocks) {
+constexpr unsigned gridBlocks(long long n, long long perBlock,
+                              long long maxBlocks = kMaxStrideBlocks) {
     if (n <= 0 || perBlock <= 0) return 0;
     const long long cap = maxBlocks < kMaxGridX ? maxBlocks : kMaxGridX;
     return static_cast<unsigned>(clampLL(ceilDiv(n, perBlock), 1, cap));
@@ -118,7 +122,8 @@ constexpr SoftmaxClusterPlan planSoftmaxCluster(long long rows, long long cols, 
     long long cs = 1;
     // Fit, preferring two blocks per SM (half the opt-in shared memory each) so one block's
     // load phase overlaps the other's write phase.
-    while (cs < maxCluster && bytes(cs) > maxSmemBytes / 2) cs *= 2;
+    while (cs < maxCluster && bytes(cs) > maxSmemBytes / 2)
+        cs *= 2;
     if (bytes(cs) > maxSmemBytes) {
         p.error = "row too long for the shared memory of one thread-block cluster";
         return p;
@@ -162,8 +167,8 @@ constexpr RmsnormPlan planRmsnorm(long long B, long long C, long long S, bool ve
 }
 
 // --- convtranspose3d_mean_add_softmax_tanh_scale ----------------------------------------------
-constexpr long long convTransposeOutSize(long long in, long long k, long long stride,
-                                         long long pad, long long outPad) {
+constexpr long long convTransposeOutSize(long long in, long long k, long long stride, long long pad,
+                                         long long outPad) {
     return (in - 1) * stride - 2 * pad + k + outPad;
 }
 
@@ -185,8 +190,8 @@ constexpr long long convTransposeValidPairs(long long in, long long out, long lo
 }
 
 struct ConvTaskShape {
-    long long N = 0, Cin = 0, D = 0, H = 0, W = 0, Cout = 0, K = 0, stride = 0, pad = 0,
-              outPad = 0, meanDim = 0, softmaxDim = 0;
+    long long N = 0, Cin = 0, D = 0, H = 0, W = 0, Cout = 0, K = 0, stride = 0, pad = 0, outPad = 0,
+              meanDim = 0, softmaxDim = 0;
     long long Do = 0, Ho = 0, Wo = 0;
     long long red[5] = {}; // shape after the mean (keepdim): the output's shape
     long long xElems = 0, wElems = 0, biasElems = 0, convElems = 0, outElems = 0;
