@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+// The real main window driven through Qt Test: open a results file, change a threshold and see
+// flags and counts change, "flagged only", CSV/JSON export, save, runs against fake workers
+// (streamed results, cancel, a worker that crashes mid-run), the no-GPU notice and settings.
+
+#include <chartwidget.h>
+#include <filtermatrixview.h>
+#include <histogramchart.h>
+#include <kernelsview.h>
+#include <mainwindow.h>
+#include <messagebar.h>
+#include <speedupchart.h>
+#include <summarychart.h>
+#include <summaryview.h>
+#include <taskdetailview.h>
+#include <thresholdpanel.h>
+
+#include <models/filtermatrixmodel.h>
+#include <models/filterproxymodel.h>
+#include <models/resultsutil.h>
+#include <models/runinfomodel.h>
+#include <models/summarymodel.h>
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+namespace {
+const QString ResultsFile = QStringLiteral(KS_UI_TEST_DATA "/results.json");
+const QString BenchFile = QStringLiteral(KS_UI_TEST_DATA "/bench.json");
+
+void useWorker(const char* script)
+{
+    qputenv("KS_WORKER", QByteArray(KS_UI_TEST_WORKERS "/") + script);
+}
+
+ks::RunResults fixture()
+{
+    return ks::resultsFromJson(ks::readFile(ResultsFile.toStdString()), ResultsFile.toStdString());
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Sets a threshold the way a user does: typing into the panel's spin box.
+void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text)
+{
+    QDoubleSpinBox* spin = w.thresholdPanel()->spinBox(c);
+    spin->selectAll();
+    QTest::keyClicks(spin, text);
+    QTest::keyClick(spin, Qt::Key_Return);
+}
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void init()
+    {
+        QSettings().clear();
+        useWorker("ok_worker.sh");
+        qunsetenv("KS_FAKE_DEVICE");
+    }
+
+    void testOpenResults()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QCOMPARE(w.model()->rowCount(), 16);
+        QCOMPARE(w.matrixView()->tableView()->model()->rowCount(), 16);
+        QVERIFY(w.windowTitle().contains(QStringLiteral("results.json")));
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 6);
+        QCOMPARE(w.runInfoModel()->value(QStringLiteral("LibTorch")), QStringLiteral("2.11.0"));
+        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("6 flagged")));
+        // The first row is selected and drives the detail view.
+        QCOMPARE(w.currentTaskId(), QStringLiteral("L1-1"));
+        QCOMPARE(w.detailView()->taskId(), QStringLiteral("L1-1"));
+        QVERIFY(w.detailView()->valueChart()->hasData());
+        QVERIFY(w.selectTask(QStringLiteral("L3-11")));
+        QVERIFY(w.detailView()->errorEdit()->toPlainText().contains(QStringLiteral("out of memory")));
+        QVERIFY(!w.detailView()->valueChart()->hasData());
+        QVERIFY(w.recentFiles().first().endsWith(QStringLiteral("results.json")));
+    }
+
+    void testOpenErrorKeepsWindow()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(!w.openResults(QStringLiteral(KS_UI_TEST_DATA "/bench.json"))); // wrong schema
+        QVERIFY(w.messageBar()->isVisible());
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("not a KernelSieve results file")));
+        QCOMPARE(w.model()->rowCount(), 16); // what was open stays open
+        QVERIFY(!w.openResults(QStringLiteral("/nonexistent/r.json")));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("/nonexistent/r.json")));
+        // openPath sniffs the schema: a bench file goes to the kernels view.
+        QVERIFY(w.openPath(BenchFile));
+        QVERIFY(w.kernelsView()->hasBench());
+    }
+
+    void testThresholdChangesFlagsAndCounts()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        FilterMatrixModel* m = w.model();
+        const int row = m->rowOf(QStringLiteral("L2-13"));
+        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange), FilterMatrixModel::CellState::Passed);
+        QCOMPARE(m->headerData(FilterMatrixModel::OutputRangeColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Range (2)"));
+        QSignalSpy reset(m, &QAbstractItemModel::modelReset);
+
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
+
+        QCOMPARE(w.thresholdPanel()->thresholds().value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(reset.count(), 0); // flags re-derived in place, nothing re-loaded or re-run
+        // Flags and colours
+        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange), FilterMatrixModel::CellState::Flagged);
+        const QModelIndex cell = w.proxy()->mapFromSource(m->index(row, FilterMatrixModel::OutputRangeColumn));
+        QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("threshold = 2")));
+        QVERIFY(m->anyFlag(m->rowOf(QStringLiteral("L2-13r")))); // 1.21 < 2: newly flagged
+        // Counts: header, matrix label, summary table, threshold panel
+        QCOMPARE(m->headerData(FilterMatrixModel::OutputRangeColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Range (6)"));
+        QVERIFY2(w.matrixView()->countsLabel()->text().contains(QStringLiteral("7 flagged")),
+                 qPrintable(w.matrixView()->countsLabel()->text()));
+        QCOMPARE(w.summaryModel()->count(int(ks::Criterion::OutputRange), SummaryModel::TotalColumn), 6);
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 7);
+        QCOMPARE(w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("output_range_count"))->text(), QStringLiteral("(6)"));
+        // Charts: the band moved, the task header names the new flag
+        QCOMPARE(w.detailView()->valueChart()->threshold(), 2.0);
+        QVERIFY(w.detailView()->headerLabel()->text().contains(QStringLiteral("Output Range")));
+
+        // Reset to the profile: everything back.
+        auto* resetButton = w.thresholdPanel()->findChild<QPushButton*>(QStringLiteral("resetThresholds"));
+        QVERIFY(resetButton->isEnabled());
+        QTest::mouseClick(resetButton, Qt::LeftButton);
+        QCOMPARE(m->flaggedCount(ks::Criterion::OutputRange), 2);
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 6);
+        QVERIFY(!resetButton->isEnabled());
+    }
+
+    void testFlaggedOnly()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QCheckBox* box = w.matrixView()->flaggedOnlyBox();
+        QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(4, box->height() / 2));
+        QVERIFY(box->isChecked());
+        QTableView* table = w.matrixView()->tableView();
+        QCOMPARE(table->model()->rowCount(), 6);
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            QVERIFY(table->model()->index(r, 0).data(FilterMatrixModel::AnyFlagRole).toBool());
+        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("showing 6")));
+        // Loosening the std threshold past L2-13r's 0.62 brings it into the filtered view.
+        typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("0.7"));
+        QCOMPARE(table->model()->rowCount(), 7);
+        // Combined with the level filter and search.
+        w.matrixView()->levelBox()->setCurrentIndex(w.matrixView()->levelBox()->findData(2));
+        QCOMPARE(table->model()->rowCount(), 4);
+        QTest::keyClicks(w.matrixView()->searchEdit(), QStringLiteral("gelu"));
+        QCOMPARE(table->model()->rowCount(), 1);
+        QCOMPARE(table->model()->index(0, 0).data().toString(), QStringLiteral("L2-80"));
+    }
+
+    void testExportCsv()
+    {
+        QTemporaryDir tmp;
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        const QString all = tmp.filePath(QStringLiteral("all.csv"));
+        QVERIFY(w.exportCsv(all));
+        // Exactly the CLI's format (the same writer, resultsToCsv, over the same data).
+        const ks::RunResults r = fixture();
+        QCOMPARE(readAll(all), QByteArray::fromStdString(ks::resultsToCsv(r, ks::Thresholds::defaults())));
+        const QList<QByteArray> lines = readAll(all).split('\n');
+        QCOMPARE(lines.size(), 18); // header + 16 tasks + trailing empty
+        QVERIFY(lines[0].startsWith("Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Any Flag,Level,Category,Status"));
+        QVERIFY2(lines[5].startsWith("L1-23,23_Softmax,True,True,True,True,True,1,activation,ok,"), lines[5].constData());
+        QVERIFY(lines[2].startsWith("L1-4,4_Matrix_vector_multiplication_,,,,,False,1,matmul,skipped"));
+
+        // New thresholds and "flagged only": the rows shown, with their flags and thresholds.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
+        w.matrixView()->flaggedOnlyBox()->setChecked(true);
+        const QString flagged = tmp.filePath(QStringLiteral("flagged.csv"));
+        QVERIFY(w.exportCsv(flagged));
+        ks::Thresholds th = ks::Thresholds::defaults();
+        th.set(ks::Criterion::OutputRange, 2.0);
+        QList<int> rows;
+        for (int i = 0; i < int(r.tasks.size()); ++i)
+            if (r.tasks[static_cast<size_t>(i)].anyFlag(th))
+                rows << i;
+        QCOMPARE(rows.size(), 7);
+        QCOMPARE(readAll(flagged), QByteArray::fromStdString(ks::resultsToCsv(ResultsUtil::subset(r, rows), th)));
+        QVERIFY(readAll(flagged).contains("L2-13,13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling,True,True,True,True,True,2"));
+        QVERIFY(!w.exportCsv(QStringLiteral("/nonexistent/dir/x.csv")));
+        QVERIFY(w.messageBar()->isVisible());
+    }
+
+    void testExportTaskJsonAndSave()
+    {
+        QTemporaryDir tmp;
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.selectTask(QStringLiteral("L1-95")));
+        const QString json = tmp.filePath(QStringLiteral("task.json"));
+        QVERIFY(w.exportTaskJson(json));
+        const auto doc = QJsonDocument::fromJson(readAll(json)).object();
+        QCOMPARE(doc.value(QStringLiteral("id")).toString(), QStringLiteral("L1-95"));
+        QCOMPARE(doc.value(QStringLiteral("flags")).toObject().value(QStringLiteral("output_std")).toBool(), true);
+        QCOMPARE(doc.value(QStringLiteral("metrics")).toObject().value(QStringLiteral("output_std")).toObject()
+                     .value(QStringLiteral("max_std")).toDouble(),
+                 8.7e-3);
+
+        typeThreshold(w, ks::Criterion::OutputAxes, QStringLiteral("0.5"));
+        const QString saved = tmp.filePath(QStringLiteral("saved.json"));
+        QVERIFY(w.saveResults(saved));
+        QCOMPARE(w.resultsPath(), saved);
+        QVERIFY(!QFileInfo::exists(saved + QStringLiteral(".tmp"))); // atomic: no temp file left
+        const auto back = ks::resultsFromJson(ks::readFile(saved.toStdString()), saved.toStdString());
+        QCOMPARE(back.tasks.size(), size_t(16));
+        QCOMPARE(back.thresholds.value(ks::Criterion::OutputAxes), 0.5);
+        QCOMPARE(back.tasks[4].range.maxAbs, fixture().tasks[4].range.maxAbs);
+        MainWindow again;
+        QVERIFY(again.openResults(saved));
+        QCOMPARE(again.model()->rowCount(), 16);
+    }
+
+    void testRunStreamsAndCancels()
+    {
+        useWorker("slow_worker.sh");
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        RunClient::Options o;
+        o.taskIds = QStringList{QStringLiteral("L1-1"), QStringLiteral("L1-12")};
+        QSignalSpy tasks(w.runClient(), &RunClient::taskFinished);
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        w.startRun(o);
+        QVERIFY(w.isRunning());
+        QVERIFY(w.progressBar()->isVisible());
+        auto* cancel = w.findChild<QToolButton*>(QStringLiteral("cancelRun"));
+        QVERIFY(cancel->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(tasks.count(), 1, 5000);
+        QTRY_VERIFY(w.runLabel()->text().contains(QStringLiteral("L1-12")));
+        QCOMPARE(w.progressBar()->value(), 1);
+        QCOMPARE(w.model()->rowCount(), 16); // the streamed L1-1 replaced its row
+        QVERIFY(w.isWindowModified());
+
+        QElapsedTimer timer;
+        timer.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3000);
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(finished.first().at(0).toBool(), true);
+        QVERIFY(!w.isRunning());
+        QVERIFY(!w.progressBar()->isVisible());
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("cancelled")));
+        QVERIFY(w.model()->task(w.model()->rowOf(QStringLiteral("L1-1")))->range.run);
+        QVERIFY(!w.messageBar()->isVisible());
+    }
+
+    void testWholeSuiteRun()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        w.startRun({});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        // The streamed tasks are in the matrix (replacing the suite's not-run rows where ids match).
+        for (const char* id : {"L1-1", "L1-12", "L1-23", "L2-13"}) {
+            const auto* t = w.model()->task(w.model()->rowOf(QString::fromLatin1(id)));
+            QVERIFY2(t && t->status == ks::TaskStatus::Ok, id);
+        }
+        QCOMPARE(w.runInfoModel()->value(QStringLiteral("Device")), QStringLiteral("cuda (NVIDIA H200)"));
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("finished")));
+        // Unsaved runs are kept for the next start.
+        const QString autosave = QSettings().value(QStringLiteral("files/lastResults")).toString();
+        QVERIFY(autosave.endsWith(QStringLiteral("last-run.json")));
+        QVERIFY(QFileInfo::exists(autosave));
+        QVERIFY(w.isWindowModified());
+        w.setWindowModified(false); // so that destroying the window asks nothing
+    }
+
+    void testCrashingWorkerLeavesWindowAlive()
+    {
+        useWorker("crash_worker.sh");
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QSignalSpy failed(w.runClient(), &RunClient::failed);
+        RunClient::Options o;
+        o.taskIds = QStringList{QStringLiteral("L1-1"), QStringLiteral("L1-12"), QStringLiteral("L1-23")};
+        w.startRun(o);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+        QVERIFY(w.isVisible());
+        QVERIFY(!w.isRunning());
+        QVERIFY(w.messageBar()->isVisible());
+        QCOMPARE(w.messageBar()->kind(), MessageBar::Kind::Error);
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("crashed")), qPrintable(w.messageBar()->text()));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("SIGSEGV")));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("L1-23")));
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("failed after 2")));
+        QCOMPARE(w.model()->rowCount(), 16); // finished results kept, nothing lost
+        // The window still works: thresholds, selection, another run.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("3"));
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputRange), 7);
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        useWorker("ok_worker.sh");
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        w.startRun(o);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        w.setWindowModified(false);
+    }
+
+    void testNoGpuNotice()
+    {
+        MainWindow w;
+        w.show();
+        w.startup(ResultsFile);
+        QTRY_COMPARE(w.workerDevice(), QStringLiteral("cpu"));
+        QVERIFY(w.deviceLabel()->text().contains(QStringLiteral("No GPU")));
+        QVERIFY(w.deviceLabel()->text().contains(QStringLiteral("small preset")));
+
+        qputenv("KS_FAKE_DEVICE", "cuda");
+        MainWindow gpu;
+        gpu.startup(ResultsFile);
+        QTRY_COMPARE(gpu.workerDevice(), QStringLiteral("cuda"));
+        QVERIFY(gpu.deviceLabel()->text().startsWith(QStringLiteral("GPU:")));
+
+        qputenv("KS_WORKER", "/nonexistent/kernelsieve-cli");
+        MainWindow none;
+        none.startup(ResultsFile);
+        QTRY_VERIFY(none.deviceLabel()->text().contains(QStringLiteral("unavailable")));
+    }
+
+    void testKernelsFlawMarkFollowsThresholds()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.openBench(BenchFile));
+        w.showView(MainWindow::View::Kernels);
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        SpeedupChart* chart = w.kernelsView()->speedupChart();
+        QVERIFY(chart->hasData());
+        QCOMPARE(chart->bars().size(), size_t(4));
+        QVERIFY(!chart->flawMarkShown());
+        QVERIFY(chart->warning().isEmpty());
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("100")); // 24.8 < 100: now "flawed"
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY(chart->warning().contains(QStringLiteral("flawed task")));
+        w.thresholdPanel()->resetToProfile();
+        QVERIFY(!chart->flawMarkShown());
+        QVERIFY(w.selectTask(QStringLiteral("L1-1"))); // no kernels: says so
+        QVERIFY(!chart->hasData());
+        QVERIFY(chart->message().contains(QStringLiteral("No kernels for L1-1")));
+    }
+
+    void testSettingsPersist()
+    {
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(w.openResults(ResultsFile));
+            typeThreshold(w, ks::Criterion::InputImpact, QStringLiteral("0.05"));
+            w.detailView()->logCountBox()->setChecked(true);
+            w.showView(MainWindow::View::Summary);
+            QVERIFY(w.close());
+        }
+        MainWindow again;
+        QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::InputImpact), 0.05);
+        QVERIFY(again.thresholdPanel()->isModified());
+        QVERIFY(again.detailView()->logCountBox()->isChecked());
+        QCOMPARE(again.tabs()->currentIndex(), 2);
+        QVERIFY(again.recentFiles().first().endsWith(QStringLiteral("results.json")));
+        // The next start opens the last results.
+        again.startup();
+        QCOMPARE(again.resultsPath(), ResultsFile);
+        QCOMPARE(again.model()->rowCount(), 16);
+        QCOMPARE(again.model()->thresholds().value(ks::Criterion::InputImpact), 0.05);
+    }
+
+    void testFirstStartOffersBuiltinSuite()
+    {
+        MainWindow w;
+        w.show();
+        w.startup();
+        const ks::Suite builtin = ks::loadBuiltinSuite();
+        QCOMPARE(w.model()->rowCount(), int(builtin.tasks.size() + builtin.issues.size()));
+        if (builtin.tasks.empty())
+            QSKIP("this build embeds no built-in tasks; the empty state is shown instead");
+        QVERIFY(w.messageBar()->isVisible());
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("Run Suite")));
+        QCOMPARE(w.model()->cellState(0, ks::Criterion::OutputRange), FilterMatrixModel::CellState::NotRun);
+        QVERIFY(!w.detailView()->sourceEdit()->toPlainText().isEmpty()); // source of a not-run task
+    }
+
+    void testShortcuts()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QVERIFY(w.openResults(ResultsFile));
+        QTest::keyClick(&w, Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(w.tabs()->currentIndex(), 2);
+        QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
+        QCOMPARE(w.tabs()->currentIndex(), 0);
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(w.matrixView()->flaggedOnlyBox()->isChecked());
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(w.matrixView()->searchEdit()->hasFocus());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
