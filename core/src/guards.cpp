@@ -71,8 +71,20 @@ Comparison compareToReference(const at::Tensor& outIn, const at::Tensor& refIn, 
 bool bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {
     if (!a.sizes().equals(b.sizes()) || a.scalar_type() != b.scalar_type()) return false;
     if (a.numel() == 0) return true;
-    const at::Tensor ca = a.contiguous().cpu(), cb = b.contiguous().cpu();
-    return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.nbytes())) == 0;
+    // Compare the bits on the tensors' device (no copy to the host): view floats as integers of
+    // the same width, so NaN payloads and -0.0 count as they are.
+    at::ScalarType bits;
+    switch (a.element_size()) {
+    case 1: bits = at::kByte; break;
+    case 2: bits = at::kShort; break;
+    case 4: bits = at::kInt; break;
+    case 8: bits = at::kLong; break;
+    default: {
+        const at::Tensor ca = a.contiguous().cpu(), cb = b.contiguous().cpu();
+        return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.nbytes())) == 0;
+    }
+    }
+    return at::equal(a.contiguous().view(bits), b.contiguous().view(bits));
 }
 
 bool impossibleSpeed(double minBytes, double flops, double medianMs, double copyGBs, double fp32Tflops,
