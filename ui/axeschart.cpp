@@ -22,7 +22,7 @@ void AxesChart::setTask(const ks::TaskResult* task, double threshold)
         for (auto s : task->outputShape)
             m_sizes.push_back(s);
     }
-    rebuild();
+    scheduleRebuild();
 }
 
 void AxesChart::setThreshold(double threshold)
@@ -31,7 +31,7 @@ void AxesChart::setThreshold(double threshold)
         return;
     m_threshold = threshold;
     if (m_valid)
-        rebuild();
+        scheduleRebuild();
 }
 
 void AxesChart::rebuild()

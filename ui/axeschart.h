@@ -17,8 +17,10 @@ public:
     void setTask(const ks::TaskResult* task, double threshold);
     void setThreshold(double threshold);
 
+protected:
+    void rebuild() override;
+
 private:
-    void rebuild();
 
     std::vector<double> m_values;
     std::vector<int64_t> m_sizes;

@@ -49,8 +49,9 @@ void ChartWidget::setWarning(const QString& text)
     m_warning->setText(text);
 }
 
-QString ChartWidget::warning() const
+QString ChartWidget::warning()
 {
+    flush();
     return m_warning ? m_warning->text() : QString();
 }
 
@@ -74,6 +75,27 @@ void ChartWidget::resetPlot()
     m_hasData = false;
 }
 
+void ChartWidget::flush()
+{
+    if (!m_dirty)
+        return;
+    m_dirty = false;
+    rebuild();
+}
+
+void ChartWidget::scheduleRebuild()
+{
+    m_dirty = true;
+    if (isVisible())
+        flush();
+}
+
+void ChartWidget::showEvent(QShowEvent* event)
+{
+    flush();
+    QCustomPlot::showEvent(event);
+}
+
 void ChartWidget::rememberHomeRange()
 {
     m_homeX = xAxis->range();
@@ -82,6 +104,7 @@ void ChartWidget::rememberHomeRange()
 
 void ChartWidget::showMessage(const QString& message)
 {
+    m_dirty = false; // a message replaces whatever rebuild was pending
     resetPlot();
     m_message = message;
     auto* text = new QCPItemText(this);
@@ -100,6 +123,7 @@ bool ChartWidget::exportTo(const QString& path, QString* error, int width, int h
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
+    flush(); // a chart on a hidden tab may have a rebuild pending
     // QCustomPlot renders exports itself; a replot first makes sure queued changes are in.
     replot(rpImmediateRefresh);
     if (suffix == QLatin1String("pdf"))

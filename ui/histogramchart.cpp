@@ -17,7 +17,7 @@ void HistogramChart::setHistogram(const ks::Histogram& histogram, double thresho
     m_threshold = threshold;
     m_xLabel = xLabel;
     m_valid = !histogram.empty();
-    rebuild();
+    scheduleRebuild();
 }
 
 void HistogramChart::setThreshold(double threshold)
@@ -26,7 +26,7 @@ void HistogramChart::setThreshold(double threshold)
         return;
     m_threshold = threshold;
     if (m_valid)
-        rebuild();
+        scheduleRebuild();
 }
 
 void HistogramChart::setLogCount(bool on)
@@ -35,7 +35,7 @@ void HistogramChart::setLogCount(bool on)
         return;
     m_logCount = on;
     if (m_valid)
-        rebuild();
+        scheduleRebuild();
 }
 
 void HistogramChart::rebuild()

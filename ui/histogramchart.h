@@ -22,8 +22,10 @@ public:
     bool logCount() const { return m_logCount; }
     double threshold() const { return m_threshold; }
 
+protected:
+    void rebuild() override;
+
 private:
-    void rebuild();
 
     Marker m_marker;
     ks::Histogram m_histogram;

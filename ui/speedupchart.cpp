@@ -48,7 +48,7 @@ void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks, const QHash
 {
     m_tasks = tasks;
     m_flaws = flaws;
-    rebuild();
+    scheduleRebuild();
 }
 
 void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws)
@@ -57,7 +57,7 @@ void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws)
         return;
     m_flaws = flaws;
     if (!m_tasks.empty())
-        rebuild();
+        scheduleRebuild();
 }
 
 void SpeedupChart::rebuild()

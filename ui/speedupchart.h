@@ -24,11 +24,21 @@ public:
     void setFlaws(const QHash<QString, QStringList>& flaws);
 
     // For tests: the bars drawn, and whether the flawed-task mark is shown.
-    const std::vector<ResultsUtil::SpeedupBar>& bars() const { return m_bars; }
-    bool flawMarkShown() const { return m_flawMark; }
+    const std::vector<ResultsUtil::SpeedupBar>& bars()
+    {
+        flush();
+        return m_bars;
+    }
+    bool flawMarkShown()
+    {
+        flush();
+        return m_flawMark;
+    }
+
+protected:
+    void rebuild() override;
 
 private:
-    void rebuild();
 
     std::vector<ks::TaskBench> m_tasks;
     QHash<QString, QStringList> m_flaws;

@@ -14,9 +14,9 @@ SummaryChart::SummaryChart(QWidget* parent)
 void SummaryChart::setModel(SummaryModel* model)
 {
     m_model = model;
-    connect(model, &QAbstractItemModel::dataChanged, this, &SummaryChart::rebuild);
-    connect(model, &QAbstractItemModel::modelReset, this, &SummaryChart::rebuild);
-    rebuild();
+    connect(model, &QAbstractItemModel::dataChanged, this, &SummaryChart::scheduleRebuild);
+    connect(model, &QAbstractItemModel::modelReset, this, &SummaryChart::scheduleRebuild);
+    scheduleRebuild();
 }
 
 void SummaryChart::rebuild()

@@ -14,8 +14,8 @@ public:
     explicit SummaryChart(QWidget* parent = nullptr);
     void setModel(SummaryModel* model);
 
-public slots:
-    void rebuild();
+protected:
+    void rebuild() override;
 
 private:
     SummaryModel* m_model = nullptr;

@@ -53,6 +53,8 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     m_header->setObjectName(QStringLiteral("taskHeader"));
     m_header->setTextFormat(Qt::RichText);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The header changes with every threshold edit; its width must not re-layout the view.
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_logCount = new QCheckBox(tr("Log count"));
     m_logCount->setObjectName(QStringLiteral("logCount"));
     m_logCount->setToolTip(tr("Logarithmic count axis for the histograms (shows sparse tails)"));

@@ -116,7 +116,8 @@ ThresholdPanel::ThresholdPanel(QWidget* parent)
         m_spins[i] = spin;
         m_counts[i] = new QLabel;
         m_counts[i]->setObjectName(QString::fromUtf8(c.key) + QStringLiteral("_count"));
-        m_counts[i]->setMinimumWidth(m_counts[i]->fontMetrics().horizontalAdvance(QStringLiteral("(000)")));
+        // Fixed width: a count changing from (9) to (10) must not re-layout the window on every edit.
+        m_counts[i]->setFixedWidth(m_counts[i]->fontMetrics().horizontalAdvance(QStringLiteral("(0000)")));
         cell->addWidget(label);
         cell->addWidget(spin);
         cell->addWidget(m_counts[i]);

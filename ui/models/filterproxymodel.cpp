@@ -6,8 +6,28 @@ FilterProxyModel::FilterProxyModel(QObject* parent)
     : QSortFilterProxyModel(parent)
 {
     setSortRole(FilterMatrixModel::SortRole);
-    // Re-filter when flags change under new thresholds, so "flagged only" follows the spin boxes.
-    setDynamicSortFilter(true);
+    // Not dynamic: a re-threshold changes every row's flag cells, and per-row re-filtering then
+    // emits one insert/remove per flipped row. onFlagsChanged() re-filters once instead, and
+    // only when the flags matter to the filter or the sort order.
+    setDynamicSortFilter(false);
+}
+
+void FilterProxyModel::setSourceModel(QAbstractItemModel* model)
+{
+    if (auto* old = qobject_cast<FilterMatrixModel*>(sourceModel()))
+        disconnect(old, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
+    QSortFilterProxyModel::setSourceModel(model);
+    if (auto* m = qobject_cast<FilterMatrixModel*>(model))
+        connect(m, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
+}
+
+void FilterProxyModel::onFlagsChanged()
+{
+    const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn && sortColumn() <= FilterMatrixModel::AnyFlagColumn;
+    if (sortedByFlags)
+        invalidate(); // re-sort and re-filter in one layout change
+    else if (m_flaggedOnly)
+        invalidateRowsFilter();
 }
 
 void FilterProxyModel::setSearchText(const QString& text)

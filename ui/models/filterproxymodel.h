@@ -25,10 +25,14 @@ public:
     // Source rows that pass the filter, in source order (for exports that must keep file order).
     QList<int> acceptedSourceRows() const;
 
+    void setSourceModel(QAbstractItemModel* model) override;
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
+    void onFlagsChanged();
+
     QString m_search;
     int m_level = 0;
     QString m_category;
