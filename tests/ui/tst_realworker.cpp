@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The GUI against the real engine: kernelsieve-cli from this build as the worker (on the CPU,
+// small preset, a few seeds). Checks the JSON-lines protocol end to end, that the GUI's CSV
+// export equals the CLI's own --csv for the same run, and that Cancel stops a real run fast.
+// Skipped (QSKIP) when the worker was not built.
+
+#include <filtermatrixview.h>
+#include <mainwindow.h>
+#include <messagebar.h>
+#include <runclient.h>
+
+#include <models/filtermatrixmodel.h>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+const QString Tasks = QStringLiteral("L1-19,L1-23,L2-13");
+
+QString realWorker()
+{
+    const QString w = qEnvironmentVariable("KS_REAL_WORKER");
+    return QFileInfo(w).isExecutable() ? w : QString();
+}
+
+RunClient::Options cpuOptions()
+{
+    RunClient::Options o;
+    o.device = QStringLiteral("cpu");
+    o.preset = QStringLiteral("small");
+    o.seeds = 3;
+    o.taskIds = Tasks.split(QLatin1Char(','));
+    return o;
+}
+} // namespace
+
+class TestRealWorker : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        if (realWorker().isEmpty())
+            QSKIP("kernelsieve-cli is not built in this tree (set KS_REAL_WORKER); build it to run these checks");
+        qputenv("KS_WORKER", realWorker().toUtf8());
+        QSettings().clear();
+    }
+
+    void testProtocol()
+    {
+        RunClient client;
+        QSignalSpy started(&client, &RunClient::started);
+        QSignalSpy tasks(&client, &RunClient::taskFinished);
+        QSignalSpy finished(&client, &RunClient::finished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        client.start(cpuOptions());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.first().at(0).value<ks::RunInfo>().device, std::string("cpu"));
+        QCOMPARE(tasks.count(), 3);
+        const auto th = ks::Thresholds::defaults();
+        for (const auto& args : tasks) {
+            const auto t = args.at(0).value<ks::TaskResult>();
+            QCOMPARE(t.status, ks::TaskStatus::Ok);
+            QCOMPARE(t.seeds, 3);
+            QVERIFY(!t.valueHistogram.empty());
+            if (t.id == "L1-19")
+                QVERIFY(!t.anyFlag(th));
+            if (t.id == "L1-23") // the seed's Table 1: every statistical filter fires
+                for (const auto& c : ks::criteria())
+                    QVERIFY2(t.flagged(c.criterion, th), c.key);
+            if (t.id == "L2-13") {
+                QVERIFY(!t.flagged(ks::Criterion::OutputRange, th));
+                QVERIFY(t.flagged(ks::Criterion::OutputStd, th));
+            }
+        }
+    }
+
+    void testCsvEqualsCli()
+    {
+        QTemporaryDir tmp;
+        const QString cliCsv = tmp.filePath(QStringLiteral("cli.csv"));
+        QProcess cli;
+        cli.start(realWorker(), {QStringLiteral("filter"), QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--preset"),
+                                 QStringLiteral("small"), QStringLiteral("--seeds"), QStringLiteral("3"), QStringLiteral("--tasks"), Tasks,
+                                 QStringLiteral("--out"), tmp.filePath(QStringLiteral("cli.json")), QStringLiteral("--csv"), cliCsv,
+                                 QStringLiteral("-q")});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+
+        MainWindow w;
+        w.show();
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        w.startRun(cpuOptions());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(w.model()->rowCount(), 3);
+        const QString guiCsv = tmp.filePath(QStringLiteral("gui.csv"));
+        QVERIFY(w.exportCsv(guiCsv));
+        QFile a(cliCsv), b(guiCsv);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll()); // same seeds, same engine, same writer: byte for byte
+        w.setWindowModified(false);
+    }
+
+    void testCancelRealRun()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy tasks(w.runClient(), &RunClient::taskFinished);
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        RunClient::Options o = cpuOptions();
+        o.taskIds.clear(); // the whole built-in suite, so there is always more to cancel
+        o.seeds = 20;
+        w.startRun(o);
+        QTRY_VERIFY_WITH_TIMEOUT(tasks.count() >= 1, 120000);
+        QElapsedTimer timer;
+        timer.start();
+        w.cancelRun();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 5000);
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(finished.first().at(0).toBool(), true);
+        int measured = 0;
+        for (int r = 0; r < w.model()->rowCount(); ++r)
+            measured += w.model()->task(r)->status == ks::TaskStatus::Ok;
+        QVERIFY(measured >= tasks.count() - 1); // finished tasks kept (load-failure rows are not "Ok")
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("cancelled")));
+        w.setWindowModified(false);
+    }
+
+    void testDeviceNotice()
+    {
+        MainWindow w;
+        w.startup();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.workerDevice().isEmpty(), 60000);
+        if (w.workerDevice() == QLatin1String("cpu"))
+            QVERIFY(w.deviceLabel()->text().contains(QStringLiteral("No GPU")));
+        else
+            QVERIFY(w.deviceLabel()->text().startsWith(QStringLiteral("GPU:")));
+    }
+};
+
+QTEST_MAIN(TestRealWorker)
+#include "tst_realworker.moc"
