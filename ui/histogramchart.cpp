@@ -86,6 +86,7 @@ void HistogramChart::rebuild()
         yAxis->setLabel(tr("count"));
     }
     xAxis->setLabel(m_xLabel);
+    xAxis->ticker()->setTickCount(4); // long labels like 0.00075 collide at the default density
 
     const double t = m_threshold;
     const double span = hi - lo;

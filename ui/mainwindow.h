@@ -9,6 +9,8 @@
 #include <ks/core/benchresults.h>
 
 #include <QMainWindow>
+#include <QPointer>
+#include <QThread>
 
 class ChartWidget;
 class FilterMatrixModel;
@@ -172,4 +174,5 @@ private:
     QString m_device;          // worker device: "cuda" | "cpu" | "" unknown
     bool m_wholeSuiteRun = false;
     RunClient::Options m_lastRun;
+    QPointer<QThread> m_autosave; // the autosave being written, if any
 };

@@ -383,6 +383,16 @@ int main(int argc, char** argv)
     const int receivedInsert = received;
     w.setWindowModified(false);
 
+    // --- start of a whole-suite run: the built-in suite's task list is loaded in the GUI thread
+    std::vector<double> suiteMs;
+    for (int rep = 0; rep < 5; ++rep) {
+        QElapsedTimer t;
+        t.start();
+        w.openSuite(QStringLiteral("builtin"));
+        suiteMs.push_back(ms(t));
+    }
+    const int suiteTasks = w.model()->rowCount();
+
     // --- report -----------------------------------------------------------------------------
     const Stats parse = statsOf(parseMs), open = statsOf(openMs), painted = statsOf(paintedMs), sync = statsOf(syncMs),
                 events = statsOf(withEventsMs), filtered = statsOf(filteredMs), paintedCpu = statsOf(paintedCpuMs),
@@ -423,6 +433,8 @@ int main(int argc, char** argv)
         << " s) | 50 ms | " << QString::number(stallReplace, 'f', 1) << " ms | " << pass(stallReplace < 50) << " |\n"
         << "| results insert rows into a sorted matrix (" << receivedInsert << " received) | 50 ms | "
         << QString::number(stallInsert, 'f', 1) << " ms | " << pass(stallInsert < 50) << " |\n"
+        << "| start of a whole-suite run: loading the built-in suite's " << suiteTasks << " task specs (GUI thread), max of 5 | 50 ms | "
+        << QString::number(statsOf(suiteMs).max, 'f', 1) << " ms | " << pass(statsOf(suiteMs).max < 50) << " |\n"
         << "\nThe heartbeat gap includes the 5 ms interval itself and any scheduling delay from other "
         << "processes on this shared machine; it is an upper bound on the GUI thread's longest block.\n";
     std::cout << md.toStdString();

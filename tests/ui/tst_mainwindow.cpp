@@ -8,6 +8,7 @@
 #include <histogramchart.h>
 #include <kernelsview.h>
 #include <mainwindow.h>
+#include <rundialog.h>
 #include <messagebar.h>
 #include <speedupchart.h>
 #include <summarychart.h>
@@ -303,7 +304,7 @@ private slots:
         // Unsaved runs are kept for the next start.
         const QString autosave = QSettings().value(QStringLiteral("files/lastResults")).toString();
         QVERIFY(autosave.endsWith(QStringLiteral("last-run.json")));
-        QVERIFY(QFileInfo::exists(autosave));
+        QTRY_VERIFY(QFileInfo::exists(autosave)); // written by a worker thread
         QVERIFY(w.isWindowModified());
         w.setWindowModified(false); // so that destroying the window asks nothing
     }
@@ -420,6 +421,65 @@ private slots:
         QVERIFY(w.messageBar()->text().contains(QStringLiteral("Run Suite")));
         QCOMPARE(w.model()->cellState(0, ks::Criterion::OutputRange), FilterMatrixModel::CellState::NotRun);
         QVERIFY(!w.detailView()->sourceEdit()->toPlainText().isEmpty()); // source of a not-run task
+    }
+
+    void testRunDialogChoices()
+    {
+        RunClient::Options defaults;
+        defaults.seeds = 12;
+        defaults.device = QStringLiteral("cuda");
+        defaults.preset = QStringLiteral("full");
+        {
+            RunDialog gpu(defaults, {QStringLiteral("L1-23"), QStringLiteral("L2-13")}, true);
+            auto o = gpu.options();
+            QCOMPARE(o.seeds, 12);
+            QCOMPARE(o.device, QStringLiteral("cuda"));
+            QCOMPARE(o.preset, QStringLiteral("full"));
+            QVERIFY(o.taskIds.isEmpty()); // the whole suite unless asked otherwise
+            gpu.setSelectedOnly(true);
+            QCOMPARE(gpu.options().taskIds, (QStringList{"L1-23", "L2-13"}));
+            QVERIFY(!gpu.findChild<QLabel*>(QStringLiteral("noGpuNote")));
+        }
+        // No GPU: the dialog says so and picks the CPU with the small preset.
+        RunDialog cpu(defaults, {}, false);
+        QVERIFY(cpu.findChild<QLabel*>(QStringLiteral("noGpuNote")));
+        QCOMPARE(cpu.options().device, QStringLiteral("cpu"));
+        QCOMPARE(cpu.options().preset, QStringLiteral("small"));
+        cpu.setSelectedOnly(true); // nothing selected: stays "whole suite"
+        QVERIFY(cpu.options().taskIds.isEmpty());
+    }
+
+    void testProfileSaveAndLoad()
+    {
+        QTemporaryDir tmp;
+        MainWindow w;
+        QVERIFY(w.openResults(ResultsFile));
+        ThresholdPanel* panel = w.thresholdPanel();
+        typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("1e-3"));
+        QCOMPARE(panel->thresholds().value(ks::Criterion::OutputStd), 1e-3);
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd), 4); // 1.48e-3 and 8.7e-3 no longer below
+        const QString path = tmp.filePath(QStringLiteral("mine.json"));
+        QString error;
+        QVERIFY2(panel->saveProfile(path, &error), qPrintable(error));
+        const auto saved = ks::parseProfile(ks::readFile(path.toStdString()), path.toStdString());
+        QCOMPARE(saved.value(ks::Criterion::OutputStd), 1e-3);
+        QCOMPARE(saved.profile, std::string("mine"));
+
+        panel->setProfile(*ks::builtinProfile("robust-kbench"));
+        panel->resetToProfile();
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd), 6);
+        QVERIFY2(panel->loadProfile(path, &error), qPrintable(error));
+        QCOMPARE(panel->profile().profile, std::string("mine"));
+        QVERIFY(!panel->isModified());
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd), 4);
+        QVERIFY(!panel->loadProfile(ResultsFile, &error)); // not a profile
+        QVERIFY(error.contains(QStringLiteral("not a threshold profile")));
+        // The built-in "strict" profile from the combo.
+        if (const auto strict = ks::builtinProfile("strict")) {
+            panel->setProfile(*strict);
+            panel->resetToProfile();
+            QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange), strict->value(ks::Criterion::OutputRange));
+        }
     }
 
     void testShortcuts()

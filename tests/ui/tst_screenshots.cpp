@@ -152,6 +152,29 @@ private slots:
         QVERIFY2(statsOf(matrix).saturated > 0.05, "the matrix cells are coloured");
     }
 
+    // Optional: the same views over a results file from a real engine run (set
+    // KS_SCREENSHOT_RESULTS), saved as real-*.png, to eyeball real data beside the fixture.
+    void testRealResults()
+    {
+        const QString path = qEnvironmentVariable("KS_SCREENSHOT_RESULTS");
+        if (path.isEmpty())
+            QSKIP("set KS_SCREENSHOT_RESULTS to a results file to render it too");
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openResults(path));
+        QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench.json")));
+        const QString task = qEnvironmentVariable("KS_SCREENSHOT_TASK", QStringLiteral("L1-23"));
+        QVERIFY(w.selectTask(task));
+        w.showView(MainWindow::View::TaskDetail);
+        checkNonTrivial(shoot(w, QStringLiteral("real-task-detail.png")), QStringLiteral("real task detail"));
+        w.showView(MainWindow::View::Kernels);
+        checkNonTrivial(shoot(w, QStringLiteral("real-kernels.png")), QStringLiteral("real kernels"));
+        w.showView(MainWindow::View::Summary);
+        checkNonTrivial(shoot(w, QStringLiteral("real-summary.png")), QStringLiteral("real summary"));
+    }
+
     void testChartExports()
     {
         MainWindow w;
