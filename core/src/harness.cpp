@@ -19,6 +19,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <cstdio>
 #include <filesystem>
@@ -100,10 +101,13 @@ std::vector<std::pair<std::string, Operands>> edgeCases(const Binding& b, const 
         cases.push_back({"odd 37x1001", withInputs({randn({37}), randn({37, 1001})})});
         cases.push_back({"extreme +-1e30", withInputs({randn({64}) * 1e30, randn({64, 515})})});
         cases.push_back({"denormals", withInputs({randn({64}), randn({64, 515}) * 1e-39})});
-        at::Tensor a = randn({32}), bm = randn({32, 33});
+        // NaN and Inf in A only: with an infinity in B, torch.diag(A) @ B itself spreads NaN down
+        // that column (0 * inf), which no broadcast kernel reproduces; that is the reference's
+        // quirk, not a kernel bug, so we don't test it.
+        at::Tensor a = randn({32});
         a.index_put_({3}, NAN);
-        bm.index_put_({5, 7}, INFINITY);
-        cases.push_back({"NaN/Inf inputs", withInputs({a, bm})});
+        a.index_put_({5}, INFINITY);
+        cases.push_back({"NaN/Inf in A", withInputs({a, randn({32, 33})})});
     } else if (b.op == "softmax") {
         cases.push_back({"empty rows=0", withInputs({randn({0, 1024})})});
         cases.push_back({"odd 7x1003", withInputs({randn({7, 1003})})});
@@ -546,6 +550,20 @@ SpawnResult spawnWorker(const WorkerCommand& w, const std::vector<std::string>& 
     return res;
 }
 
+// Removes the job folder (flat: job files only). Not std::filesystem::remove_all: libtorch.so
+// exports its own copy of that symbol, which the dynamic linker may bind instead of
+// libstdc++'s, and that copy crashes (seen with the torch 2.11 wheel).
+void removeJobDir(const std::string& dir) {
+    if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (name != "." && name != "..") ::unlink((dir + "/" + name).c_str());
+        }
+        closedir(d);
+    }
+    ::rmdir(dir.c_str());
+}
+
 std::string describeFailure(const SpawnResult& s) {
     std::string why;
     if (s.timedOut) why = "the worker did not finish in time and was killed";
@@ -707,7 +725,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     std::string failure;
     const json ceil = runJob({"--job", "ceilings"}, failure);
     if (ceil.is_null()) {
-        fs::remove_all(dir);
+        removeJobDir(dir.string());
         throw Error("cannot measure the device (" + failure + ")");
     }
     run.deviceName = ceil.value("device_name", "");
@@ -791,8 +809,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         }
         run.tasks.push_back(std::move(tb));
     }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    removeJobDir(dir.string());
     return run;
 }
 
