@@ -61,6 +61,7 @@ void ChartWidget::resetPlot()
     clearPlottables();
     clearItems();
     legend->setVisible(false);
+    legend->setFillOrder(QCPLegend::foRowsFirst);
     axisRect()->setBackground(Qt::NoBrush);
     for (auto* axis : {xAxis, yAxis}) {
         axis->setScaleType(QCPAxis::stLinear);

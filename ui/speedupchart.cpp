@@ -193,7 +193,9 @@ void SpeedupChart::rebuild()
     }
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), font().pointSize() - 1));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // Many bars: a one-row legend in the headroom instead of a box over the first task's bars.
+    legend->setFillOrder(single ? QCPLegend::foRowsFirst : QCPLegend::foColumnsFirst);
+    axisRect()->insetLayout()->setInsetAlignment(0, single ? Qt::AlignTop | Qt::AlignLeft : Qt::AlignTop | Qt::AlignHCenter);
     setTitle(single ? tr("Speedup over PyTorch eager: %1").arg(QString::fromStdString(m_tasks.front().taskId))
                     : tr("Speedup over PyTorch eager: all tasks with kernels"));
     setHasData(!barsOf.empty());

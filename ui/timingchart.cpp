@@ -96,7 +96,7 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant)
 
     xAxis->setRange(lo - width, hi + width);
     xAxis->setLabel(tr("time per call (ms)"));
-    yAxis->setRange(0, maxCount * 1.75); // room for the label above the bars
+    yAxis->setRange(0, maxCount * 2.2); // room for the label above the bars
     yAxis->setLabel(tr("samples"));
     setHasData(true);
     rememberHomeRange();
