@@ -8,6 +8,7 @@
 #endif
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
+#include "cli_import.h"
 
 #include <CLI/CLI.hpp>
 
@@ -158,6 +159,8 @@ int main(int argc, char** argv) {
     worker->group("");
     worker->allow_extras();
     worker->prefix_command();
+    std::function<int()> importAction; // import-kernelbench / export-robust-kbench (cli_import.cpp)
+    ks::cli::addImportCommands(app, importAction);
 
     try {
         app.parse(argc, argv);
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
         }
         return Exit::Ok;
     }
+    if (importAction) return importAction();
 
     if (list->parsed()) {
         try {

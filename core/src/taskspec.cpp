@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 namespace ks {
 namespace {
@@ -120,6 +121,51 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
     return t;
 }
 
+// "2.11.0+cu130" -> {2, 11}; {-1, -1} when it does not start with two numbers.
+std::pair<int, int> majorMinor(const std::string& v) {
+    int major = -1, minor = -1;
+    size_t used = 0;
+    try {
+        major = std::stoi(v, &used);
+        if (used < v.size() && v[used] == '.') minor = std::stoi(v.substr(used + 1));
+        else minor = 0;
+    } catch (const std::exception&) {
+        return {-1, -1};
+    }
+    if (major < 0 || minor < 0) return {-1, -1};
+    return {major, minor};
+}
+
+// An imported task: a traced artifact beside the JSON, and the versions it was made with.
+void parseArtifact(const json& j, const std::string& path, const std::string& ctx, TaskSpec& t) {
+    const std::string rel = str(j, "artifact", ctx, true);
+    if (rel.empty()) fail(ctx, "'artifact' must name a file");
+    t.artifactPath = (std::filesystem::path(path).parent_path() / rel).generic_string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(t.artifactPath, ec))
+        fail(ctx, "artifact '" + rel + "' not found (looked for " + t.artifactPath +
+                      "); re-import the task with kernelsieve-cli import-kernelbench");
+    if (!j.contains("exporter_version"))
+        fail(ctx, "has an 'artifact' but no 'exporter_version'; re-import the task with kernelsieve-cli "
+                  "import-kernelbench");
+    t.exporterVersion = str(j, "exporter_version", ctx, true);
+    const int major = majorMinor(t.exporterVersion).first;
+    if (major < 0) fail(ctx, "'exporter_version' must look like \"1.0\", got \"" + t.exporterVersion + "\"");
+    if (major != ExporterMajorVersion)
+        fail(ctx, "the artifact was written by exporter version " + t.exporterVersion +
+                      ", but this build reads exporter version " + std::to_string(ExporterMajorVersion) +
+                      ".x; re-import the folder with this build's kernelsieve-cli import-kernelbench");
+    t.torchVersion = str(j, "torch_version", ctx, false);
+#ifdef KS_LIBTORCH_VERSION
+    if (!t.torchVersion.empty() && majorMinor(t.torchVersion) != majorMinor(KS_LIBTORCH_VERSION)) {
+        const std::string w = "the artifact was traced with torch " + t.torchVersion + " but this build runs LibTorch " +
+                              KS_LIBTORCH_VERSION + "; outputs may differ slightly (re-import to be sure)";
+        t.warnings.push_back(w);
+        t.description += (t.description.empty() ? "" : "\n") + std::string("Warning: ") + w;
+    }
+#endif
+}
+
 } // namespace
 
 const char* presetName(Preset p) { return p == Preset::Small ? "small" : "full"; }
@@ -231,9 +277,10 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
             fail(ctx, "cannot read source_file '" + rel + "': " + e.what());
         }
         t.sourcePath = full;
-    } else {
+    } else if (!j.contains("artifact")) {
         fail(ctx, "needs 'source' or 'source_file'");
     }
+    if (j.contains("artifact")) parseArtifact(j, path, ctx, t);
     if (j.contains("dims")) {
         if (!j.at("dims").is_object()) fail(ctx, "'dims' must map presets to {name: size}");
         for (const auto& [preset, m] : j.at("dims").items()) {

@@ -2,6 +2,8 @@
 #include "ks/core/torchtask.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -11,10 +13,19 @@
 #include <ATen/Context.h>
 #include <c10/util/Exception.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <map>
+#include <mutex>
 
 namespace ks {
+
+struct ArtifactCopies {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<torch::jit::Module>> byDevice;
+};
+
 namespace {
 
 at::ScalarType scalarType(const std::string& dtype) {
@@ -101,7 +112,117 @@ void useEagerSemantics() {
 
 void seedAll(uint64_t seed) { at::manual_seed(seed); }
 
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+// The exporter stores what it traced (names, shapes, dtypes, its version) as kernelsieve.json
+// inside the archive; a spec edited by hand must still describe exactly those tensors, because a
+// trace bakes its shapes into views, reshapes and the like.
+void checkArtifactMetadata(const TaskSpec& spec, const std::string& where, const std::string& text) {
+    using json = nlohmann::json;
+    if (text.empty())
+        throw Error(where + ": has no kernelsieve.json inside, so it was not written by the KernelSieve "
+                            "exporter; re-import the task with kernelsieve-cli import-kernelbench");
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const std::exception&) {
+        throw Error(where + ": its kernelsieve.json is not valid JSON; re-import the task");
+    }
+    try {
+        const std::string ev = j.at("exporter_version").get<std::string>();
+        int major = -1;
+        try {
+            major = std::stoi(ev);
+        } catch (const std::exception&) {
+        }
+        if (major != ExporterMajorVersion)
+            throw Error(where + ": written by exporter version " + ev + ", but this build reads exporter version " +
+                        std::to_string(ExporterMajorVersion) + ".x; re-import the folder with this build");
+        for (const char* key : {"inputs", "params"}) {
+            const auto& list = std::string(key) == "inputs" ? spec.inputs : spec.params;
+            const json& arr = j.at(key);
+            if (!arr.is_array() || arr.size() != list.size())
+                throw Error(where + ": the spec lists " + std::to_string(list.size()) + " " + key +
+                            " but the artifact was traced with " + std::to_string(arr.is_array() ? arr.size() : 0));
+            for (size_t i = 0; i < list.size(); ++i) {
+                const TensorSpec& t = list[i];
+                const json& a = arr.at(i);
+                const std::string name = a.at("name").get<std::string>();
+                if (name != t.name)
+                    throw Error(where + ": " + key + "[" + std::to_string(i) + "] is '" + t.name +
+                                "' in the spec but '" + name + "' in the artifact");
+                const std::string dtype = a.at("dtype").get<std::string>();
+                if (dtype != t.dtype)
+                    throw Error(where + ": '" + t.name + "' has dtype " + t.dtype + " in the spec but was traced as " +
+                                dtype + "; re-import instead of editing dtypes");
+                const auto traced = a.at("shape").get<std::vector<int64_t>>();
+                for (Preset p : {Preset::Full, Preset::Small}) {
+                    const auto shape = spec.shapeOf(t, p);
+                    if (shape != traced)
+                        throw Error(where + ": shape mismatch: '" + t.name + "' is " + shapeText(shape) +
+                                    " at preset " + presetName(p) + " but the artifact was traced with " +
+                                    shapeText(traced) +
+                                    "; an imported task runs only at its traced shapes (re-import with other "
+                                    "shape constants to change them)");
+                }
+            }
+        }
+    } catch (const json::exception& e) {
+        throw Error(where + ": its kernelsieve.json is malformed (" + e.what() + "); re-import the task");
+    }
+}
+
+CompiledTask loadArtifact(const TaskSpec& spec) {
+    const std::string where = "task " + spec.id + ": artifact " + spec.artifactPath;
+    CompiledTask ct;
+    torch::jit::ExtraFilesMap extra{{"kernelsieve.json", ""}};
+    try {
+        ct.module = std::make_shared<torch::jit::Module>(
+            torch::jit::load(spec.artifactPath, at::Device(at::kCPU), extra));
+    } catch (const std::exception& e) {
+        throw Error(where + ": cannot be loaded as TorchScript (" + shortError(e) +
+                    "); it is damaged or not an exporter artifact - re-import the task");
+    }
+    checkArtifactMetadata(spec, where, extra["kernelsieve.json"]);
+    const auto method = ct.module->find_method(spec.entry);
+    if (!method) throw Error(where + ": has no method '" + spec.entry + "'");
+    // The first argument of a module method is `self`.
+    const size_t got = method->function().getSchema().arguments().size() - 1;
+    const size_t want = spec.inputs.size() + spec.params.size();
+    if (got != want)
+        throw Error(where + ": '" + spec.entry + "' takes " + std::to_string(got) + " arguments but the spec lists " +
+                    std::to_string(spec.inputs.size()) + " inputs and " + std::to_string(spec.params.size()) +
+                    " params");
+    ct.copies = std::make_shared<ArtifactCopies>();
+    ct.copies->byDevice["cpu"] = ct.module;
+    return ct;
+}
+
+torch::jit::Module& artifactFor(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
+    if (device.is_cpu() || !ct.copies) return *ct.module;
+    std::lock_guard<std::mutex> lock(ct.copies->mutex);
+    auto& slot = ct.copies->byDevice[device.str()];
+    if (!slot) {
+        try {
+            slot = std::make_shared<torch::jit::Module>(torch::jit::load(spec.artifactPath, device));
+        } catch (const std::exception& e) {
+            ct.copies->byDevice.erase(device.str());
+            throw Error("cannot load artifact " + spec.artifactPath + " onto " + device.str() + ": " + shortError(e));
+        }
+    }
+    return *slot;
+}
+
+} // namespace
+
 CompiledTask compileTask(const TaskSpec& spec) {
+    if (!spec.artifactPath.empty()) return loadArtifact(spec);
     CompiledTask ct;
     try {
         ct.unit = std::make_shared<torch::jit::CompilationUnit>();
@@ -189,7 +310,24 @@ at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct, const std::v
     args.reserve(inputs.size() + params.size());
     for (const auto& t : inputs) args.emplace_back(t);
     for (const auto& t : params) args.emplace_back(t);
-    c10::IValue result = (*ct.fn)(std::move(args));
+    c10::IValue result;
+    if (ct.module) {
+        const at::Device device = !inputs.empty() ? inputs.front().device()
+                                  : !params.empty() ? params.front().device() : at::Device(at::kCPU);
+        torch::jit::Module& m = artifactFor(spec, ct, device);
+        try {
+            result = m.get_method(spec.entry)(std::move(args));
+        } catch (const c10::OutOfMemoryError&) {
+            throw; // the engine reports OOM with its own advice
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& e) {
+            // No "task <id>:" prefix: the engine adds it with the phase and the seed.
+            throw Error("error in artifact " + spec.artifactPath + ": " + shortError(e));
+        }
+    } else {
+        result = (*ct.fn)(std::move(args));
+    }
     if (!result.isTensor())
         throw Error("task " + spec.id + ": '" + spec.entry + "' must return one Tensor, got " +
                     result.tagKind());

@@ -19,6 +19,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Artifacts written by an exporter with another major version are refused (their calling
+// convention or metadata may differ); minor versions only add fields.
+inline constexpr int ExporterMajorVersion = 1;
+
 enum class Preset { Small, Full };
 const char* presetName(Preset p);
 std::optional<Preset> parsePreset(const std::string& s);
@@ -62,8 +66,14 @@ struct TaskSpec {
     std::string name;
     std::string category;
     std::string description;
-    std::string source;     // TorchScript source
+    std::string source;     // TorchScript source (imported tasks: the original Python, display only)
     std::string sourcePath; // where the source came from (for messages); may be empty
+    // Imported tasks (kernelsieve-cli import-kernelbench): a traced TorchScript module called as
+    // forward(*inputs, *params); when set, `source` is not compiled. Resolved against the JSON's folder.
+    std::string artifactPath;
+    std::string exporterVersion; // version of the exporter that wrote the artifact ("1.0")
+    std::string torchVersion;    // torch the artifact was traced with
+    std::vector<std::string> warnings; // non-fatal load notes (also appended to `description`)
     std::string specPath;   // the JSON file (for messages)
     std::string entry = "forward";
     std::map<std::string, std::map<std::string, int64_t>> dims; // preset name -> dim -> size

@@ -14,16 +14,27 @@
 namespace torch::jit {
 struct CompilationUnit;
 struct Function;
+struct Module;
 } // namespace torch::jit
 
 namespace ks {
 
+struct ArtifactCopies; // per-device copies of an imported task's module (torchtask.cpp)
+
 struct CompiledTask {
     std::shared_ptr<torch::jit::CompilationUnit> unit;
     torch::jit::Function* fn = nullptr;
+    // Imported tasks: the traced artifact, loaded on the CPU. Tensor constants inside a traced
+    // graph do not follow Module::to(), so other devices get their own copy, loaded onto that
+    // device on first use.
+    std::shared_ptr<torch::jit::Module> module;
+    std::shared_ptr<ArtifactCopies> copies;
 };
 
-// Throws ks::Error "task <id>: TorchScript compile error: ..." on bad source.
+// Throws ks::Error "task <id>: TorchScript compile error: ..." on bad source. For an imported
+// task (spec.artifactPath set) it loads the artifact instead and checks it against the spec:
+// exporter version, argument count, names, shapes (at both presets) and dtypes; errors name the
+// task and the artifact file.
 CompiledTask compileTask(const TaskSpec& spec);
 
 // Draws one tensor from its spec with the current global generator state.

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+// kernelsieve-cli import-kernelbench: runs the Python exporter (resources/importer/
+// kernelbench_export.py) on a KernelBench folder, shows one line per file and checks every task it
+// wrote with the same loader `filter` uses. export-robust-kbench: a results file back out as one
+// robust-kbench filter_results.json per task.
+
+#include "cli_import.h"
+
+#include "ks/core/criteria.h"
+#include "ks/core/results.h"
+#include "ks/core/suite.h"
+#include "ks/core/taskspec.h"
+#include "ks/core/torchtask.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ks::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+enum Exit { Ok = 0, Usage = 2, BadInput = 3, WriteFailed = 5, NoPython = 6 };
+
+constexpr const char* ExporterName = "kernelbench_export.py";
+constexpr const char* TorchHint = "python3 -m pip install torch==2.11.0";
+
+struct ImportOptions {
+    std::string folder, out, python, tasks, exporter, device = "auto";
+    double timeout = 300;
+    int jobs = 0, level = -1;
+    bool jsonl = false;
+};
+
+struct ExportOptions {
+    std::string results, out, profile, tasks, dirName = "name";
+    std::vector<std::string> thresholds;
+};
+
+// Where the exporter may be: installed beside the binary, then the source tree this binary was
+// built from. The first that exists wins; all are named when none does.
+std::vector<fs::path> exporterCandidates() {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        out.push_back(exe.parent_path() / ".." / "share" / "kernelsieve" / "importer" / ExporterName);
+        out.push_back(exe.parent_path() / "importer" / ExporterName);
+    }
+#ifdef KS_SOURCE_DIR
+    out.push_back(fs::path(KS_SOURCE_DIR) / "resources" / "importer" / ExporterName);
+#endif
+    return out;
+}
+
+std::optional<fs::path> findExporter(const std::string& given, std::string& looked) {
+    if (!given.empty()) {
+        looked = given;
+        return fs::is_regular_file(given) ? std::optional<fs::path>(given) : std::nullopt;
+    }
+    for (const auto& c : exporterCandidates()) {
+        std::error_code ec;
+        looked += (looked.empty() ? "" : ", ") + c.lexically_normal().string();
+        if (fs::is_regular_file(c, ec)) return c.lexically_normal();
+    }
+    return std::nullopt;
+}
+
+// Pythons to try, in order: --python, then $KS_PYTHON, then python3 on PATH and the python this
+// binary was built against (a development build finds its .venv that way).
+std::vector<std::string> pythonCandidates(const std::string& given) {
+    if (!given.empty()) return {given};
+    if (const char* env = std::getenv("KS_PYTHON"); env && *env) return {env};
+    std::vector<std::string> out{"python3"};
+#ifdef KS_BUILD_PYTHON
+    std::error_code ec;
+    if (std::string(KS_BUILD_PYTHON) != "python3" && fs::exists(KS_BUILD_PYTHON, ec)) out.push_back(KS_BUILD_PYTHON);
+#endif
+    return out;
+}
+
+// Runs argv with stdout on a pipe, calling onLine for each line; stderr goes to ours. Returns
+// the exit status (128 + signal when killed), or -1 with `spawnError` set when it cannot start.
+int runChild(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& onLine,
+             std::string& spawnError) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        spawnError = std::strerror(errno);
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        spawnError = std::strerror(rc);
+        return -1;
+    }
+    FILE* f = fdopen(fds[0], "r");
+    char* buf = nullptr;
+    size_t cap = 0;
+    ssize_t n = 0;
+    while ((n = getline(&buf, &cap, f)) > 0) {
+        std::string line(buf, static_cast<size_t>(n));
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+        onLine(line);
+    }
+    std::free(buf);
+    std::fclose(f);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string shapeText(const json& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + shape[i].dump();
+    return s + "]";
+}
+
+// The C++ side of an import: the spec must load and its artifact must match it, exactly as
+// `filter` will need. Returns the error, or "" when fine.
+std::string checkImported(const std::string& specPath, std::vector<std::string>& warnings) {
+    try {
+        const TaskSpec t = parseTaskSpec(readFile(specPath), specPath, [](const std::string& f) { return readFile(f); });
+        compileTask(t);
+        for (const auto& w : t.warnings) warnings.push_back(t.id + ": " + w);
+        return {};
+    } catch (const std::exception& e) {
+        return std::string("written, but the engine cannot load it: ") + e.what();
+    }
+}
+
+int runImport(const ImportOptions& o) {
+    std::error_code ec;
+    if (!fs::is_directory(o.folder, ec)) {
+        std::cerr << "error: " << o.folder << ": not a folder (expected a KernelBench level folder such as "
+                  << "KernelBench/KernelBench/level1)\n";
+        return BadInput;
+    }
+    std::string looked;
+    const auto exporter = findExporter(o.exporter, looked);
+    if (!exporter) {
+        std::cerr << "error: the KernelBench exporter (" << ExporterName << ") was not found; looked at: " << looked
+                  << ". Reinstall kernelsieve, or pass --exporter PATH/TO/" << ExporterName << "\n";
+        return NoPython;
+    }
+
+    std::vector<std::string> tried;
+    for (const auto& py : pythonCandidates(o.python)) {
+        std::vector<std::string> argv{py, exporter->string(), o.folder, "--out", o.out, "--timeout",
+                                      std::to_string(o.timeout), "--device", o.device};
+        if (!o.tasks.empty()) argv.insert(argv.end(), {"--tasks", o.tasks});
+        if (o.jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(o.jobs)});
+        if (o.level >= 0) argv.insert(argv.end(), {"--level", std::to_string(o.level)});
+
+        int ok = 0, failed = 0, fatalCode = 0;
+        bool started = false, done = false;
+        std::string fatal, outDir;
+        std::vector<std::string> warnings;
+        auto onLine = [&](const std::string& line) {
+            json ev;
+            try {
+                ev = json::parse(line);
+            } catch (const std::exception&) {
+                std::cerr << line << "\n"; // not protocol: let the user see it
+                return;
+            }
+            const std::string event = ev.value("event", "");
+            if (event == "fatal") {
+                fatal = ev.value("error", "the exporter failed");
+                fatalCode = ev.value("code", 1);
+                return;
+            }
+            if (event == "start") {
+                started = true;
+                outDir = ev.value("out", "");
+                if (o.jsonl) std::cout << line << "\n" << std::flush;
+                else
+                    std::cerr << "importing " << ev.value("total", 0) << " files from " << ev.value("folder", o.folder)
+                              << " into " << outDir << " (exporter " << ev.value("exporter_version", "?") << ", torch "
+                              << ev.value("torch_version", "?") << ", " << py << ", " << ev.value("jobs", 1)
+                              << " workers)\n";
+                return;
+            }
+            if (event == "file") {
+                if (ev.value("status", "") == "ok") {
+                    const std::string err = checkImported(ev.value("spec", ""), warnings);
+                    if (!err.empty()) {
+                        ev["status"] = "error";
+                        ev["error"] = err;
+                    }
+                }
+                const bool good = ev.value("status", "") == "ok";
+                (good ? ok : failed) += 1;
+                if (o.jsonl) {
+                    std::cout << ev.dump() << "\n" << std::flush;
+                    return;
+                }
+                std::string details;
+                if (good) {
+                    details = std::to_string(ev.value("inputs", 0)) + " inputs, " + std::to_string(ev.value("params", 0)) +
+                              " params -> " + shapeText(ev["output"].value("shape", json::array())) + " " +
+                              ev["output"].value("dtype", "");
+                    if (ev.contains("uninferred") && !ev["uninferred"].empty()) {
+                        std::string names;
+                        for (const auto& n : ev["uninferred"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+                        details += "; check the init of: " + names;
+                    }
+                    if (ev.contains("rng_compatible") && ev["rng_compatible"].is_boolean() && !ev["rng_compatible"].get<bool>())
+                        details += "; seeds not KernelBench-exact";
+                } else {
+                    details = ev.value("error", "failed");
+                }
+                std::printf("%-5s %-9s %-44s %s\n", good ? "ok" : "error", ev.value("id", "").c_str(),
+                            ev.value("file", "").c_str(), details.c_str());
+                std::fflush(stdout);
+                return;
+            }
+            if (event == "done") {
+                done = true;
+                if (o.jsonl) {
+                    json d = ev;
+                    d["ok"] = ok;
+                    d["failed"] = failed;
+                    std::cout << d.dump() << "\n" << std::flush;
+                } else {
+                    std::printf("%d of %d files imported, %d failed, in %.1f s -> %s\n", ok, ok + failed, failed,
+                                ev.value("seconds", 0.0), ev.value("out", outDir).c_str());
+                    std::fflush(stdout);
+                }
+            }
+        };
+        std::string spawnError;
+        const int rc = runChild(argv, onLine, spawnError);
+        for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+        if (rc < 0) {
+            tried.push_back(py + " (cannot run it: " + spawnError + ")");
+            continue;
+        }
+        if (fatalCode == 4) { // torch missing: maybe the next python has it
+            tried.push_back(py + " (" + fatal + ")");
+            continue;
+        }
+        if (!fatal.empty()) {
+            std::cerr << "error: " << fatal << "\n";
+            return fatalCode == 3 ? BadInput : fatalCode == 5 ? WriteFailed : NoPython;
+        }
+        if (!done && started) {
+            std::cerr << "error: the exporter (" << py << " " << exporter->string() << ") stopped before it finished, "
+                      << "exit status " << rc << "; see the messages above\n";
+            return NoPython;
+        }
+        if (!done) { // it never spoke: an interpreter that cannot run the exporter (too old, broken)
+            tried.push_back(py + " (it could not run the exporter, exit status " + std::to_string(rc) +
+                            "; see the messages above)");
+            continue;
+        }
+        if (!o.jsonl) std::cerr << "next: kernelsieve-cli filter --suite " << o.out << "\n";
+        return Ok;
+    }
+    std::cerr << "error: no Python with torch could run the KernelBench exporter; tried: ";
+    for (size_t i = 0; i < tried.size(); ++i) std::cerr << (i ? "; " : "") << tried[i];
+    std::cerr << ".\nThe import needs Python 3 with torch (" << TorchHint
+              << "); pass --python /path/to/python3 or set KS_PYTHON.\n";
+    return NoPython;
+}
+
+// --- export-robust-kbench ---------------------------------------------------------------------
+
+Thresholds thresholdsFor(const ExportOptions& o, const Thresholds& stored) {
+    Thresholds t = stored.values.empty() ? Thresholds::defaults() : stored;
+    if (!o.profile.empty()) {
+        if (auto p = builtinProfile(o.profile)) t = *p;
+        else if (fs::exists(o.profile)) t = parseProfile(readFile(o.profile), o.profile);
+        else throw Error("--profile '" + o.profile + "' is neither a built-in profile nor a readable profile file");
+    }
+    for (const auto& s : o.thresholds) {
+        const auto eq = s.find('=');
+        const auto c = eq == std::string::npos ? std::nullopt : criterionFromKey(s.substr(0, eq));
+        if (!c) throw Error("--threshold '" + s + "' must look like NAME=VALUE with NAME a criterion key (output_range, ...)");
+        try {
+            size_t used = 0;
+            const std::string v = s.substr(eq + 1);
+            const double value = std::stod(v, &used);
+            if (used != v.size()) throw std::invalid_argument(v);
+            t.set(*c, value);
+        } catch (const std::invalid_argument&) {
+            throw Error("--threshold " + s.substr(0, eq) + ": '" + s.substr(eq + 1) + "' is not a number");
+        }
+    }
+    return t;
+}
+
+json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// robust-kbench's four keys first (their code writes exactly these booleans per task), ours nested
+// under "kernelsieve" so their tooling reads the file unchanged.
+json filterResultsJson(const TaskResult& r, const RunResults& rr, const Thresholds& t) {
+    static const std::pair<Criterion, const char*> keys[] = {
+        {Criterion::OutputRange, "filter_output_range"},
+        {Criterion::OutputStd, "filter_output_std"},
+        {Criterion::OutputAxes, "filter_output_axes"},
+        {Criterion::InputImpact, "filter_input_impact"}};
+    json j = json::object();
+    const bool ok = r.status == TaskStatus::Ok;
+    for (const auto& [c, key] : keys) j[key] = ok && r.criterionRun(c) ? json(r.flagged(c, t)) : json(nullptr);
+    json metrics = json::object(), thresholds = json::object(), flags = json::object();
+    for (const auto& ci : criteria()) {
+        metrics[ci.key] = finiteOrNull(r.metric(ci.criterion));
+        thresholds[ci.key] = t.value(ci.criterion);
+        flags[ci.key] = ok && r.criterionRun(ci.criterion) ? json(r.flagged(ci.criterion, t)) : json(nullptr);
+    }
+    metrics["output_axes_axis"] = r.axes.minAxis() >= 0 ? json(r.axes.minAxis()) : json(nullptr);
+    json perAxis = json::array();
+    for (double v : r.axes.perAxis) perAxis.push_back(finiteOrNull(v));
+    metrics["output_axes_per_axis"] = perAxis;
+    metrics["output_range_min"] = finiteOrNull(r.range.min);
+    metrics["output_range_max"] = finiteOrNull(r.range.max);
+    metrics["output_std_mean"] = finiteOrNull(r.outputStd.meanStd);
+    metrics["input_impact_mean"] = finiteOrNull(r.inputImpact.meanStd);
+    j["kernelsieve"] = {
+        {"task_id", r.id},
+        {"task_name", r.name},
+        {"level", r.level},
+        {"number", r.number},
+        {"category", r.category},
+        {"status", taskStatusName(r.status)},
+        {"error", r.error},
+        {"output_shape", r.outputShape},
+        {"seeds", r.seeds},
+        {"input_impact_param_seed", rr.run.inputImpactParamSeed},
+        {"device", rr.run.device},
+        {"device_name", rr.run.deviceName},
+        {"preset", rr.run.preset},
+        {"tool_version", rr.run.toolVersion},
+        {"created", rr.run.created},
+        {"threshold_profile", t.profile},
+        {"thresholds", thresholds},
+        {"metrics", metrics},
+        {"flags", flags},
+    };
+    return j;
+}
+
+std::string safeDirName(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
+    if (out.empty() || out == "." || out == "..") out = "task";
+    return out;
+}
+
+int runExport(const ExportOptions& o) {
+    RunResults rr;
+    try {
+        rr = resultsFromJson(readFile(o.results), o.results);
+    } catch (const Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return BadInput;
+    }
+    Thresholds t;
+    try {
+        t = thresholdsFor(o, rr.thresholds);
+    } catch (const Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Usage;
+    }
+    int written = 0;
+    for (const auto& r : rr.tasks) {
+        if (!o.tasks.empty()) {
+            bool match = false;
+            size_t start = 0;
+            while (start <= o.tasks.size() && !match) {
+                const size_t comma = o.tasks.find(',', start);
+                const std::string g = o.tasks.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                match = !g.empty() && (globMatch(g, r.id) || globMatch(g, r.name));
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+            if (!match) continue;
+        }
+        const json j = filterResultsJson(r, rr, t);
+        const fs::path dir = fs::path(o.out) / safeDirName(o.dirName == "id" || r.name.empty() ? r.id : r.name);
+        const fs::path file = dir / "filter_results.json";
+        try {
+            std::error_code ec;
+            fs::create_directories(dir, ec);
+            if (ec) throw Error(dir.string() + ": cannot create the folder: " + ec.message());
+            writeFileAtomic(file.string(), j.dump(4) + "\n");
+        } catch (const Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return WriteFailed;
+        }
+        std::string flagged;
+        for (const char* k : {"filter_output_range", "filter_output_std", "filter_output_axes", "filter_input_impact"})
+            if (j[k].is_boolean() && j[k].get<bool>()) flagged += (flagged.empty() ? "" : ",") + std::string(k + 7);
+        std::printf("%-9s %s  %s\n", r.id.c_str(), file.string().c_str(),
+                    r.status != TaskStatus::Ok ? "(error: flags null)" : flagged.empty() ? "no flags" : flagged.c_str());
+        ++written;
+    }
+    if (written == 0) {
+        std::cerr << "error: no task in " << o.results << (o.tasks.empty() ? "" : " matches --tasks '" + o.tasks + "'")
+                  << "\n";
+        return BadInput;
+    }
+    std::printf("%d filter_results.json files written under %s (thresholds: %s)\n", written, o.out.c_str(),
+                t.profile.c_str());
+    return Ok;
+}
+
+} // namespace
+
+void addImportCommands(CLI::App& app, std::function<int()>& action) {
+    auto io = std::make_shared<ImportOptions>();
+    auto* imp = app.add_subcommand("import-kernelbench",
+                                   "Turn a KernelBench folder of <N>_<Name>.py tasks into a KernelSieve suite "
+                                   "(needs Python with torch while importing)");
+    imp->add_option("PATH", io->folder, "A KernelBench level folder, e.g. KernelBench/KernelBench/level1")->required();
+    imp->add_option("--out", io->out, "Suite folder to write (tasks go to OUT/<folder name>/)")->required();
+    imp->add_option("--python", io->python, "Python with torch (default: $KS_PYTHON, else python3 on PATH)");
+    imp->add_option("--tasks", io->tasks, "Only files whose name or id matches (globs, comma-separated)");
+    imp->add_option("--timeout", io->timeout, "Seconds per file before it is abandoned")->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    imp->add_option("--jobs", io->jobs, "Files exported in parallel (default: min(4, cores))")->check(CLI::NonNegativeNumber);
+    imp->add_option("--level", io->level, "Level to record (default: from the folder name, e.g. level1)")
+        ->check(CLI::Range(0, 9));
+    imp->add_option("--trace-device", io->device, "Where the models run while tracing: auto|cpu|cuda")
+        ->capture_default_str()->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    imp->add_option("--exporter", io->exporter, "The exporter script (default: found next to the binary)");
+    imp->add_flag("--jsonl", io->jsonl, "Print the exporter's JSON lines (one per file) instead of a table");
+    imp->callback([&action, io] { action = [io] { return runImport(*io); }; });
+
+    auto eo = std::make_shared<ExportOptions>();
+    auto* exp = app.add_subcommand("export-robust-kbench",
+                                   "Write one robust-kbench filter_results.json per task from a results file");
+    exp->add_option("RESULTS", eo->results, "A results file written by `filter` (results.json)")->required();
+    exp->add_option("--out", eo->out, "Folder to write <task>/filter_results.json into")->required();
+    exp->add_option("--profile", eo->profile, "Thresholds: a built-in profile or a profile file (default: the results')");
+    exp->add_option("--threshold", eo->thresholds, "Override one threshold, NAME=VALUE (repeatable)");
+    exp->add_option("--tasks", eo->tasks, "Only tasks whose id or name matches (globs, comma-separated)");
+    exp->add_option("--dir-name", eo->dirName, "Name each task folder by its KernelBench name or its id")
+        ->capture_default_str()->check(CLI::IsMember({"name", "id"}));
+    exp->callback([&action, eo] { action = [eo] { return runExport(*eo); }; });
+}
+
+} // namespace ks::cli

@@ -1,0 +1,1249 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Export KernelBench task files to KernelSieve's task format.
+
+Each ``<N>_<Name>.py`` in the folder (a ``class Model(nn.Module)``, ``get_inputs()``,
+``get_init_inputs()`` and module-level shape constants) becomes, under ``OUT/<folder name>/``:
+
+- ``<N>_<Name>.json``  the task spec (docs/task-format.md): inputs and parameters with shape,
+  dtype and the distribution they are drawn from, the output shape, import notes;
+- ``<N>_<Name>.pt``    a traced TorchScript module, ``forward(*inputs, *params)``: the model with
+  its parameters made explicit arguments, so the C++ engine re-draws them per seed; buffers
+  (BatchNorm running stats, ...) stay inside as constants;
+- ``<N>_<Name>.py``    a copy of the original file, shown to the user (never compiled).
+
+How the distributions are found: ``Model(*get_init_inputs())`` and ``get_inputs()`` run under a
+``TorchFunctionMode`` that records which generator (randn / rand / randint / *_like / normal_ /
+uniform_ / nn.init.*) produced each tensor and the simple steps after it (``* s``, ``+ t``,
+``.softmax(d)``, ``.abs()``, dtype casts, reshapes). What it cannot explain is written as
+``normal`` (floats, with the measured mean and std) or ``randint`` over the observed range
+(integers) with ``"inferred": false``. Parameters of PyTorch's standard modules get PyTorch's
+default init for their type (Linear / Conv* / ConvTranspose*: kaiming_uniform, the bias
+``fan_in_of`` its weight; norms: weight 1, bias 0) when the recording agrees; otherwise what was
+recorded. Parameters are listed in the order their constructors drew them, inputs in call
+order, so the engine's seed semantics (seed, parameters in order, then inputs in order) replay
+``torch.manual_seed(s); Model(*init); get_inputs()``. The exporter checks that replay on the
+CPU for seed 0 and records the outcome as ``import.rng_compatible``.
+
+The model runs in training mode, as KernelBench and robust-kbench run it.
+
+Every file is handled by a worker process (forked once, reused); a file that fails is reported
+with the last line of its traceback and does not stop the others; a file that hangs past
+``--timeout`` or kills its worker is reported and the worker replaced.
+
+Protocol: one JSON object per line on stdout -- ``{"event": "start", ...}``, one
+``{"event": "file", "file": ..., "status": "ok"|"error", ...}`` per file in file order, and
+``{"event": "done", ...}``. Messages for people go to stderr. Exit status: 0 the folder was
+processed (even if files failed), 2 bad usage, 3 no task files / folder missing, 4 torch is
+missing, 5 the output folder cannot be written.
+
+Needs Python 3.8+ and torch (2.x); nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+EXPORTER_VERSION = "1.0"
+ARTIFACT_META = "kernelsieve.json"
+
+try:
+    import torch
+    import torch.nn as nn
+    from torch.overrides import TorchFunctionMode
+except ImportError as _e:  # pragma: no cover - depends on the machine
+    print(json.dumps({"event": "fatal", "code": 4,
+                      "error": f"torch is not importable by {sys.executable} ({_e}); install it with "
+                               f"'{sys.executable} -m pip install torch' or pass another --python"}),
+          flush=True)
+    sys.exit(4)
+
+DTYPE_NAMES = {
+    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.int64: "int64", torch.int32: "int32", torch.bool: "bool",
+}
+NAME_DTYPES = {v: k for k, v in DTYPE_NAMES.items()}
+
+# Replaying seed 0 doubles the cost of drawing; above this many elements we skip it.
+REPLAY_ELEMENT_LIMIT = 1 << 28
+
+
+class TaskFileError(Exception):
+    """A problem with one task file; the message is shown as is."""
+
+
+# --------------------------------------------------------------------------------------------
+# Recording where tensors come from
+# --------------------------------------------------------------------------------------------
+
+class Prov:
+    """How a tensor was made: a base distribution, transforms after it, or why we cannot tell."""
+
+    __slots__ = ("dist", "post", "origin", "ok", "why", "draw")
+
+    def __init__(self, dist: Optional[Dict[str, Any]], origin: str, ok: bool = True, why: str = "",
+                 draw: Optional[int] = None):
+        self.dist = dist
+        self.post: List[Dict[str, Any]] = []
+        self.origin = origin
+        self.ok = ok
+        self.why = why
+        self.draw = draw  # index of the RNG draw this tensor comes from (RecordState.draws)
+
+    def derived(self, origin_suffix: str = "") -> "Prov":
+        p = Prov(dict(self.dist) if self.dist else None, self.origin + origin_suffix, self.ok, self.why, self.draw)
+        p.post = [dict(x) for x in self.post]
+        return p
+
+    def spoil(self, why: str) -> "Prov":
+        if self.ok:
+            self.ok = False
+            self.why = why
+        return self
+
+    def add_affine(self, scale: float, shift: float) -> None:
+        if self.post and self.post[-1]["op"] == "affine":
+            last = self.post[-1]
+            last["scale"], last["shift"] = last["scale"] * scale, last["shift"] * scale + shift
+        else:
+            self.post.append({"op": "affine", "scale": float(scale), "shift": float(shift)})
+
+
+def _key(t: torch.Tensor) -> Tuple:
+    # Parameters wrap the tensor they were made from (same storage, shape and strides), and
+    # in-place initialisers keep all of these, so this key follows a tensor through both.
+    return (t.data_ptr(), t.dtype, tuple(t.shape), tuple(t.stride()), t.device.type)
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _size_arg(args: Sequence[Any], kwargs: Dict[str, Any]) -> Optional[List[int]]:
+    if "size" in kwargs:
+        return list(kwargs["size"])
+    if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
+        return list(args[0])
+    if all(isinstance(a, int) for a in args):
+        return list(args)
+    return None
+
+
+def _fmt_call(name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> str:
+    def f(v: Any) -> str:
+        if isinstance(v, torch.Tensor):
+            return "<tensor " + "x".join(str(s) for s in v.shape) + ">"
+        if isinstance(v, torch.dtype):
+            return str(v)
+        if isinstance(v, torch.Size):
+            return str(tuple(v))
+        return repr(v)
+    parts = [f(a) for a in args] + [f"{k}={f(v)}" for k, v in kwargs.items() if k not in ("device", "generator")]
+    return f"{name}({', '.join(parts)})"
+
+
+_GENERATORS = {"randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal"}
+_INPLACE_DRAWS = {"uniform_", "normal_"}
+_RNG_OTHER = {"bernoulli", "bernoulli_", "multinomial", "randperm", "random_", "exponential_",
+              "geometric_", "cauchy_", "log_normal_", "poisson", "dropout", "rrelu"}
+_CONSTANTS = {"ones", "zeros", "full", "ones_like", "zeros_like", "full_like"}
+_IDENTITY = {"contiguous", "clone", "detach", "detach_", "requires_grad_", "cpu", "cuda",
+             "__get__", "numel", "size", "dim", "__len__", "__format__", "__repr__", "item"}
+_RESHAPE = {"view", "reshape", "unsqueeze", "squeeze", "flatten", "view_as", "reshape_as"}
+_CASTS = {"float": torch.float32, "double": torch.float64, "half": torch.float16,
+          "bfloat16": torch.bfloat16, "long": torch.int64, "int": torch.int32, "bool": torch.bool}
+
+
+class RecordState:
+    def __init__(self) -> None:
+        self.prov: Dict[Tuple, Prov] = {}
+        self.keep: List[torch.Tensor] = []  # keeps recorded tensors alive so keys stay unique
+        self.draws: List[str] = []  # every RNG draw, in order (what made it)
+
+    def draw(self, origin: str) -> int:
+        self.draws.append(origin)
+        return len(self.draws) - 1
+
+    def set(self, t: torch.Tensor, p: Prov) -> None:
+        self.prov[_key(t)] = p
+        self.keep.append(t)
+
+    def get(self, t: Any) -> Optional[Prov]:
+        if isinstance(t, torch.Tensor):
+            return self.prov.get(_key(t))
+        return None
+
+
+class Recorder(TorchFunctionMode):
+    """Records generators and simple post-ops; also makes CUDA requests run on the CPU."""
+
+    def __init__(self, state: RecordState):
+        super().__init__()
+        self.s = state
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: C901 - a dispatch table
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        module = getattr(func, "__module__", "") or ""
+        # Draw on the CPU whatever the file asks for: the engine owns devices.
+        if "device" in kwargs:
+            kwargs.pop("device")
+        if name == "cuda" and args and isinstance(args[0], torch.Tensor):
+            return args[0]
+        if name == "to" and args and isinstance(args[0], torch.Tensor):
+            rest = [a for a in args[1:] if not isinstance(a, (str, torch.device))]
+            kwargs.pop("non_blocking", None)
+            if not rest and not kwargs:
+                return args[0]
+            args = (args[0], *rest)
+        out = func(*args, **kwargs)
+        if module == "torch.nn.init":
+            # Initialisers dispatch here as a whole (the uniform_/normal_ inside them do not).
+            try:
+                self._init_function(name, args, kwargs)
+            except Exception:  # noqa: BLE001
+                pass
+            return out
+        try:
+            self._record(name, args, kwargs, out)
+        except Exception:  # noqa: BLE001 - bookkeeping must never break the task
+            pass
+        return out
+
+    def _record(self, name: str, args: Sequence[Any], kwargs: Dict[str, Any], out: Any) -> None:
+        s = self.s
+        first = args[0] if args else None
+        tracked_in = [a for a in list(args) + list(kwargs.values()) if s.get(a) is not None]
+        if name in _GENERATORS and isinstance(out, torch.Tensor):
+            dist = self._generator(name, args, kwargs)
+            origin = _fmt_call("torch." + name, args, kwargs)
+            p = Prov(dist, origin, ok=dist is not None,
+                     why="" if dist is not None else f"unsupported arguments to torch.{name}", draw=s.draw(origin))
+            s.set(out, p)
+            return
+        if name in _INPLACE_DRAWS and isinstance(first, torch.Tensor):
+            lo = args[1] if len(args) > 1 else kwargs.get("from", kwargs.get("mean", 0.0))
+            hi = args[2] if len(args) > 2 else kwargs.get("to", kwargs.get("std", 1.0))
+            if name == "uniform_":
+                dist = {"dist": "uniform", "low": float(lo), "high": float(hi)}
+            else:
+                dist = {"dist": "normal", "mean": float(lo), "std": float(hi)}
+            origin = _fmt_call("." + name, args[1:], kwargs)
+            s.set(first, Prov(dist, origin, draw=s.draw(origin)))
+            return
+        if name in _RNG_OTHER:
+            if isinstance(out, torch.Tensor):
+                s.set(out, Prov(None, name, ok=False, why=f"drawn by {name}, which the task format cannot express",
+                                draw=s.draw(name)))
+            else:
+                s.draw(name)
+            return
+        if name in ("zero_", "fill_") and isinstance(first, torch.Tensor):
+            v = 0.0 if name == "zero_" else args[1] if len(args) > 1 else kwargs.get("value")
+            if _is_scalar(v) or isinstance(v, bool):
+                s.set(first, Prov({"dist": "constant", "value": float(v)}, f".{name}({v!r})"))
+            else:
+                s.set(first, Prov(None, name, ok=False, why=f"filled from a tensor by {name}"))
+            return
+        if name in _CONSTANTS and isinstance(out, torch.Tensor):
+            v = 1.0 if name.startswith("ones") else 0.0 if name.startswith("zeros") else (
+                kwargs.get("fill_value", args[-1] if args else None))
+            if _is_scalar(v) or isinstance(v, bool):
+                s.set(out, Prov({"dist": "constant", "value": float(v)}, _fmt_call("torch." + name, args, kwargs)))
+            return
+        if not tracked_in:
+            return
+        src = s.get(first) if s.get(first) is not None else s.get(tracked_in[0])
+        if not isinstance(out, torch.Tensor):
+            return
+        inplace = name.endswith("_") and not name.startswith("__") and out is first
+        p = src if inplace else src.derived()
+        if len(tracked_in) > 1:
+            p.spoil(f"combines several random tensors ({name})")
+        elif name in _IDENTITY:
+            pass
+        elif name in _CASTS or name in ("to", "type"):
+            pass  # the final dtype is read from the tensor itself
+        elif name in _RESHAPE:
+            if any(x["op"] in ("softmax", "log_softmax") for x in p.post):
+                p.spoil(f"{name} after a softmax over a given dim")
+            p.origin += f".{name}(...)"
+        elif name in ("mul", "__mul__", "__rmul__", "multiply", "mul_", "__imul__"):
+            other = args[1] if first is not None and s.get(first) is src else args[0]
+            if _is_scalar(other):
+                p.add_affine(other, 0.0)
+                p.origin += f" * {other!r}"
+            else:
+                p.spoil(f"multiplied by a tensor ({name})")
+        elif name in ("add", "__add__", "__radd__", "add_", "__iadd__", "sub", "__sub__", "sub_", "__isub__",
+                      "subtract"):
+            other = args[1] if len(args) > 1 else kwargs.get("other")
+            alpha = kwargs.get("alpha", 1)
+            if _is_scalar(other) and _is_scalar(alpha) and s.get(first) is src:
+                sign = -1.0 if "sub" in name else 1.0
+                p.add_affine(1.0, sign * other * alpha)
+                p.origin += f" {'-' if sign < 0 else '+'} {other!r}"
+            else:
+                p.spoil(f"combined with a tensor ({name})")
+        elif name == "__rsub__":
+            other = args[1] if len(args) > 1 else None
+            if _is_scalar(other):
+                p.add_affine(-1.0, other)
+                p.origin = f"{other!r} - ({p.origin})"
+            else:
+                p.spoil("subtracted from a tensor")
+        elif name in ("div", "__truediv__", "div_", "__itruediv__", "true_divide"):
+            other = args[1] if len(args) > 1 else kwargs.get("other")
+            if _is_scalar(other) and other != 0 and "rounding_mode" not in kwargs and s.get(first) is src:
+                p.add_affine(1.0 / other, 0.0)
+                p.origin += f" / {other!r}"
+            else:
+                p.spoil(f"divided ({name})")
+        elif name in ("neg", "__neg__", "negative"):
+            p.add_affine(-1.0, 0.0)
+            p.origin = f"-({p.origin})"
+        elif name in ("abs", "abs_", "__abs__"):
+            p.post.append({"op": "abs"})
+            p.origin += ".abs()"
+        elif name in ("softmax", "log_softmax"):
+            dim = args[1] if len(args) > 1 else kwargs.get("dim")
+            if isinstance(dim, int):
+                p.post.append({"op": name, "dim": dim})
+                p.origin += f".{name}(dim={dim})"
+            else:
+                p.spoil(f"{name} without an explicit dim")
+        else:
+            p.spoil(f"transformed by {name}, which the task format cannot express")
+        if inplace:
+            return
+        s.set(out, p)
+
+    def _init_function(self, name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> None:
+        """What a torch.nn.init function did to its tensor, recomputed from its arguments."""
+        from torch.nn import init
+        t = args[0] if args else kwargs.get("tensor")
+        if not isinstance(t, torch.Tensor):
+            return
+        s = self.s
+
+        def arg(i: int, key: str, default: Any) -> Any:
+            return args[i] if len(args) > i else kwargs.get(key, default)
+        origin = _fmt_call("nn.init." + name, args[1:], kwargs)
+        dist: Optional[Dict[str, Any]] = None
+        random = True
+        if name == "kaiming_uniform_":
+            gain = init.calculate_gain(arg(3, "nonlinearity", "leaky_relu"), arg(1, "a", 0))
+            bound = gain * math.sqrt(3.0 / init._calculate_correct_fan(t, arg(2, "mode", "fan_in")))
+            dist = {"dist": "uniform", "low": -bound, "high": bound}
+        elif name == "kaiming_normal_":
+            gain = init.calculate_gain(arg(3, "nonlinearity", "leaky_relu"), arg(1, "a", 0))
+            dist = {"dist": "normal", "std": gain / math.sqrt(init._calculate_correct_fan(t, arg(2, "mode", "fan_in")))}
+        elif name in ("xavier_uniform_", "xavier_normal_"):
+            fan_in, fan_out = init._calculate_fan_in_and_fan_out(t)
+            gain = arg(1, "gain", 1.0)
+            if name == "xavier_uniform_":
+                a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+                dist = {"dist": "uniform", "low": -a, "high": a}
+            else:
+                dist = {"dist": "normal", "std": gain * math.sqrt(2.0 / float(fan_in + fan_out))}
+        elif name == "uniform_":
+            dist = {"dist": "uniform", "low": float(arg(1, "a", 0.0)), "high": float(arg(2, "b", 1.0))}
+        elif name == "normal_":
+            dist = {"dist": "normal", "mean": float(arg(1, "mean", 0.0)), "std": float(arg(2, "std", 1.0))}
+        elif name in ("constant_", "ones_", "zeros_"):
+            v = 1.0 if name == "ones_" else 0.0 if name == "zeros_" else arg(1, "val", None)
+            random = False
+            if _is_scalar(v):
+                dist = {"dist": "constant", "value": float(v)}
+        elif name in ("calculate_gain",) or not name.endswith("_"):
+            return
+        if dist is not None:
+            s.set(t, Prov(dist, origin, draw=s.draw(origin) if random else None))
+        else:
+            s.set(t, Prov(None, origin, ok=False, why=f"initialised by nn.init.{name}, which the task format cannot "
+                                                      f"express", draw=s.draw(origin) if random else None))
+
+    @staticmethod
+    def _generator(name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        if kwargs.get("generator") is not None:
+            return None
+        if name in ("randn", "randn_like"):
+            return {"dist": "normal"}
+        if name in ("rand", "rand_like"):
+            return {"dist": "uniform"}
+        if name == "normal":
+            mean = args[0] if args else kwargs.get("mean", 0.0)
+            std = args[1] if len(args) > 1 else kwargs.get("std", 1.0)
+            if _is_scalar(mean) and _is_scalar(std):
+                return {"dist": "normal", "mean": float(mean), "std": float(std)}
+            return None
+        if name in ("randint", "randint_like"):
+            ints = [a for a in (args[1:] if name == "randint_like" else args) if isinstance(a, int)]
+            if name == "randint" and ints and len(ints) == len(args):
+                ints = ints[:-1]  # randint(high, size...) is not a form torch accepts; be safe
+            low, high = (0, ints[0]) if len(ints) == 1 else (ints[0], ints[1]) if len(ints) >= 2 else (0, None)
+            low = kwargs.get("low", low)
+            high = kwargs.get("high", high)
+            if high is None:
+                return None
+            return {"dist": "randint", "low": int(low), "high": int(high)}
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Drawing with the engine's semantics (mirror of core/src/torchtask.cpp drawTensor)
+# --------------------------------------------------------------------------------------------
+
+def _fan_in(shape: Sequence[int]) -> int:
+    return int(shape[1]) * int(math.prod(shape[2:])) if len(shape) >= 2 else 0
+
+
+def draw_engine(ts: Dict[str, Any], all_specs: Dict[str, Dict[str, Any]]) -> torch.Tensor:
+    shape = ts["_shape"]
+    init = ts["init"]
+    dist = init["dist"]
+    f32 = torch.float32
+    if dist == "normal":
+        t = torch.randn(shape, dtype=f32)
+        if init.get("std", 1.0) != 1.0:
+            t.mul_(init["std"])
+        if init.get("mean", 0.0) != 0.0:
+            t.add_(init["mean"])
+    elif dist == "uniform":
+        lo, hi = init.get("low", 0.0), init.get("high", 1.0)
+        t = torch.rand(shape, dtype=f32)
+        if hi - lo != 1.0:
+            t.mul_(hi - lo)
+        if lo != 0.0:
+            t.add_(lo)
+    elif dist == "randint":
+        t = torch.randint(int(init.get("low", 0)), int(init["high"]), shape, dtype=torch.int64)
+    elif dist == "kaiming_uniform":
+        if "fan_in" in init:
+            fan = init["fan_in"]
+        elif "fan_in_of" in init:
+            fan = _fan_in(all_specs[init["fan_in_of"]]["_shape"])
+        else:
+            fan = _fan_in(shape)
+        bound = 1.0 / math.sqrt(fan)
+        t = torch.rand(shape, dtype=f32).mul_(2.0 * bound).sub_(bound)
+    elif dist == "constant":
+        t = torch.full(shape, float(init["value"]), dtype=f32)
+    else:
+        raise AssertionError(dist)
+    for p in ts.get("post", []):
+        if not t.dtype.is_floating_point:
+            t = t.to(f32)
+        if p["op"] == "softmax":
+            t = t.softmax(p.get("dim", -1))
+        elif p["op"] == "log_softmax":
+            t = t.log_softmax(p.get("dim", -1))
+        elif p["op"] == "abs":
+            t = t.abs()
+        elif p["op"] == "affine":
+            t = t.mul(p.get("scale", 1.0)).add(p.get("shift", 0.0))
+    return t.to(NAME_DTYPES[ts["dtype"]])
+
+
+# --------------------------------------------------------------------------------------------
+# Specs from recordings
+# --------------------------------------------------------------------------------------------
+
+def _round_sig(v: float, digits: int = 2) -> float:
+    if v == 0 or not math.isfinite(v):
+        return 0.0
+    return round(v, digits - 1 - int(math.floor(math.log10(abs(v)))))
+
+
+def _empirical(t: torch.Tensor, why: str) -> Tuple[Dict[str, Any], List[Dict[str, Any]], bool, str]:
+    """Fallback: normal with the measured moments for floats, randint over the observed range for
+    integers and bools."""
+    if t.dtype == torch.bool:
+        return {"dist": "randint", "low": 0, "high": 2}, [], False, why
+    if not t.dtype.is_floating_point:
+        lo, hi = (int(t.min()), int(t.max()) + 1) if t.numel() else (0, 1)
+        return {"dist": "randint", "low": lo, "high": max(hi, lo + 1)}, [], False, why
+    x = t.detach().double()
+    mean = float(x.mean()) if x.numel() else 0.0
+    std = float(x.std()) if x.numel() > 1 else 0.0
+    d: Dict[str, Any] = {"dist": "normal"}
+    if abs(mean) > 1e-3 * max(std, 1e-12) and abs(mean) > 1e-6:
+        d["mean"] = _round_sig(mean)
+    d["std"] = _round_sig(std) if std > 0 else 0.0
+    return d, [], False, why + f"; written as normal with the measured mean {mean:.3g} and std {std:.3g}"
+
+
+def _simplify(dist: Dict[str, Any], post: List[Dict[str, Any]]) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+    """Fold `randn * s + t` / `rand * s + t` into the distribution when the engine then draws the
+    same numbers (s > 0, as the engine multiplies then adds)."""
+    dist, post = dict(dist), [dict(p) for p in post]
+    if len(post) == 1 and post[0]["op"] == "affine":
+        s, t = post[0]["scale"], post[0]["shift"]
+        if dist["dist"] == "normal" and s > 0 and dist.get("mean", 0.0) == 0.0 and dist.get("std", 1.0) == 1.0:
+            dist = {"dist": "normal", "mean": t, "std": s}
+            post = []
+        elif dist["dist"] == "uniform" and s > 0 and dist.get("low", 0.0) == 0.0 and dist.get("high", 1.0) == 1.0 \
+                and (t + s) - t == s:
+            dist = {"dist": "uniform", "low": t, "high": t + s}
+            post = []
+    if dist["dist"] == "normal":
+        if dist.get("mean", 0.0) == 0.0:
+            dist.pop("mean", None)
+        if dist.get("std", 1.0) == 1.0:
+            dist.pop("std", None)
+    if dist["dist"] == "uniform":
+        if dist.get("low", 0.0) == 0.0:
+            dist.pop("low", None)
+        if dist.get("high", 1.0) == 1.0:
+            dist.pop("high", None)
+    return dist, post
+
+
+def tensor_spec(name: str, t: torch.Tensor, prov: Optional[Prov], what: str) -> Dict[str, Any]:
+    if t.dtype not in DTYPE_NAMES:
+        raise TaskFileError(f"{what} '{name}' has dtype {t.dtype}, which KernelSieve does not draw "
+                            f"(supported: {', '.join(DTYPE_NAMES.values())})")
+    spec: Dict[str, Any] = {"name": name, "shape": list(t.shape), "dtype": DTYPE_NAMES[t.dtype]}
+    if prov is not None and prov.ok and prov.dist is not None:
+        dist, post = _simplify(prov.dist, prov.post)
+        spec["init"] = dist
+        if post:
+            spec["post"] = post
+        spec["inferred"] = True
+        spec["origin"] = prov.origin
+        if dist["dist"] == "constant" and not t.dtype.is_floating_point and dist["value"] != int(dist["value"]):
+            spec["inferred"] = False
+    else:
+        why = (prov.why if prov is not None and prov.why else
+               "not made by a recognised generator (randn, rand, randint, normal_, uniform_, ...)")
+        dist, post, ok, note = _empirical(t, why)
+        spec["init"] = dist
+        spec["inferred"] = ok
+        spec["note"] = note
+        if prov is not None:
+            spec["origin"] = prov.origin
+    return spec
+
+
+def default_init(module: nn.Module, pname: str, prefix: str, p: torch.Tensor) -> Optional[Dict[str, Any]]:
+    """PyTorch's default init for a parameter of a standard module type, as a task-format
+    distribution (None when the type is not one we know)."""
+    conv = (nn.Linear, nn.modules.conv._ConvNd)
+    norms = (nn.modules.batchnorm._NormBase, nn.LayerNorm, nn.GroupNorm)
+    if hasattr(nn, "RMSNorm"):
+        norms = norms + (nn.RMSNorm,)
+    if isinstance(module, conv) and not isinstance(module, nn.modules.lazy.LazyModuleMixin):
+        if pname == "weight" and p.dim() >= 2:
+            return {"dist": "kaiming_uniform"}
+        if pname == "bias":
+            return {"dist": "kaiming_uniform", "fan_in_of": prefix + "weight"}
+    if isinstance(module, nn.Bilinear):
+        return {"dist": "kaiming_uniform", "fan_in": int(module.weight.shape[1])}
+    if isinstance(module, norms):
+        if pname == "weight":
+            return {"dist": "constant", "value": 1.0}
+        if pname == "bias":
+            return {"dist": "constant", "value": 0.0}
+    if isinstance(module, nn.Embedding) and pname == "weight":
+        return {"dist": "normal"}
+    if isinstance(module, nn.PReLU) and pname == "weight":
+        return {"dist": "constant", "value": float(module.weight.detach().flatten()[0])}
+    if isinstance(module, nn.RNNBase):
+        return {"dist": "kaiming_uniform", "fan_in": int(module.hidden_size)}
+    return None
+
+
+def _matches(rule: Dict[str, Any], observed: Dict[str, Any], shape: Sequence[int],
+             shapes: Dict[str, Sequence[int]]) -> bool:
+    if rule["dist"] == "kaiming_uniform":
+        if observed.get("dist") != "uniform":
+            return False
+        if "fan_in" in rule:
+            fan = rule["fan_in"]
+        elif "fan_in_of" in rule:
+            fan = _fan_in(shapes.get(rule["fan_in_of"], ()))
+        else:
+            fan = _fan_in(shape)
+        if fan <= 0:
+            return False
+        b = 1.0 / math.sqrt(fan)
+        return math.isclose(observed.get("high", 1.0), b, rel_tol=1e-5) and \
+            math.isclose(observed.get("low", 0.0), -b, rel_tol=1e-5)
+    if rule["dist"] == "constant":
+        return observed.get("dist") == "constant" and observed.get("value") == rule["value"]
+    if rule["dist"] == "normal":
+        return observed.get("dist") == "normal" and observed.get("mean", 0.0) == 0.0 and observed.get("std", 1.0) == 1.0
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# One file
+# --------------------------------------------------------------------------------------------
+
+def level_of(folder: Path) -> int:
+    m = re.search(r"level[_\- ]?(\d+)", folder.name, re.IGNORECASE)
+    return int(m.group(1)) if m else 0
+
+
+def task_identity(path: Path, level: int) -> Tuple[str, int, str]:
+    stem = path.stem
+    m = re.match(r"(\d+)_", stem)
+    number = int(m.group(1)) if m else 0
+    prefix = f"L{level}" if level > 0 else "KB"
+    tid = f"{prefix}-{number}" if number else f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]', '_', stem)}"
+    return tid, number, stem
+
+
+_CATEGORY_RULES = [
+    ("loss", r"loss"),
+    ("convolution", r"conv"),
+    ("matmul", r"matmul|gemm|matrix|_mm_|bmm|einsum|gemv"),
+    ("normalization", r"norm"),
+    ("pooling", r"pool"),
+    ("scan", r"cumsum|cumprod|scan|cumulative"),
+    ("activation", r"relu|gelu|sigmoid|tanh|softmax|softplus|softsign|selu|elu|swish|hardtanh|"
+                   r"hardsigmoid|mish|silu|logsigmoid"),
+    ("reduction", r"sum|mean|max|min|argmax|argmin|prod|reduc"),
+]
+
+
+def category_of(stem: str, level: int) -> str:
+    if level == 2:
+        return "fusion"
+    if level == 3:
+        return "model"
+    low = stem.lower()
+    for cat, pattern in _CATEGORY_RULES:
+        if re.search(pattern, low):
+            return cat
+    return "elementwise"
+
+
+def load_task_module(path: Path, uid: str):
+    spec = importlib.util.spec_from_file_location(f"_ks_kernelbench_{uid}", str(path))
+    if spec is None or spec.loader is None:
+        raise TaskFileError("cannot be imported as a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name in ("Model", "get_inputs", "get_init_inputs"):
+        if not hasattr(mod, name):
+            raise TaskFileError(f"defines no '{name}' (a KernelBench task file defines class Model, "
+                                f"get_inputs() and get_init_inputs())")
+    return mod
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else repr(v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, torch.Tensor):
+        return f"<tensor {DTYPE_NAMES.get(v.dtype, str(v.dtype))} {list(v.shape)}>"
+    return repr(v)
+
+
+def _input_names(model: nn.Module, n: int) -> List[str]:
+    names: List[str] = []
+    try:
+        sig = inspect.signature(model.forward)
+        for p in sig.parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                names.append(p.name)
+            elif p.kind == p.VAR_POSITIONAL:
+                break
+    except (TypeError, ValueError):
+        pass
+    out = []
+    for i in range(n):
+        out.append(names[i] if i < len(names) else f"x{i}")
+    return out
+
+
+def _dims_and_shapes(mod, specs: List[Dict[str, Any]]) -> Dict[str, int]:
+    """Name shape entries after the file's module-level int constants where the value is
+    unambiguous (exactly one constant has it); keeps the others literal."""
+    consts: Dict[int, List[str]] = {}
+    for k, v in vars(mod).items():
+        if type(v) is int and not k.startswith("_") and v > 1:
+            consts.setdefault(v, []).append(k)
+    dims: Dict[str, int] = {}
+    for s in specs:
+        s["_shape"] = list(s["shape"])
+        named = []
+        for size in s["shape"]:
+            names = consts.get(size, [])
+            if len(names) == 1:
+                dims[names[0]] = size
+                named.append(names[0])
+            else:
+                named.append(size)
+        s["shape"] = named
+    return dims
+
+
+class _Functional(nn.Module):
+    """forward(*inputs, *params): the model with its parameters swapped in for the call."""
+
+    def __init__(self, model: nn.Module, slots: List[List[Tuple[nn.Module, str]]], n_inputs: int,
+                 baked: Dict[int, Any]):
+        super().__init__()
+        self.model = model
+        self._slots = slots
+        self._n = n_inputs
+        self._baked = baked
+        self.last_output: Any = None
+
+    def forward(self, *args):
+        tensors = list(args[: self._n])
+        call: List[Any] = []
+        it = iter(tensors)
+        for i in range(self._n + len(self._baked)):
+            call.append(self._baked[i] if i in self._baked else next(it))
+        saved = []
+        for where, t in zip(self._slots, args[self._n:]):
+            for m, a in where:
+                saved.append((m, a, m._parameters[a]))
+                m._parameters[a] = t
+        try:
+            out = self.model(*call)
+        finally:
+            for m, a, old in reversed(saved):
+                m._parameters[a] = old
+        self.last_output = out
+        return out
+
+
+def _device_constants_to_input(traced) -> int:
+    """A trace bakes `x.device` into a constant; make it the device of the graph's first tensor
+    input so the artifact runs wherever its inputs are."""
+    changed = 0
+    for m in traced.modules():
+        try:
+            g = m.graph
+        except (AttributeError, RuntimeError):
+            continue
+        tensor_inputs = [v for v in g.inputs() if v.type().kind() == "TensorType"]
+        if not tensor_inputs:
+            continue
+        for n in list(g.nodes()):
+            if n.kind() == "prim::Constant" and n.output().type().kind() == "DeviceObjType":
+                d = g.create("prim::device", [tensor_inputs[0]])
+                d.output().setType(n.output().type())
+                d.insertBefore(n)
+                n.output().replaceAllUsesWith(d.output())
+                n.destroy()
+                changed += 1
+    return changed
+
+
+def _last_line(e: BaseException, path: Path) -> str:
+    lines = traceback.format_exception_only(type(e), e)
+    msg = lines[-1].strip() if lines else type(e).__name__
+    where = ""
+    if isinstance(e, SyntaxError) and e.lineno:
+        where = f" (line {e.lineno})"
+    else:
+        for fr in reversed(traceback.extract_tb(e.__traceback__)):
+            if os.path.abspath(fr.filename) == os.path.abspath(str(path)):
+                where = f" (line {fr.lineno}, in {fr.name})"
+                break
+    return msg + where
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> Tuple[bool, float]:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False, float("inf")
+    if not a.dtype.is_floating_point:
+        return bool(torch.equal(a, b)), 0.0
+    ad, bd = a.detach().double().cpu(), b.detach().double().cpu()
+    both_nan = torch.isnan(ad) & torch.isnan(bd)
+    diff = (ad - bd).abs().masked_fill(both_nan, 0.0)
+    diff = diff.masked_fill((ad == bd), 0.0)  # equal infinities
+    tol = 1e-6 + 1e-5 * bd.abs().masked_fill(~torch.isfinite(bd), 0.0)
+    worst = float(diff.max()) if diff.numel() else 0.0
+    return bool((diff <= tol).all()), worst
+
+
+def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str) -> Dict[str, Any]:
+    t0 = time.perf_counter()
+    tid, number, stem = task_identity(path, level)
+    notes: List[str] = []
+    mod = load_task_module(path, uid)
+    init_inputs = list(mod.get_init_inputs())
+
+    # Seed 0, KernelBench's order: the model, then the inputs -- recorded.
+    state = RecordState()
+    torch.manual_seed(0)
+    with Recorder(state):
+        model = mod.Model(*init_inputs)
+    param_draws = len(state.draws)
+    with Recorder(state):
+        raw_inputs = mod.get_inputs()
+    if not isinstance(raw_inputs, (list, tuple)):
+        raise TaskFileError(f"get_inputs() returned {type(raw_inputs).__name__}, expected a list")
+    raw_inputs = list(raw_inputs)
+    if not isinstance(model, nn.Module):
+        raise TaskFileError("Model(*get_init_inputs()) is not an nn.Module")
+
+    # Inputs: tensors become spec inputs; anything else is baked into the artifact.
+    names = _input_names(model, len(raw_inputs))
+    inputs: List[torch.Tensor] = []
+    input_specs: List[Dict[str, Any]] = []
+    baked: Dict[int, Any] = {}
+    for i, v in enumerate(raw_inputs):
+        if isinstance(v, torch.Tensor):
+            inputs.append(v)
+            input_specs.append(tensor_spec(names[i], v, state.get(v), "input"))
+        else:
+            baked[i] = v
+    if baked:
+        notes.append("non-tensor inputs are fixed inside the artifact: " +
+                     ", ".join(f"{names[i]}={_jsonable(v)!r}" for i, v in baked.items()))
+
+    # Parameters, each with every place it is registered (tied weights share one entry).
+    groups: Dict[int, Tuple[str, torch.Tensor, List[Tuple[nn.Module, str]]]] = {}
+    for mname, m in model.named_modules(remove_duplicate=False):
+        for pname, p in m._parameters.items():
+            if p is None:
+                continue
+            full = f"{mname}.{pname}" if mname else pname
+            if id(p) not in groups:
+                groups[id(p)] = (full, p, [])
+            if (m, pname) not in groups[id(p)][2]:
+                groups[id(p)][2].append((m, pname))
+    owner = {}
+    for mname, m in model.named_modules():
+        for pname, p in m._parameters.items():
+            if p is not None and id(p) not in owner:
+                owner[id(p)] = (m, pname, f"{mname}." if mname else "")
+    plist = list(groups.values())
+    keys: List[float] = []
+    last = -1.0
+    for _, p, _ in plist:
+        prov = state.get(p)
+        pos = prov.draw if prov is not None else None
+        last = float(pos) if pos is not None else last + 1e-6
+        keys.append(last)
+    order = sorted(range(len(plist)), key=lambda i: keys[i])  # stable: constants stay with siblings
+    plist = [plist[i] for i in order]
+    input_names = {s["name"] for s in input_specs}
+    param_specs: List[Dict[str, Any]] = []
+    shapes = {name: list(p.shape) for name, p, _ in plist}
+    for name, p, _ in plist:
+        spec_name = name if name not in input_names else "param." + name
+        m, pname, prefix = owner[id(p)]
+        prov = state.get(p)
+        spec = tensor_spec(spec_name, p.detach(), prov, "parameter")
+        rule = default_init(m, pname, prefix, p)
+        if rule is not None:
+            observed = spec["init"] if spec.get("inferred") and not spec.get("post") else {}
+            if _matches(rule, observed, list(p.shape), shapes):
+                spec["init"] = rule
+                spec["origin"] = f"{type(m).__name__} default init"
+            elif not spec.get("inferred"):
+                spec["note"] = (spec.get("note", "") + f"; {type(m).__name__} default would be {rule['dist']}").lstrip("; ")
+            else:
+                notes.append(f"parameter '{spec_name}' is not initialised like {type(m).__name__}'s default; "
+                             f"using what the constructor drew ({spec['init']['dist']})")
+        param_specs.append(spec)
+    used = {pr.draw for pr in (state.get(p) for _, p, _ in plist) if pr is not None}
+    stray = [o for i, o in enumerate(state.draws[:param_draws]) if i not in used]
+    used_in = {pr.draw for pr in (state.get(t) for t in inputs) if pr is not None}
+    stray_in = [o for i, o in enumerate(state.draws) if i >= param_draws and i not in used_in]
+    if any(not s.get("inferred") for s in input_specs + param_specs):
+        notes.append("some distributions could not be inferred (marked \"inferred\": false); check them")
+
+    all_specs = input_specs + param_specs
+    dims = _dims_and_shapes(mod, all_specs)
+    by_name = {s["name"]: s for s in all_specs}
+
+    # Does seed 0 with the engine's order and draws give exactly these tensors?
+    rng: Dict[str, Any] = {}
+    total = sum(int(math.prod(s["_shape"])) for s in all_specs)
+    if stray:
+        rng = {"compatible": False, "why": "the constructor draws random numbers that are not parameters: " +
+               ", ".join(stray[:3])}
+    elif stray_in:
+        rng = {"compatible": False, "why": "get_inputs() draws random numbers that are not inputs: " +
+               ", ".join(stray_in[:3])}
+    elif total > REPLAY_ELEMENT_LIMIT:
+        rng = {"compatible": None, "why": f"not checked: {total} elements are too many to draw twice"}
+    else:
+        torch.manual_seed(0)
+        actual = [p.detach() for _, p, _ in plist]
+        drawn_p = [draw_engine(s, by_name) for s in param_specs]
+        drawn_i = [draw_engine(s, by_name) for s in input_specs]
+        bad = []
+        for s, a, b in zip(param_specs + input_specs, actual + inputs, drawn_p + drawn_i):
+            ok, worst = _close(b, a.detach())
+            if not ok:
+                bad.append(f"{s['name']} (max |diff| {worst:.3g})")
+        rng = {"compatible": not bad}
+        if bad:
+            rng["why"] = ("seed 0 does not reproduce " + ", ".join(bad[:3]) +
+                          "; flags are comparable in distribution, not value by value")
+        else:
+            rng["why"] = ("seed s draws exactly what torch.manual_seed(s); Model(*get_init_inputs()); "
+                          "get_inputs() gives")
+
+    # Trace forward(*inputs, *params) on the chosen device.
+    device = torch.device("cpu")
+    if device_req == "cuda" or (device_req == "auto" and torch.cuda.is_available()):
+        device = torch.device("cuda")
+    params = [p.detach().clone() for _, p, _ in plist]
+    for _, p, where in plist:
+        for m, a in where:
+            m._parameters[a] = nn.Parameter(torch.empty(0), requires_grad=False)  # not stored twice
+    model.to(device)
+    ex = [t.detach().to(device) for t in inputs] + [p.to(device) for p in params]
+    wrapper = _Functional(model, [where for _, _, where in plist], len(inputs), baked)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            torch.manual_seed(1234)
+            try:
+                traced = torch.jit.trace(wrapper, tuple(ex), check_trace=False)
+            except Exception as e:  # noqa: BLE001
+                raise TaskFileError(f"torch.jit.trace failed: {_last_line(e, path)}") from None
+            eager = wrapper.last_output
+            if not isinstance(eager, torch.Tensor):
+                raise TaskFileError(f"forward returns {type(eager).__name__}; KernelSieve needs exactly one tensor")
+            torch.manual_seed(1234)
+            again = traced(*ex)
+    same, worst = _close(again, eager)
+    if not same:
+        raise TaskFileError(f"the traced graph does not reproduce the eager output (max |diff| {worst:.3g}); "
+                            f"the forward probably branches on tensor values")
+    torch_dir = os.path.dirname(torch.__file__)
+    seen = set()
+    for w in caught:
+        if "deprecated" in str(w.message) or str(w.filename).startswith(torch_dir):
+            continue
+        msg = f"trace warning at line {w.lineno}: {str(w.message).splitlines()[0]}"
+        if msg not in seen:
+            seen.add(msg)
+            notes.append(msg)
+    n_dev = _device_constants_to_input(traced)
+    if n_dev:
+        notes.append(f"{n_dev} device constant(s) in the trace now follow the inputs' device")
+
+    output = {"shape": list(eager.shape), "dtype": DTYPE_NAMES.get(eager.dtype, str(eager.dtype).replace("torch.", ""))}
+    meta = {
+        "kind": "kernelsieve.artifact",
+        "exporter_version": EXPORTER_VERSION,
+        "torch_version": torch.__version__,
+        "task_id": tid,
+        "inputs": [{"name": s["name"], "shape": s["_shape"], "dtype": s["dtype"]} for s in input_specs],
+        "params": [{"name": s["name"], "shape": s["_shape"], "dtype": s["dtype"]} for s in param_specs],
+        "output": output,
+        "traced_on": device.type,
+    }
+    doc = inspect.getdoc(mod.Model) or ""
+    first = doc.strip().split("\n\n")[0].replace("\n", " ").strip()
+    description = (first + " " if first else "") + f"(KernelBench {path.parent.name}/{path.name})"
+    for s in all_specs:
+        s.pop("_shape", None)
+    spec = {
+        "kind": "kernelsieve.task",
+        "format_version": 1,
+        "exporter_version": EXPORTER_VERSION,
+        "torch_version": torch.__version__,
+        "id": tid,
+        "level": level,
+        "number": number,
+        "name": stem,
+        "category": category_of(stem, level),
+        "description": description,
+        "source_file": f"{stem}.py",
+        "artifact": f"{stem}.pt",
+        "entry": "forward",
+        "dims": {"full": dims} if dims else {},
+        "inputs": input_specs,
+        "params": param_specs,
+        "output": output,
+        "import": {
+            "file": str(path.resolve()),
+            "init_inputs": _jsonable(init_inputs),
+            "training_mode": bool(model.training),
+            "rng_compatible": rng.get("compatible"),
+            "rng_note": rng.get("why", ""),
+            "notes": notes,
+        },
+        "tags": ["imported", "kernelbench"],
+    }
+    if not input_specs and not param_specs:
+        raise TaskFileError("get_inputs() returns no tensor and the model has no parameters")
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, out_dir / f"{stem}.py")
+    art_tmp = out_dir / f".{stem}.pt.tmp"
+    traced.save(str(art_tmp), _extra_files={ARTIFACT_META: json.dumps(meta)})
+    os.replace(art_tmp, out_dir / f"{stem}.pt")
+    json_tmp = out_dir / f".{stem}.json.tmp"
+    json_tmp.write_text(json.dumps(spec, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    os.replace(json_tmp, out_dir / f"{stem}.json")
+    return {
+        "status": "ok", "id": tid, "spec": str(out_dir / f"{stem}.json"),
+        "inputs": len(input_specs), "params": len(param_specs), "output": output,
+        "rng_compatible": rng.get("compatible"), "device": device.type,
+        "uninferred": [s["name"] for s in all_specs if not s.get("inferred")],
+        "notes": notes, "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Workers: one file at a time each, replaced when a file hangs or kills them
+# --------------------------------------------------------------------------------------------
+
+def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
+    os.dup2(2, 1)  # prints in task files must not mix with the protocol on stdout
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    torch.set_num_threads(max(1, threads))
+    jobs = os.fdopen(job_fd, "r")
+    res = os.fdopen(res_fd, "w")
+    for line in jobs:
+        job = json.loads(line)
+        path = Path(job["file"])
+        try:
+            torch.set_default_dtype(torch.float32)
+            r = export_one(path, Path(job["out"]), job["level"], job["device"], job["uid"])
+        except TaskFileError as e:
+            r = {"status": "error", "error": str(e)}
+        except BaseException as e:  # noqa: BLE001 - report any failure of the task file
+            r = {"status": "error", "error": _last_line(e, path)}
+        res.write(json.dumps(r, allow_nan=False, default=str) + "\n")
+        res.flush()
+    os._exit(0)
+
+
+class Worker:
+    # The parent's ends of every worker's pipes: a later worker inherits them through fork and
+    # must close them, or an earlier worker never sees the end of its job pipe.
+    parent_fds: List[int] = []
+
+    def __init__(self, threads: int):
+        jr, jw = os.pipe()
+        rr, rw = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            for fd in Worker.parent_fds + [jw, rr]:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            try:
+                _worker_main(jr, rw, threads)
+            finally:
+                os._exit(1)
+        os.close(jr)
+        os.close(rw)
+        Worker.parent_fds += [jw, rr]
+        self.pid = pid
+        self.jobs = os.fdopen(jw, "w")
+        self.jobs_fd = jw
+        self.fd = rr
+        self.buf = b""
+        self.job: Optional[int] = None
+        self.deadline = 0.0
+
+    def send(self, index: int, job: Dict[str, Any], timeout: float) -> None:
+        self.job = index
+        self.deadline = time.monotonic() + timeout
+        self.jobs.write(json.dumps(job) + "\n")
+        self.jobs.flush()
+
+    def kill(self) -> str:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return self.reap()
+
+    def reap(self) -> str:
+        try:
+            self.jobs.close()  # ends the worker's loop
+        except OSError:
+            pass
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return "exited"
+        for f in (self.jobs,):
+            try:
+                f.close()
+            except OSError:
+                pass
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+        Worker.parent_fds = [fd for fd in Worker.parent_fds if fd not in (self.fd, self.jobs_fd)]
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                return f"killed by signal {sig} ({signal.Signals(sig).name})"
+            except ValueError:
+                return f"killed by signal {sig}"
+        return f"exited with status {os.WEXITSTATUS(status)}"
+
+
+def emit(obj: Dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj, allow_nan=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def find_task_files(folder: Path, globs: str) -> List[Path]:
+    pats = [g.strip().lower() for g in globs.split(",") if g.strip()] if globs else []
+    files = []
+    for p in folder.iterdir():
+        if p.suffix != ".py" or p.name.startswith((".", "_")) or not p.is_file():
+            continue
+        if pats:
+            tid, _, stem = task_identity(p, level_of(folder))
+            cands = [stem.lower(), p.name.lower(), tid.lower()]
+            if not any(fnmatch.fnmatchcase(c, g) for c in cands for g in pats):
+                continue
+        files.append(p)
+
+    def natural(p: Path):
+        m = re.match(r"(\d+)_", p.stem)
+        return (0, int(m.group(1)), p.name) if m else (1, 0, p.name)
+    return sorted(files, key=natural)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description="Export a KernelBench level folder to KernelSieve tasks "
+                                             "(JSON lines on stdout).")
+    ap.add_argument("folder", help="a KernelBench folder of <N>_<Name>.py files, e.g. KernelBench/level1")
+    ap.add_argument("--out", required=True, help="output suite folder; files go to OUT/<folder name>/")
+    ap.add_argument("--tasks", default="", help="only files whose name or id matches (globs, comma-separated)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file before it is abandoned")
+    ap.add_argument("--jobs", type=int, default=0, help="files exported in parallel (default: min(4, cores))")
+    ap.add_argument("--level", type=int, default=-1, help="level to record (default: from the folder name)")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                    help="where the model runs while tracing (default: cuda when available)")
+    args = ap.parse_args(argv)
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        emit({"event": "fatal", "code": 3, "error": f"{folder}: not a folder"})
+        return 3
+    level = args.level if args.level >= 0 else level_of(folder)
+    files = find_task_files(folder, args.tasks)
+    if not files:
+        emit({"event": "fatal", "code": 3,
+              "error": f"{folder}: no task files (*.py)" + (f" match --tasks '{args.tasks}'" if args.tasks else "")})
+        return 3
+    out_dir = Path(args.out) / (folder.resolve().name or "tasks")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / ".ks_write_probe"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        emit({"event": "fatal", "code": 5, "error": f"cannot write to {out_dir}: {e.strerror or e}"})
+        return 5
+    cores = os.cpu_count() or 1
+    jobs = args.jobs if args.jobs > 0 else max(1, min(4, cores, len(files)))
+    jobs = min(jobs, len(files))
+    threads = max(1, cores // jobs)
+    emit({"event": "start", "folder": str(folder.resolve()), "out": str(out_dir.resolve()), "total": len(files),
+          "level": level, "jobs": jobs, "exporter_version": EXPORTER_VERSION, "torch_version": torch.__version__,
+          "python": sys.executable})
+
+    t0 = time.perf_counter()
+    results: Dict[int, Dict[str, Any]] = {}
+    pending = list(range(len(files)))
+    workers: List[Worker] = []
+    next_emit = 0
+    counts = {"ok": 0, "error": 0}
+
+    def finish(i: int, r: Dict[str, Any]) -> None:
+        r = dict(r)
+        r.update({"event": "file", "index": i, "file": files[i].name})
+        if r.get("status") != "ok":
+            stem = files[i].stem
+            for ext in (".json", ".pt", ".py"):  # a stale export of a now-broken file must not load
+                try:
+                    (out_dir / f"{stem}{ext}").unlink()
+                except OSError:
+                    pass
+        results[i] = r
+
+    try:
+        while pending or any(w.job is not None for w in workers):
+            for w in workers:
+                if w.job is None and pending:
+                    i = pending.pop(0)
+                    w.send(i, {"file": str(files[i].resolve()), "out": str(out_dir), "level": level,
+                               "device": args.device, "uid": str(i)}, args.timeout)
+            while pending and len(workers) < jobs:
+                w = Worker(threads)
+                workers.append(w)
+                i = pending.pop(0)
+                w.send(i, {"file": str(files[i].resolve()), "out": str(out_dir), "level": level,
+                           "device": args.device, "uid": str(i)}, args.timeout)
+            busy = [w for w in workers if w.job is not None]
+            if not busy:
+                continue
+            wait = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            ready, _, _ = select.select([w.fd for w in busy], [], [], wait)
+            for w in busy:
+                if w.fd in ready:
+                    chunk = os.read(w.fd, 1 << 16)
+                    if not chunk:
+                        why = w.reap()
+                        finish(w.job, {"status": "error",
+                                       "error": f"the exporter process died while importing it ({why})"})
+                        w.job = None
+                        workers.remove(w)
+                        continue
+                    w.buf += chunk
+                    while b"\n" in w.buf and w.job is not None:
+                        line, w.buf = w.buf.split(b"\n", 1)
+                        finish(w.job, json.loads(line))
+                        w.job = None
+                elif time.monotonic() >= w.deadline:
+                    w.kill()
+                    finish(w.job, {"status": "error", "error": f"timed out after {args.timeout:g} s (--timeout)"})
+                    w.job = None
+                    workers.remove(w)
+            while next_emit in results:
+                r = results[next_emit]
+                counts["ok" if r.get("status") == "ok" else "error"] += 1
+                emit(r)
+                next_emit += 1
+    finally:
+        for w in workers:
+            try:
+                w.jobs.close()
+            except OSError:
+                pass
+            w.reap() if w.job is None else w.kill()
+    emit({"event": "done", "ok": counts["ok"], "failed": counts["error"], "total": len(files),
+          "seconds": round(time.perf_counter() - t0, 3), "out": str(out_dir.resolve())})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, x)
+        return x * 2
+
+
+def get_inputs():
+    return [torch.randn(4, 4)]
+
+
+def get_init_inputs():
+    return []

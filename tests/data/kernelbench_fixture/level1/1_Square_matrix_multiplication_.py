@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Simple model that performs a single square matrix multiplication (C = A * B)
+    """
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(A, B)
+
+
+N = 64
+
+
+def get_inputs():
+    A = torch.randn(N, N)
+    B = torch.rand(N, N) * 2 - 1  # uniform in [-1, 1)
+    return [A, B]
+
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed

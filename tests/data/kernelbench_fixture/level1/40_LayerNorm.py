@@ -1,0 +1,30 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Simple model that performs Layer Normalization.
+    """
+
+    def __init__(self, normalized_shape: tuple):
+        super(Model, self).__init__()
+        self.ln = nn.LayerNorm(normalized_shape=normalized_shape)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.ln(x)
+
+
+batch_size = 8
+features = 16
+dim1 = 12
+dim2 = 10
+
+
+def get_inputs():
+    x = torch.randn(batch_size, features, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return [(features, dim1, dim2)]

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Reference values for imported KernelBench tasks, computed from the ORIGINAL task files.
+
+For every task spec in an imported suite folder (``kernelsieve-cli import-kernelbench`` output)
+this loads the KernelBench file the spec came from (``import.file``) and, exactly as KernelBench
+and robust-kbench do (training mode, ``torch.no_grad()``):
+
+- seed 0: ``torch.manual_seed(0); model = Model(*get_init_inputs()); inputs = get_inputs();
+  out = model(*inputs)`` and writes the inputs, the parameters (in the spec's order) and the
+  output as raw little-endian files ``<stem>.ref.<name>.bin`` beside the spec;
+- the four robust-kbench filters over seeds 0..S-1 with ``tests/tools/suite_check.py``'s
+  ``filter_metrics`` / ``flags_from`` (pass 1: seed s, new model, new inputs; pass 2: model from
+  seed 42, inputs from seed s).
+
+Everything lands in ``<stem>.ref.json``. Test data only: the C++ test (tests/tst_import.cpp)
+compares the engine's forward, its seed-0 draws and its flags with these.
+
+Usage: kernelbench_reference.py SUITE_FOLDER [--seeds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from suite_check import Thresholds, filter_metrics, flags_from  # noqa: E402
+
+DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
+          torch.bool: "bool", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+
+
+def load(path: Path, uid: str):
+    spec = importlib.util.spec_from_file_location(f"_ks_ref_{uid}", str(path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run(mod, init, seed: int, model=None):
+    if model is None:
+        torch.manual_seed(seed)
+        model = mod.Model(*init)
+    else:
+        torch.manual_seed(seed)
+    inputs = mod.get_inputs()
+    with torch.no_grad():
+        out = model(*inputs)
+    return model, inputs, out
+
+
+def write_bin(path: Path, t: torch.Tensor) -> None:
+    path.write_bytes(bytes(t.detach().contiguous().clone().cpu().untyped_storage()))
+
+
+def clean(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    return v
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("suite")
+    ap.add_argument("--seeds", type=int, default=5)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    count = 0
+    for spec_path in sorted(Path(args.suite).rglob("*.json")):
+        spec = json.loads(spec_path.read_text())
+        if spec.get("kind") != "kernelsieve.task" or "import" not in spec:
+            continue
+        stem = spec_path.stem
+        mod = load(Path(spec["import"]["file"]), stem)
+        init = list(mod.get_init_inputs())
+
+        model, inputs, out = run(mod, init, 0)
+        named = dict(model.named_parameters())
+        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+        ref = {"id": spec["id"], "seed": 0, "inputs": [], "params": []}
+        for kind, specs, values in (("inputs", spec["inputs"], tensors),
+                                    ("params", spec["params"], [named[p["name"].removeprefix("param.")]
+                                                                for p in spec["params"]])):
+            for s, t in zip(specs, values):
+                f = spec_path.parent / f"{stem}.ref.{s['name']}.bin"
+                write_bin(f, t)
+                ref[kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape), "dtype": DTYPES[t.dtype]})
+        f = spec_path.parent / f"{stem}.ref.output.bin"
+        write_bin(f, out.float())
+        ref["output"] = {"file": f.name, "shape": list(out.shape), "dtype": "float32"}
+
+        outs = [out.float()] + [run(mod, init, s)[2].float() for s in range(1, args.seeds)]
+        all_out = torch.stack(outs)
+        torch.manual_seed(42)
+        fixed = mod.Model(*init)
+        impact = torch.stack([run(mod, init, s, model=fixed)[2].float() for s in range(args.seeds)])
+        m = filter_metrics(all_out, impact)
+        ref["metrics"] = {k: clean(v) for k, v in m.items()}
+        ref["flags"] = flags_from(m, Thresholds())
+        (spec_path.parent / f"{stem}.ref.json").write_text(json.dumps(ref, indent=1) + "\n")
+        count += 1
+    print(f"{count} reference files written under {args.suite}")
+    return 0 if count else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: MIT
+// Importing KernelBench folders: kernelsieve-cli import-kernelbench on the fixture folder
+// tests/data/kernelbench_fixture/level1 (written in KernelBench's format), then every spec field,
+// the engine's forward and seed-0 draws against the ORIGINAL Python model on the same tensors,
+// the four flags against a direct Python computation (tests/tools/kernelbench_reference.py), the
+// loader's errors for broken specs and artifacts, and the robust-kbench export.
+//
+// Needs a Python with torch (the .venv CMake found LibTorch in); without one every test is skipped
+// and says why.
+
+#include "ks/core/engine.h"
+#include "ks/core/results.h"
+#include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sys/wait.h>
+
+using namespace ks;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string Python = KS_TORCH_PYTHON;
+const std::string Cli = KS_CLI;
+const fs::path Work = KS_WORK_DIR;
+const fs::path Fixture = fs::path(KS_TEST_DATA) / "kernelbench_fixture" / "level1";
+const fs::path SuiteDir = Work / "suite";
+const fs::path Tasks = SuiteDir / "level1";
+
+std::string quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+struct Cmd {
+    int rc = -1;
+    std::string out; // stdout and stderr
+};
+
+Cmd run(const std::string& cmd) {
+    Cmd r;
+    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    size_t n = 0;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+// std::filesystem::remove_all resolves to a copy inside libtorch.so that crashes on non-empty
+// folders here, so we leave removal to rm.
+void removeTree(const fs::path& p) { run("rm -rf " + quote(p.string())); }
+
+// Runs once per process: the import through the CLI, then the Python reference values.
+struct Prepared {
+    std::string skip;  // why the tests cannot run here (no Python with torch)
+    std::string error; // preparation failed: every test fails with this
+    Cmd import;
+};
+
+const Prepared& prepared() {
+    static const Prepared p = [] {
+        Prepared p;
+        std::error_code ec;
+        if (Python.empty() || !fs::exists(Python, ec) || run(quote(Python) + " -c 'import torch'").rc != 0) {
+            p.skip = "no Python with torch at KS_TORCH_PYTHON='" + Python +
+                     "'; the import tests need it (packaging/setup.sh deps creates .venv with torch)";
+            return p;
+        }
+        removeTree(Work);
+        fs::create_directories(Work, ec);
+        p.import = run(quote(Cli) + " import-kernelbench " + quote(Fixture.string()) + " --out " + quote(SuiteDir.string()) +
+                       " --python " + quote(Python) + " --jobs 2 --trace-device cpu");
+        if (p.import.rc != 0) {
+            p.error = "import failed (exit " + std::to_string(p.import.rc) + "):\n" + p.import.out;
+            return p;
+        }
+        const Cmd ref = run(quote(Python) + " " + quote(std::string(KS_SOURCE_DIR) + "/tests/tools/kernelbench_reference.py") +
+                            " " + quote(SuiteDir.string()) + " --seeds 5");
+        if (ref.rc != 0) p.error = "kernelbench_reference.py failed:\n" + ref.out;
+        return p;
+    }();
+    return p;
+}
+
+class Import : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const Prepared& p = prepared();
+        if (!p.skip.empty()) GTEST_SKIP() << p.skip;
+        ASSERT_TRUE(p.error.empty()) << p.error;
+    }
+};
+
+json readJson(const fs::path& p) { return json::parse(readFile(p.string())); }
+
+at::ScalarType dtypeOf(const std::string& d) {
+    if (d == "float32") return at::kFloat;
+    if (d == "int64") return at::kLong;
+    if (d == "bool") return at::kBool;
+    if (d == "float64") return at::kDouble;
+    throw Error("unexpected dtype " + d);
+}
+
+at::Tensor readBin(const fs::path& file, const json& spec) {
+    const std::string bytes = readFile(file.string());
+    at::Tensor t = at::empty(spec.at("shape").get<std::vector<int64_t>>(), at::TensorOptions().dtype(dtypeOf(spec.at("dtype"))));
+    if (bytes.size() != t.nbytes()) throw Error(file.string() + ": size does not match its shape");
+    if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+    return t;
+}
+
+// |a - b| <= tol * (1 + |b|) everywhere, NaN only where both are NaN.
+double worstRelDiff(const at::Tensor& a, const at::Tensor& b) {
+    const at::Tensor x = a.to(at::kDouble), y = b.to(at::kDouble);
+    const at::Tensor d = (x - y).abs() / (y.abs() + 1.0);
+    const at::Tensor bothNan = x.isnan() & y.isnan();
+    const at::Tensor dd = d.masked_fill(bothNan, 0.0);
+    if (dd.isnan().any().item<bool>()) return INFINITY;
+    return dd.numel() ? dd.max().item<double>() : 0.0;
+}
+
+struct Ref {
+    json j;
+    std::vector<at::Tensor> inputs, params;
+    at::Tensor output;
+};
+
+Ref loadRef(const TaskSpec& t) {
+    const fs::path spec(t.specPath);
+    Ref r;
+    r.j = readJson(spec.parent_path() / (spec.stem().string() + ".ref.json"));
+    for (const auto& i : r.j["inputs"]) r.inputs.push_back(readBin(spec.parent_path() / i["file"].get<std::string>(), i));
+    for (const auto& p : r.j["params"]) r.params.push_back(readBin(spec.parent_path() / p["file"].get<std::string>(), p));
+    r.output = readBin(spec.parent_path() / r.j["output"]["file"].get<std::string>(), r.j["output"]);
+    return r;
+}
+
+json rawSpec(const TaskSpec& t) { return readJson(t.specPath); }
+
+const std::vector<std::string> OkStems = {
+    "1_Square_matrix_multiplication_", "12_Matmul_with_diagonal_matrices_", "19_ReLU", "23_Softmax", "40_LayerNorm",
+    "60_Conv2d_BatchNorm_ReLU", "76_Gemm_Add_ReLU", "95_CrossEntropyLoss", "98_KLDivLoss", "100_HingeLoss",
+    "113_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", "120_Output_ignores_input", "121_Masked_row_sum"};
+
+void expectDist(const TensorSpec& t, Distribution::Kind kind, double a, double b) {
+    EXPECT_EQ(distributionName(t.init.kind), std::string(distributionName(kind))) << t.name;
+    EXPECT_DOUBLE_EQ(t.init.a, a) << t.name;
+    EXPECT_DOUBLE_EQ(t.init.b, b) << t.name;
+}
+
+std::vector<int64_t> shape(const TaskSpec& t, const TensorSpec& s) { return t.shapeOf(s, Preset::Full); }
+
+} // namespace
+
+TEST_F(Import, ReportsOneLinePerFileAndASummary) {
+    const std::string& out = prepared().import.out;
+    for (const auto& stem : OkStems) EXPECT_NE(out.find(stem + ".py"), std::string::npos) << stem << "\n" << out;
+    EXPECT_NE(out.find("error"), std::string::npos);
+    EXPECT_NE(out.find("130_Broken_syntax.py"), std::string::npos);
+    EXPECT_NE(out.find("SyntaxError: expected ':' (line 9)"), std::string::npos) << out;
+    EXPECT_NE(out.find("ValueError: this task needs a dataset file that is not here (line 14, in get_inputs)"),
+              std::string::npos) << out;
+    EXPECT_NE(out.find("13 of 15 files imported, 2 failed"), std::string::npos) << out;
+    EXPECT_NE(out.find("check the init of: mask"), std::string::npos) << out;
+    for (const char* failed : {"130_Broken_syntax", "131_Inputs_raise"})
+        for (const char* ext : {".json", ".pt", ".py"})
+            EXPECT_FALSE(fs::exists(Tasks / (std::string(failed) + ext))) << failed << ext;
+    for (const auto& stem : OkStems)
+        for (const char* ext : {".json", ".pt", ".py"}) EXPECT_TRUE(fs::exists(Tasks / (stem + ext))) << stem << ext;
+}
+
+TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
+    ASSERT_EQ(s.tasks.size(), OkStems.size());
+    for (const auto& t : s.tasks) {
+        SCOPED_TRACE(t.id);
+        const fs::path spec(t.specPath);
+        EXPECT_EQ(t.level, 1);
+        EXPECT_EQ(t.id, "L1-" + std::to_string(t.number));
+        EXPECT_EQ(t.name, spec.stem().string());
+        EXPECT_EQ(t.artifactPath, (spec.parent_path() / (t.name + ".pt")).generic_string());
+        EXPECT_EQ(t.exporterVersion, "1.0");
+        EXPECT_EQ(t.torchVersion.substr(0, 4), "2.11");
+        EXPECT_TRUE(t.warnings.empty());
+        EXPECT_EQ(t.entry, "forward");
+        EXPECT_TRUE(t.hasTag("imported"));
+        EXPECT_NE(t.source.find("def get_inputs"), std::string::npos) << "the original file is the source shown";
+        EXPECT_NE(t.description.find("(KernelBench level1/" + t.name + ".py)"), std::string::npos) << t.description;
+        const json raw = rawSpec(t);
+        EXPECT_EQ(raw["import"]["training_mode"], true);
+        EXPECT_TRUE(raw.contains("output"));
+        const bool masked = t.id == "L1-121";
+        EXPECT_EQ(raw["import"]["rng_compatible"], !masked) << raw["import"]["rng_note"];
+        for (const char* key : {"inputs", "params"})
+            for (const auto& ts : raw[key])
+                EXPECT_EQ(ts["inferred"], !(masked && ts["name"] == "mask")) << ts.dump();
+    }
+    using K = Distribution::Kind;
+    auto task = [&](const std::string& id) -> const TaskSpec& {
+        const TaskSpec* t = s.find(id);
+        if (!t) throw Error("missing " + id);
+        return *t;
+    };
+    {
+        const TaskSpec& t = task("L1-1");
+        EXPECT_EQ(t.category, "matmul");
+        ASSERT_EQ(t.inputs.size(), 2u);
+        EXPECT_EQ(t.inputs[0].name, "A");
+        EXPECT_EQ(t.inputs[0].shape[0].name, "N") << "shape constants become named dims";
+        EXPECT_EQ(t.dims.at("full").at("N"), 64);
+        expectDist(t.inputs[0], K::Normal, 0, 1);
+        expectDist(t.inputs[1], K::Uniform, -1, 1); // torch.rand(N, N) * 2 - 1
+        EXPECT_TRUE(t.params.empty());
+    }
+    {
+        const TaskSpec& t = task("L1-12");
+        EXPECT_EQ(shape(t, t.inputs[0]), (std::vector<int64_t>{80}));
+        EXPECT_EQ(shape(t, t.inputs[1]), (std::vector<int64_t>{80, 96}));
+    }
+    {
+        const TaskSpec& t = task("L1-23");
+        EXPECT_EQ(t.category, "activation");
+        EXPECT_EQ(shape(t, t.inputs[0]), (std::vector<int64_t>{16, 16384}));
+    }
+    {
+        const TaskSpec& t = task("L1-40");
+        EXPECT_EQ(t.category, "normalization");
+        ASSERT_EQ(t.params.size(), 2u);
+        EXPECT_EQ(t.params[0].name, "ln.weight");
+        EXPECT_EQ(shape(t, t.params[0]), (std::vector<int64_t>{16, 12, 10}));
+        expectDist(t.params[0], K::Constant, 1, 1);
+        EXPECT_EQ(t.params[1].name, "ln.bias");
+        expectDist(t.params[1], K::Constant, 0, 1);
+    }
+    {
+        const TaskSpec& t = task("L1-60");
+        EXPECT_EQ(t.category, "convolution");
+        ASSERT_EQ(t.params.size(), 4u);
+        EXPECT_EQ(t.params[0].name, "conv.weight");
+        EXPECT_EQ(shape(t, t.params[0]), (std::vector<int64_t>{8, 3, 3, 3}));
+        EXPECT_EQ(t.params[0].init.kind, K::KaimingUniform);
+        EXPECT_TRUE(t.params[0].init.fanInOf.empty());
+        EXPECT_EQ(t.params[1].name, "conv.bias");
+        EXPECT_EQ(t.params[1].init.kind, K::KaimingUniform);
+        EXPECT_EQ(t.params[1].init.fanInOf, "conv.weight");
+        EXPECT_DOUBLE_EQ(t.fanInOf(t.params[1], Preset::Full), 27.0);
+        EXPECT_EQ(t.params[2].name, "bn.weight");
+        expectDist(t.params[2], K::Constant, 1, 1);
+        EXPECT_EQ(t.params[3].name, "bn.bias");
+        expectDist(t.params[3], K::Constant, 0, 1);
+    }
+    {
+        const TaskSpec& t = task("L1-76");
+        expectDist(t.inputs[0], K::Uniform, 0, 1); // torch.rand
+        ASSERT_EQ(t.params.size(), 2u);
+        EXPECT_EQ(t.params[0].name, "gemm.weight"); // drawn first by the constructor
+        EXPECT_EQ(t.params[0].init.kind, K::KaimingUniform);
+        EXPECT_EQ(shape(t, t.params[0]), (std::vector<int64_t>{24, 48}));
+        EXPECT_EQ(t.params[1].name, "bias");
+        expectDist(t.params[1], K::Normal, 0, 0.02); // nn.Parameter(torch.randn(bias_shape) * 0.02)
+    }
+    {
+        const TaskSpec& t = task("L1-95");
+        EXPECT_EQ(t.category, "loss");
+        expectDist(t.inputs[0], K::Normal, 0, 1);
+        EXPECT_EQ(t.inputs[1].dtype, "int64");
+        expectDist(t.inputs[1], K::RandInt, 0, 10); // torch.randint(0, num_classes, (batch_size,))
+        EXPECT_EQ(shape(t, t.inputs[1]), (std::vector<int64_t>{64}));
+    }
+    {
+        const TaskSpec& t = task("L1-98");
+        for (const auto& in : t.inputs) {
+            ASSERT_EQ(in.post.size(), 1u);
+            EXPECT_EQ(in.post[0].kind, Transform::Kind::Softmax);
+            EXPECT_EQ(in.post[0].dim, -1);
+        }
+    }
+    {
+        const TaskSpec& t = task("L1-100");
+        const TensorSpec& targets = t.inputs[1];
+        EXPECT_EQ(targets.dtype, "float32");
+        expectDist(targets, K::RandInt, 0, 2); // torch.randint(0, 2, ...).float() * 2 - 1
+        ASSERT_EQ(targets.post.size(), 1u);
+        EXPECT_EQ(targets.post[0].kind, Transform::Kind::Affine);
+        EXPECT_DOUBLE_EQ(targets.post[0].scale, 2.0);
+        EXPECT_DOUBLE_EQ(targets.post[0].shift, -1.0);
+    }
+    {
+        const TaskSpec& t = task("L1-113");
+        ASSERT_EQ(t.params.size(), 3u);
+        EXPECT_EQ(t.params[0].name, "conv_transpose.weight");
+        EXPECT_EQ(shape(t, t.params[0]), (std::vector<int64_t>{4, 6, 3, 3, 3}));
+        EXPECT_EQ(t.params[0].init.kind, K::KaimingUniform);
+        EXPECT_EQ(t.params[1].init.fanInOf, "conv_transpose.weight");
+        EXPECT_EQ(t.params[2].name, "bias");
+        expectDist(t.params[2], K::Normal, 0, 1);
+    }
+    {
+        const TaskSpec& t = task("L1-120");
+        ASSERT_EQ(t.params.size(), 1u);
+        expectDist(t.params[0], K::Normal, 0, 1);
+    }
+    {
+        const TaskSpec& t = task("L1-121");
+        EXPECT_EQ(t.inputs[1].dtype, "bool");
+        expectDist(t.inputs[1], K::RandInt, 0, 2);
+        const json raw = rawSpec(t);
+        EXPECT_NE(raw["inputs"][1]["note"].get<std::string>().find("gt"), std::string::npos) << raw["inputs"][1];
+    }
+}
+
+TEST_F(Import, ForwardEqualsPythonOnTheSameTensors) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    useEagerSemantics();
+    c10::InferenceMode inference;
+    for (const auto& t : s.tasks) {
+        SCOPED_TRACE(t.id);
+        const Ref ref = loadRef(t);
+        const CompiledTask ct = compileTask(t);
+        const at::Tensor out = runForward(t, ct, ref.inputs, ref.params);
+        ASSERT_EQ(out.sizes(), ref.output.sizes());
+        EXPECT_LE(worstRelDiff(out.to(at::kFloat), ref.output), 1e-6);
+    }
+}
+
+TEST_F(Import, SeedZeroDrawsWhatKernelBenchDraws) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    int checked = 0;
+    for (const auto& t : s.tasks) {
+        if (!rawSpec(t)["import"]["rng_compatible"].get<bool>()) continue;
+        SCOPED_TRACE(t.id);
+        const Ref ref = loadRef(t);
+        seedAll(0);
+        const auto params = drawParams(t, Preset::Small, at::kCPU);
+        const auto inputs = drawInputs(t, Preset::Small, at::kCPU);
+        ASSERT_EQ(params.size(), ref.params.size());
+        ASSERT_EQ(inputs.size(), ref.inputs.size());
+        for (size_t i = 0; i < params.size(); ++i) {
+            EXPECT_EQ(params[i].scalar_type(), ref.params[i].scalar_type()) << t.params[i].name;
+            EXPECT_LE(worstRelDiff(params[i], ref.params[i]), 1e-6) << t.params[i].name;
+        }
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            EXPECT_EQ(inputs[i].scalar_type(), ref.inputs[i].scalar_type()) << t.inputs[i].name;
+            EXPECT_LE(worstRelDiff(inputs[i], ref.inputs[i]), 1e-6) << t.inputs[i].name;
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 12);
+}
+
+TEST_F(Import, FlagsEqualADirectPythonComputationOfTheFilters) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 5;
+    Engine engine(o);
+    const Thresholds th = Thresholds::defaults();
+    const std::map<Criterion, std::string> key{{Criterion::OutputRange, "range"},
+                                                {Criterion::OutputStd, "std"},
+                                                {Criterion::OutputAxes, "axes"},
+                                                {Criterion::InputImpact, "impact"}};
+    std::set<std::string> flaggedSomewhere;
+    for (const auto& t : s.tasks) {
+        SCOPED_TRACE(t.id);
+        const Ref ref = loadRef(t);
+        const TaskResult r = engine.runTask(t);
+        ASSERT_EQ(r.status, TaskStatus::Ok) << r.error;
+        const bool exact = rawSpec(t)["import"]["rng_compatible"].get<bool>();
+        for (const auto& [c, k] : key) {
+            EXPECT_EQ(r.flagged(c, th), ref.j["flags"][k].get<bool>()) << k;
+            if (r.flagged(c, th)) flaggedSomewhere.insert(t.id + ":" + k);
+            if (!exact) continue;
+            const double py = ref.j["metrics"][k].is_null() ? NAN : ref.j["metrics"][k].get<double>();
+            const double cpp = r.metric(c);
+            EXPECT_NEAR(cpp, py, 1e-4 * (1.0 + std::fabs(py))) << k;
+        }
+    }
+    // The fixture's flawed tasks come out flawed, as robust-kbench's code says.
+    for (const char* f : {"L1-23:range", "L1-23:std", "L1-23:axes", "L1-23:impact", "L1-113:std", "L1-113:axes",
+                          "L1-113:impact", "L1-120:axes", "L1-120:impact"})
+        EXPECT_TRUE(flaggedSomewhere.count(f)) << f;
+    EXPECT_FALSE(flaggedSomewhere.count("L1-120:std")) << "the output still varies with the parameters";
+}
+
+TEST_F(Import, LoaderRejectsBrokenSpecsAndArtifactsClearly) {
+    const std::string stem = "76_Gemm_Add_ReLU";
+    const fs::path base = Work / "broken";
+    auto variant = [&](const std::string& name, const std::function<void(json&)>& editSpec, bool copyArtifact = true) {
+        const fs::path dir = base / name;
+        removeTree(dir);
+        fs::create_directories(dir);
+        for (const char* ext : {".py", ".pt"})
+            if (copyArtifact || std::string(ext) != ".pt") fs::copy_file(Tasks / (stem + ext), dir / (stem + ext));
+        json j = readJson(Tasks / (stem + ".json"));
+        editSpec(j);
+        writeFileAtomic((dir / (stem + ".json")).string(), j.dump(1));
+        return dir;
+    };
+    auto loadIssue = [](const fs::path& dir) {
+        const ks::Suite s = loadSuiteDir(dir.string());
+        return s.issues.empty() ? std::string() : s.issues.front().message;
+    };
+    auto compileError = [](const fs::path& dir) {
+        const ks::Suite s = loadSuiteDir(dir.string());
+        if (s.tasks.empty()) return std::string("did not load: ") + (s.issues.empty() ? "" : s.issues.front().message);
+        try {
+            compileTask(s.tasks.front());
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const auto none = [](json&) {};
+
+    std::string m = loadIssue(variant("no-artifact", none, false));
+    EXPECT_NE(m.find("artifact '76_Gemm_Add_ReLU.pt' not found"), std::string::npos) << m;
+    EXPECT_NE(m.find("re-import"), std::string::npos) << m;
+
+    m = loadIssue(variant("future-exporter", [](json& j) { j["exporter_version"] = "2.0"; }));
+    EXPECT_NE(m.find("written by exporter version 2.0"), std::string::npos) << m;
+    m = loadIssue(variant("no-exporter-version", [](json& j) { j.erase("exporter_version"); }));
+    EXPECT_NE(m.find("no 'exporter_version'"), std::string::npos) << m;
+    m = loadIssue(variant("bad-artifact-field", [](json& j) { j["artifact"] = 7; }));
+    EXPECT_NE(m.find("'artifact' must be a string"), std::string::npos) << m;
+
+    m = compileError(variant("shape", [](json& j) { j["dims"]["full"]["batch_size"] = 33; }));
+    EXPECT_NE(m.find("task L1-76: artifact "), std::string::npos) << m;
+    EXPECT_NE(m.find(stem + ".pt"), std::string::npos) << m;
+    EXPECT_NE(m.find("shape mismatch: 'x' is [33, 48] at preset full but the artifact was traced with [32, 48]"),
+              std::string::npos) << m;
+    m = compileError(variant("small-preset", [](json& j) { j["dims"]["small"]["batch_size"] = 4; }));
+    EXPECT_NE(m.find("at preset small"), std::string::npos) << m;
+    m = compileError(variant("dtype", [](json& j) { j["inputs"][0]["dtype"] = "float64"; }));
+    EXPECT_NE(m.find("'x' has dtype float64 in the spec but was traced as float32"), std::string::npos) << m;
+    m = compileError(variant("renamed", [](json& j) { j["params"][1]["name"] = "offset"; }));
+    EXPECT_NE(m.find("params[1] is 'offset' in the spec but 'bias' in the artifact"), std::string::npos) << m;
+    m = compileError(variant("dropped-param", [](json& j) { j["params"].erase(1); }));
+    EXPECT_NE(m.find("the spec lists 1 params but the artifact was traced with 2"), std::string::npos) << m;
+
+    fs::path dir = variant("garbage", none);
+    writeFileAtomic((dir / (stem + ".pt")).string(), "this is not a zip archive");
+    m = compileError(dir);
+    EXPECT_NE(m.find("cannot be loaded as TorchScript"), std::string::npos) << m;
+    dir = variant("other-task", none);
+    fs::copy_file(Tasks / "19_ReLU.pt", dir / (stem + ".pt"), fs::copy_options::overwrite_existing);
+    m = compileError(dir);
+    EXPECT_NE(m.find("artifact"), std::string::npos) << m;
+    EXPECT_NE(m.find("mismatch"), std::string::npos) << m;
+
+    dir = variant("old-torch", [](json& j) { j["torch_version"] = "1.13.1"; });
+    const ks::Suite s = loadSuiteDir(dir.string());
+    ASSERT_EQ(s.tasks.size(), 1u);
+    ASSERT_EQ(s.tasks[0].warnings.size(), 1u);
+    EXPECT_NE(s.tasks[0].warnings[0].find("traced with torch 1.13.1"), std::string::npos);
+    EXPECT_NE(s.tasks[0].description.find("Warning: "), std::string::npos);
+    EXPECT_EQ(compileError(dir), "") << "a torch difference is a warning, not an error";
+}
+
+TEST_F(Import, ResultsGoBackAsRobustKbenchFilterResults) {
+    const fs::path results = Work / "results.json", out = Work / "robust-kbench";
+    Cmd c = run(quote(Cli) + " filter --suite " + quote(SuiteDir.string()) + " --device cpu --seeds 5 -q --out " +
+                quote(results.string()));
+    ASSERT_EQ(c.rc, 0) << c.out;
+    c = run(quote(Cli) + " export-robust-kbench " + quote(results.string()) + " --out " + quote(out.string()));
+    ASSERT_EQ(c.rc, 0) << c.out;
+    EXPECT_NE(c.out.find("13 filter_results.json files written"), std::string::npos) << c.out;
+    const json soft = readJson(out / "23_Softmax" / "filter_results.json");
+    for (const char* k : {"filter_output_range", "filter_output_std", "filter_output_axes", "filter_input_impact"})
+        EXPECT_EQ(soft[k], true) << k;
+    EXPECT_EQ(soft["kernelsieve"]["task_id"], "L1-23");
+    EXPECT_EQ(soft["kernelsieve"]["status"], "ok");
+    EXPECT_NEAR(soft["kernelsieve"]["metrics"]["output_range"].get<double>(), 0.00513, 1e-4);
+    EXPECT_EQ(soft["kernelsieve"]["thresholds"]["output_std"], 0.01);
+    const json ignores = readJson(out / "120_Output_ignores_input" / "filter_results.json");
+    EXPECT_EQ(ignores["filter_output_range"], false);
+    EXPECT_EQ(ignores["filter_output_std"], false);
+    EXPECT_EQ(ignores["filter_input_impact"], true);
+
+    // Re-thresholding on export changes the flags, not the metrics.
+    c = run(quote(Cli) + " export-robust-kbench " + quote(results.string()) + " --out " + quote((Work / "rk2").string()) +
+            " --threshold output_range=0.001 --tasks L1-23 --dir-name id");
+    ASSERT_EQ(c.rc, 0) << c.out;
+    const json strict = readJson(Work / "rk2" / "L1-23" / "filter_results.json");
+    EXPECT_EQ(strict["filter_output_range"], false);
+    EXPECT_EQ(strict["filter_output_std"], true);
+    EXPECT_FALSE(fs::exists(Work / "rk2" / "L1-1"));
+
+    c = run(quote(Cli) + " export-robust-kbench " + quote((Work / "missing.json").string()) + " --out " +
+            quote((Work / "rk3").string()));
+    EXPECT_EQ(c.rc, 3) << c.out;
+}
+
+TEST_F(Import, UsageErrorsAndMissingPythonSayWhatToDo) {
+    Cmd c = run(quote(Cli) + " import-kernelbench " + quote(Fixture.string()) + " --out " + quote((Work / "x").string()) +
+                " --python /nonexistent/python3");
+    EXPECT_EQ(c.rc, 6) << c.out;
+    EXPECT_NE(c.out.find("/nonexistent/python3"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("pip install torch"), std::string::npos) << c.out;
+
+    c = run(quote(Cli) + " import-kernelbench /nonexistent/level1 --out " + quote((Work / "x").string()) + " --python " +
+            quote(Python));
+    EXPECT_EQ(c.rc, 3) << c.out;
+    EXPECT_NE(c.out.find("/nonexistent/level1"), std::string::npos) << c.out;
+    c = run(quote(Cli) + " import-kernelbench " + quote(Fixture.string()));
+    EXPECT_EQ(c.rc, 2) << c.out; // --out is required
+    c = run(quote(Cli) + " import-kernelbench " + quote(Fixture.string()) + " --out " + quote((Work / "x").string()) +
+            " --python " + quote(Python) + " --tasks 'nothing-matches*'");
+    EXPECT_EQ(c.rc, 3) << c.out;
+    EXPECT_NE(c.out.find("no task files"), std::string::npos) << c.out;
+}
+
+TEST_F(Import, SelectedFilesAndAHangingFileWithinItsTimeout) {
+    const fs::path folder = Work / "hang" / "level2";
+    fs::create_directories(folder);
+    fs::copy_file(Fixture / "19_ReLU.py", folder / "19_ReLU.py", fs::copy_options::overwrite_existing);
+    writeFileAtomic((folder / "7_Sleeps.py").string(), "import time\ntime.sleep(120)\n");
+    const Cmd c = run(quote(Cli) + " import-kernelbench " + quote(folder.string()) + " --out " +
+                      quote((Work / "hang-out").string()) + " --python " + quote(Python) + " --timeout 3 --jobs 1");
+    EXPECT_EQ(c.rc, 0) << c.out;
+    EXPECT_NE(c.out.find("timed out after 3 s"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("1 of 2 files imported, 1 failed"), std::string::npos) << c.out;
+    const ks::Suite s = loadSuiteDir((Work / "hang-out").string());
+    ASSERT_EQ(s.tasks.size(), 1u);
+    EXPECT_EQ(s.tasks[0].id, "L2-19") << "the level comes from the folder name";
+    EXPECT_EQ(s.tasks[0].category, "fusion");
+
+    const Cmd sel = run(quote(Cli) + " import-kernelbench " + quote(Fixture.string()) + " --out " +
+                        quote((Work / "selected").string()) + " --python " + quote(Python) + " --tasks '19_*,L1-23' --jsonl");
+    EXPECT_EQ(sel.rc, 0) << sel.out;
+    EXPECT_NE(sel.out.find("\"event\":\"done\""), std::string::npos) << sel.out;
+    EXPECT_EQ(loadSuiteDir((Work / "selected").string()).tasks.size(), 2u);
+}
