@@ -270,7 +270,8 @@ int main(int argc, char** argv) {
                 if (!std::isnan(v.pctCopyBandwidth)) std::snprintf(pct, sizeof pct, "%.1f", v.pctCopyBandwidth);
                 std::string notes = v.error;
                 if (v.impossible) notes += (notes.empty() ? "" : "; ") + std::string("IMPOSSIBLE: ") + v.impossibleWhy;
-                if (!v.validation.passed && !v.validation.failures.empty() && v.error.empty()) notes += v.validation.failures.front();
+                if (!v.validation.passed && !v.validation.failures.empty() && v.error.empty())
+                    notes += (notes.empty() ? "" : "; ") + v.validation.failures.front();
                 if (v.shortcut) notes = "[shortcut] " + notes;
                 std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
                             v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, pct, notes.c_str());
