@@ -8,8 +8,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KernelSieve"));
     QApplication::setApplicationName(QStringLiteral("kernelsieve"));
@@ -19,18 +18,22 @@ int main(int argc, char** argv)
 #endif
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Workbench for auditing GPU-kernel benchmark tasks"));
+    parser.setApplicationDescription(
+        QStringLiteral("Workbench for auditing GPU-kernel benchmark tasks"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("path"), QStringLiteral("A results file, a kernel bench file or a suite folder"));
-    QCommandLineOption bench(QStringLiteral("bench"), QStringLiteral("Also open this kernel bench file"), QStringLiteral("file"));
+    parser.addPositionalArgument(
+        QStringLiteral("path"),
+        QStringLiteral("A results file, a kernel bench file or a suite folder"));
+    QCommandLineOption bench(QStringLiteral("bench"),
+                             QStringLiteral("Also open this kernel bench file"),
+                             QStringLiteral("file"));
     parser.addOption(bench);
     parser.process(app);
 
     MainWindow window;
     window.show();
     window.startup(parser.positionalArguments().value(0));
-    if (parser.isSet(bench))
-        window.openBench(parser.value(bench));
+    if (parser.isSet(bench)) window.openBench(parser.value(bench));
     return app.exec();
 }

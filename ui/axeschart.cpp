@@ -4,14 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
-AxesChart::AxesChart(QWidget* parent)
-    : ChartWidget(tr("Per-axis uniformity"), parent)
-{
+AxesChart::AxesChart(QWidget* parent) : ChartWidget(tr("Per-axis uniformity"), parent) {
     showMessage(tr("Select a task"));
 }
 
-void AxesChart::setTask(const ks::TaskResult* task, double threshold)
-{
+void AxesChart::setTask(const ks::TaskResult* task, double threshold) {
     m_threshold = threshold;
     m_valid = task && task->axes.run && !task->axes.perAxis.empty();
     m_values.clear();
@@ -25,17 +22,13 @@ void AxesChart::setTask(const ks::TaskResult* task, double threshold)
     scheduleRebuild();
 }
 
-void AxesChart::setThreshold(double threshold)
-{
-    if (threshold == m_threshold)
-        return;
+void AxesChart::setThreshold(double threshold) {
+    if (threshold == m_threshold) return;
     m_threshold = threshold;
-    if (m_valid)
-        scheduleRebuild();
+    if (m_valid) scheduleRebuild();
 }
 
-void AxesChart::rebuild()
-{
+void AxesChart::rebuild() {
     if (!m_valid) {
         showMessage(tr("Axes filter not run for this task"));
         return;
@@ -51,7 +44,8 @@ void AxesChart::rebuild()
     // Zero std (a constant axis) cannot sit on a log axis: draw it at a floor well below the line.
     const double floor = minPositive / 30;
 
-    auto makeBars = [&](const QColor& pen, const QColor& brush, const QString& name, Qt::BrushStyle style) {
+    auto makeBars = [&](const QColor& pen, const QColor& brush, const QString& name,
+                        Qt::BrushStyle style) {
         auto* b = new QCPBars(xAxis, yAxis);
         b->setWidth(0.6);
         b->setBaseValue(floor / 3); // QCPBars draw base .. base + value: values are offset below
@@ -60,16 +54,20 @@ void AxesChart::rebuild()
         b->setName(name);
         return b;
     };
-    auto* pass = makeBars(QColor(0x2e, 0x7d, 0x32), QColor(0x81, 0xc7, 0x84), tr("varies"), Qt::SolidPattern);
-    auto* flag = makeBars(QColor(0xb7, 0x1c, 0x1c), QColor(0xef, 0x53, 0x50), tr("uniform (flagged)"), Qt::SolidPattern);
-    auto* nan = makeBars(QColor(0x75, 0x75, 0x75), QColor(0x9e, 0x9e, 0x9e), tr("NaN (size-1 axis)"), Qt::BDiagPattern);
+    auto* pass = makeBars(QColor(0x2e, 0x7d, 0x32), QColor(0x81, 0xc7, 0x84), tr("varies"),
+                          Qt::SolidPattern);
+    auto* flag = makeBars(QColor(0xb7, 0x1c, 0x1c), QColor(0xef, 0x53, 0x50),
+                          tr("uniform (flagged)"), Qt::SolidPattern);
+    auto* nan = makeBars(QColor(0x75, 0x75, 0x75), QColor(0x9e, 0x9e, 0x9e),
+                         tr("NaN (size-1 axis)"), Qt::BDiagPattern);
 
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (size_t a = 0; a < m_values.size(); ++a) {
         const double v = m_values[a];
         const double key = double(a);
         const QString size = a < m_sizes.size() ? QString::number(m_sizes[a]) : QStringLiteral("?");
-        ticker->addTick(key, a == 0 ? tr("seeds\n(%1)").arg(size) : tr("dim %1\n(%2)").arg(a - 1).arg(size));
+        ticker->addTick(key, a == 0 ? tr("seeds\n(%1)").arg(size)
+                                    : tr("dim %1\n(%2)").arg(a - 1).arg(size));
         if (std::isnan(v)) {
             nan->addData(key, (t > 0 ? t : maxValue) - floor / 3);
             continue;
@@ -105,8 +103,7 @@ void AxesChart::rebuild()
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), font().pointSize() - 1));
     for (auto* b : {pass, flag, nan})
-        if (b->data()->isEmpty())
-            b->removeFromLegend();
+        if (b->data()->isEmpty()) b->removeFromLegend();
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     setHasData(true);
     rememberHomeRange();

@@ -8,20 +8,18 @@
 
 #include <ks/core/results.h>
 
-class AxesChart : public ChartWidget
-{
+class AxesChart : public ChartWidget {
     Q_OBJECT
-public:
+  public:
     explicit AxesChart(QWidget* parent = nullptr);
 
     void setTask(const ks::TaskResult* task, double threshold);
     void setThreshold(double threshold);
 
-protected:
+  protected:
     void rebuild() override;
 
-private:
-
+  private:
     std::vector<double> m_values;
     std::vector<int64_t> m_sizes;
     double m_threshold = 0.01;

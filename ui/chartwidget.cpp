@@ -5,9 +5,7 @@
 #include <QFileInfo>
 #include <QMenu>
 
-ChartWidget::ChartWidget(const QString& title, QWidget* parent)
-    : QCustomPlot(parent)
-{
+ChartWidget::ChartWidget(const QString& title, QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->insertRow(0);
     QFont font = this->font();
     font.setBold(true);
@@ -18,18 +16,15 @@ ChartWidget::ChartWidget(const QString& title, QWidget* parent)
     setContextMenuPolicy(Qt::DefaultContextMenu);
 }
 
-void ChartWidget::setTitle(const QString& title)
-{
+void ChartWidget::setTitle(const QString& title) {
     m_title->setText(title);
 }
 
-QString ChartWidget::title() const
-{
+QString ChartWidget::title() const {
     return m_title->text();
 }
 
-void ChartWidget::setWarning(const QString& text)
-{
+void ChartWidget::setWarning(const QString& text) {
     if (text.isEmpty()) {
         if (m_warning) {
             plotLayout()->remove(m_warning); // deletes it
@@ -49,14 +44,12 @@ void ChartWidget::setWarning(const QString& text)
     m_warning->setText(text);
 }
 
-QString ChartWidget::warning()
-{
+QString ChartWidget::warning() {
     flush();
     return m_warning ? m_warning->text() : QString();
 }
 
-void ChartWidget::resetPlot()
-{
+void ChartWidget::resetPlot() {
     setWarning({});
     clearPlottables();
     clearItems();
@@ -76,35 +69,28 @@ void ChartWidget::resetPlot()
     m_hasData = false;
 }
 
-void ChartWidget::flush()
-{
-    if (!m_dirty)
-        return;
+void ChartWidget::flush() {
+    if (!m_dirty) return;
     m_dirty = false;
     rebuild();
 }
 
-void ChartWidget::scheduleRebuild()
-{
+void ChartWidget::scheduleRebuild() {
     m_dirty = true;
-    if (isVisible())
-        flush();
+    if (isVisible()) flush();
 }
 
-void ChartWidget::showEvent(QShowEvent* event)
-{
+void ChartWidget::showEvent(QShowEvent* event) {
     flush();
     QCustomPlot::showEvent(event);
 }
 
-void ChartWidget::rememberHomeRange()
-{
+void ChartWidget::rememberHomeRange() {
     m_homeX = xAxis->range();
     m_homeY = yAxis->range();
 }
 
-void ChartWidget::showMessage(const QString& message)
-{
+void ChartWidget::showMessage(const QString& message) {
     m_dirty = false; // a message replaces whatever rebuild was pending
     resetPlot();
     m_message = message;
@@ -120,15 +106,15 @@ void ChartWidget::showMessage(const QString& message)
     replot(rpQueuedReplot);
 }
 
-bool ChartWidget::exportTo(const QString& path, QString* error, int width, int height)
-{
+bool ChartWidget::exportTo(const QString& path, QString* error, int width, int height) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
     flush(); // a chart on a hidden tab may have a rebuild pending
     // QCustomPlot renders exports itself; a replot first makes sure queued changes are in.
     replot(rpImmediateRefresh);
     if (suffix == QLatin1String("pdf"))
-        ok = savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("KernelSieve"), title());
+        ok =
+            savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("KernelSieve"), title());
     else if (suffix == QLatin1String("png"))
         ok = savePng(path, width, height);
     else {
@@ -141,16 +127,14 @@ bool ChartWidget::exportTo(const QString& path, QString* error, int width, int h
     return ok;
 }
 
-void ChartWidget::contextMenuEvent(QContextMenuEvent* event)
-{
+void ChartWidget::contextMenuEvent(QContextMenuEvent* event) {
     QMenu menu(this);
     auto* png = menu.addAction(tr("Export as PNG\u2026"));
     auto* pdf = menu.addAction(tr("Export as PDF\u2026"));
     menu.addSeparator();
     auto* reset = menu.addAction(tr("Reset zoom"));
     QAction* chosen = menu.exec(event->globalPos());
-    if (!chosen || (chosen != png && chosen != pdf && chosen != reset))
-        return;
+    if (!chosen || (chosen != png && chosen != pdf && chosen != reset)) return;
     if (chosen == reset) {
         xAxis->setRange(m_homeX);
         yAxis->setRange(m_homeY);
@@ -158,11 +142,10 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event)
         return;
     }
     const bool isPdf = chosen == pdf;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), objectName() + (isPdf ? ".pdf" : ".png"),
-                                                      isPdf ? tr("PDF (*.pdf)") : tr("PNG images (*.png)"));
-    if (path.isEmpty())
-        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"), objectName() + (isPdf ? ".pdf" : ".png"),
+        isPdf ? tr("PDF (*.pdf)") : tr("PNG images (*.png)"));
+    if (path.isEmpty()) return;
     QString error;
-    if (!exportTo(path, &error))
-        QMessageBox::warning(this, tr("Export chart"), error);
+    if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export chart"), error);
 }

@@ -5,10 +5,9 @@
 
 #include <qcustomplot.h>
 
-class ChartWidget : public QCustomPlot
-{
+class ChartWidget : public QCustomPlot {
     Q_OBJECT
-public:
+  public:
     explicit ChartWidget(const QString& title, QWidget* parent = nullptr);
 
     void setTitle(const QString& title);
@@ -20,14 +19,12 @@ public:
 
     // A centred message instead of data ("select a task", "no kernels for L1-1").
     void showMessage(const QString& message);
-    QString message()
-    {
+    QString message() {
         flush();
         return m_message;
     }
     // True when the last rebuild drew data (bars, graphs), false after showMessage().
-    bool hasData()
-    {
+    bool hasData() {
         flush();
         return m_hasData;
     }
@@ -36,12 +33,13 @@ public:
 
     // Writes the chart as PNG or PDF, chosen by the suffix of `path`; fixed size so exports do
     // not depend on the window. Returns false and sets `error` if the file cannot be written.
-    bool exportTo(const QString& path, QString* error = nullptr, int width = 1200, int height = 700);
+    bool exportTo(const QString& path, QString* error = nullptr, int width = 1200,
+                  int height = 700);
 
     QSize sizeHint() const override { return {420, 260}; }
     QSize minimumSizeHint() const override { return {220, 160}; }
 
-protected:
+  protected:
     // Draws the chart from the subclass's stored data.
     virtual void rebuild() {}
     // Rebuilds now if the chart is on screen; otherwise when it is next shown (or exported).
@@ -56,7 +54,7 @@ protected:
     void rememberHomeRange();
     void contextMenuEvent(QContextMenuEvent* event) override;
 
-private:
+  private:
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_warning = nullptr;
     QString m_message;

@@ -25,44 +25,47 @@ namespace {
 // Paints matrix cells directly (fill, one line of elided text) instead of through the style's
 // generic item path, which lays text out with QTextLayout per cell: repainting the matrix after
 // a threshold edit is most of the re-threshold cost, and this halves it.
-class MatrixDelegate : public QStyledItemDelegate
-{
-public:
+class MatrixDelegate : public QStyledItemDelegate {
+  public:
     using QStyledItemDelegate::QStyledItemDelegate;
 
-    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
         const bool selected = option.state & QStyle::State_Selected;
         const QVariant background = index.data(Qt::BackgroundRole);
         if (selected)
-            painter->fillRect(option.rect, option.palette.brush(QPalette::Active, QPalette::Highlight));
+            painter->fillRect(option.rect,
+                              option.palette.brush(QPalette::Active, QPalette::Highlight));
         else if (background.canConvert<QColor>())
             painter->fillRect(option.rect, background.value<QColor>());
         const QString text = index.data(Qt::DisplayRole).toString();
-        if (text.isEmpty())
-            return;
+        if (text.isEmpty()) return;
         const QVariant fontData = index.data(Qt::FontRole);
         const QFont font = fontData.isValid() ? fontData.value<QFont>() : option.font;
         const QFontMetrics fm(font);
         const QRect r = option.rect.adjusted(4, 0, -4, 0);
         const QVariant align = index.data(Qt::TextAlignmentRole);
-        const int flags = (align.isValid() ? align.toInt() : int(Qt::AlignLeft | Qt::AlignVCenter)) | Qt::TextSingleLine;
+        const int flags =
+            (align.isValid() ? align.toInt() : int(Qt::AlignLeft | Qt::AlignVCenter)) |
+            Qt::TextSingleLine;
         const QVariant fg = index.data(Qt::ForegroundRole);
         painter->save();
         painter->setFont(font);
         painter->setPen(selected ? option.palette.color(QPalette::Active, QPalette::HighlightedText)
-                                 : fg.canConvert<QColor>() ? fg.value<QColor>() : option.palette.color(QPalette::Text));
-        painter->drawText(r, flags, fm.horizontalAdvance(text) > r.width() ? fm.elidedText(text, Qt::ElideRight, r.width()) : text);
+                        : fg.canConvert<QColor>() ? fg.value<QColor>()
+                                                  : option.palette.color(QPalette::Text));
+        painter->drawText(r, flags,
+                          fm.horizontalAdvance(text) > r.width()
+                              ? fm.elidedText(text, Qt::ElideRight, r.width())
+                              : text);
         painter->restore();
     }
 };
 } // namespace
 
-FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy, QWidget* parent)
-    : QWidget(parent)
-    , m_model(model)
-    , m_proxy(proxy)
-{
+FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy,
+                                   QWidget* parent)
+    : QWidget(parent), m_model(model), m_proxy(proxy) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
 
@@ -82,7 +85,8 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_counts->setObjectName(QStringLiteral("counts"));
     // Fixed width and right-aligned, so that updating the counts never re-lays out the window.
     m_counts->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_counts->setFixedWidth(m_counts->fontMetrics().horizontalAdvance(QStringLiteral("0000 tasks, 0000 flagged, 0000 failed \u2014 showing 0000")));
+    m_counts->setFixedWidth(m_counts->fontMetrics().horizontalAdvance(
+        QStringLiteral("0000 tasks, 0000 flagged, 0000 failed \u2014 showing 0000")));
     bar->addWidget(m_search, 2);
     bar->addWidget(m_level);
     bar->addWidget(m_category);
@@ -108,20 +112,23 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(false);
     // Names are long (KernelBench's "13_ConvTranspose3d_Mean_Add_..."): they get the spare width.
-    m_table->horizontalHeader()->setSectionResizeMode(FilterMatrixModel::NameColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(FilterMatrixModel::NameColumn,
+                                                      QHeaderView::Stretch);
     m_table->setColumnWidth(FilterMatrixModel::IdColumn, 64);
     m_table->setColumnWidth(FilterMatrixModel::LevelColumn, 44);
     m_table->setColumnWidth(FilterMatrixModel::NameColumn, 290);
     m_table->setColumnWidth(FilterMatrixModel::CategoryColumn, 96);
-    for (int c = FilterMatrixModel::OutputRangeColumn; c <= FilterMatrixModel::InputImpactColumn; ++c)
+    for (int c = FilterMatrixModel::OutputRangeColumn; c <= FilterMatrixModel::InputImpactColumn;
+         ++c)
         m_table->setColumnWidth(c, 118);
     m_table->setColumnWidth(FilterMatrixModel::AnyFlagColumn, 104);
     m_stack->addWidget(m_table);
 
     auto* empty = new QWidget;
     auto* emptyLayout = new QVBoxLayout(empty);
-    auto* emptyText = new QLabel(tr("<h3>No results yet</h3><p>Run the built-in suite to see which tasks are "
-                                    "flawed, or open a results file made by <tt>kernelsieve-cli filter</tt>.</p>"));
+    auto* emptyText = new QLabel(
+        tr("<h3>No results yet</h3><p>Run the built-in suite to see which tasks are "
+           "flawed, or open a results file made by <tt>kernelsieve-cli filter</tt>.</p>"));
     emptyText->setAlignment(Qt::AlignCenter);
     emptyText->setWordWrap(true);
     auto* buttons = new QHBoxLayout;
@@ -143,7 +150,8 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     connect(open, &QPushButton::clicked, this, &FilterMatrixView::openRequested);
     connect(m_search, &QLineEdit::textChanged, m_proxy, &FilterProxyModel::setSearchText);
     connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &FilterProxyModel::setFlaggedOnly);
-    connect(m_level, &QComboBox::currentIndexChanged, this, [this] { m_proxy->setLevel(m_level->currentData().toInt()); });
+    connect(m_level, &QComboBox::currentIndexChanged, this,
+            [this] { m_proxy->setLevel(m_level->currentData().toInt()); });
     connect(m_category, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setCategory(m_category->currentData().toString()); });
 
@@ -154,7 +162,8 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
             emit currentTaskChanged(id);
         }
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &FilterMatrixView::selectionChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &FilterMatrixView::selectionChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         refreshFilterChoices();
         updateEmptyState();
@@ -173,35 +182,30 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     updateCounts();
 }
 
-QString FilterMatrixView::currentTaskId() const
-{
+QString FilterMatrixView::currentTaskId() const {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
     return current.isValid() ? current.data(FilterMatrixModel::TaskIdRole).toString() : QString();
 }
 
-QStringList FilterMatrixView::selectedTaskIds() const
-{
+QStringList FilterMatrixView::selectedTaskIds() const {
     QStringList ids;
     for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
         ids << index.data(FilterMatrixModel::TaskIdRole).toString();
     return ids;
 }
 
-bool FilterMatrixView::selectTask(const QString& id)
-{
+bool FilterMatrixView::selectTask(const QString& id) {
     const int sourceRow = m_model->rowOf(id);
-    if (sourceRow < 0)
-        return false;
+    if (sourceRow < 0) return false;
     const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
-    if (!index.isValid())
-        return false; // filtered out
-    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!index.isValid()) return false; // filtered out
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
     m_table->scrollTo(index);
     return true;
 }
 
-void FilterMatrixView::refreshFilterChoices()
-{
+void FilterMatrixView::refreshFilterChoices() {
     // Rebuild the combos only when their choices change, keeping the user's pick.
     QList<int> levels = m_model->levels();
     QStringList levelKeys;
@@ -213,8 +217,7 @@ void FilterMatrixView::refreshFilterChoices()
         m_level->clear();
         m_level->addItem(tr("All levels"), 0);
         for (int l : levels)
-            if (l > 0)
-                m_level->addItem(tr("Level %1").arg(l), l);
+            if (l > 0) m_level->addItem(tr("Level %1").arg(l), l);
         m_level->setCurrentIndex(std::max(0, m_level->findData(current)));
         m_level->setProperty("keys", levelKeys);
     }
@@ -231,16 +234,16 @@ void FilterMatrixView::refreshFilterChoices()
     }
 }
 
-void FilterMatrixView::updateCounts()
-{
+void FilterMatrixView::updateCounts() {
     const int total = m_model->rowCount();
-    QString text = tr("%1 tasks, <b>%2 flagged</b>, %3 failed").arg(total).arg(m_model->anyFlagCount()).arg(m_model->errorCount());
-    if (m_proxy->rowCount() != total)
-        text += tr(" \u2014 showing %1").arg(m_proxy->rowCount());
+    QString text = tr("%1 tasks, <b>%2 flagged</b>, %3 failed")
+                       .arg(total)
+                       .arg(m_model->anyFlagCount())
+                       .arg(m_model->errorCount());
+    if (m_proxy->rowCount() != total) text += tr(" \u2014 showing %1").arg(m_proxy->rowCount());
     m_counts->setText(text);
 }
 
-void FilterMatrixView::updateEmptyState()
-{
+void FilterMatrixView::updateEmptyState() {
     m_stack->setCurrentIndex(m_model->rowCount() == 0 ? 1 : 0);
 }

@@ -14,10 +14,9 @@ class QLineEdit;
 class QStackedWidget;
 class QTableView;
 
-class FilterMatrixView : public QWidget
-{
+class FilterMatrixView : public QWidget {
     Q_OBJECT
-public:
+  public:
     FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy, QWidget* parent = nullptr);
 
     QTableView* tableView() const { return m_table; }
@@ -31,13 +30,13 @@ public:
     QStringList selectedTaskIds() const;
     bool selectTask(const QString& id);
 
-signals:
+  signals:
     void currentTaskChanged(const QString& id);
     void selectionChanged();
     void runSuiteRequested();
     void openRequested();
 
-private:
+  private:
     void refreshFilterChoices();
     void updateCounts();
     void updateEmptyState();

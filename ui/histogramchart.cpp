@@ -5,14 +5,12 @@
 #include <cmath>
 
 HistogramChart::HistogramChart(const QString& title, Marker marker, QWidget* parent)
-    : ChartWidget(title, parent)
-    , m_marker(marker)
-{
+    : ChartWidget(title, parent), m_marker(marker) {
     showMessage(tr("Select a task"));
 }
 
-void HistogramChart::setHistogram(const ks::Histogram& histogram, double threshold, const QString& xLabel)
-{
+void HistogramChart::setHistogram(const ks::Histogram& histogram, double threshold,
+                                  const QString& xLabel) {
     m_histogram = histogram;
     m_threshold = threshold;
     m_xLabel = xLabel;
@@ -20,26 +18,19 @@ void HistogramChart::setHistogram(const ks::Histogram& histogram, double thresho
     scheduleRebuild();
 }
 
-void HistogramChart::setThreshold(double threshold)
-{
-    if (threshold == m_threshold)
-        return;
+void HistogramChart::setThreshold(double threshold) {
+    if (threshold == m_threshold) return;
     m_threshold = threshold;
-    if (m_valid)
-        scheduleRebuild();
+    if (m_valid) scheduleRebuild();
 }
 
-void HistogramChart::setLogCount(bool on)
-{
-    if (on == m_logCount)
-        return;
+void HistogramChart::setLogCount(bool on) {
+    if (on == m_logCount) return;
     m_logCount = on;
-    if (m_valid)
-        scheduleRebuild();
+    if (m_valid) scheduleRebuild();
 }
 
-void HistogramChart::rebuild()
-{
+void HistogramChart::rebuild() {
     if (!m_valid) {
         showMessage(tr("No histogram for this task"));
         return;
@@ -59,8 +50,7 @@ void HistogramChart::rebuild()
     double maxCount = 0;
     for (int i = 0; i < bins; ++i) {
         const double c = double(h.counts[static_cast<size_t>(i)]);
-        if (m_logCount && c <= 0)
-            continue; // log(0) has no place on the axis
+        if (m_logCount && c <= 0) continue; // log(0) has no place on the axis
         keys << (constant ? h.lo : lo + (i + 0.5) * width);
         values << c;
         maxCount = std::max(maxCount, c);
@@ -125,7 +115,8 @@ void HistogramChart::rebuild()
         addLine(-t);
         addLine(t);
         const bool inside = h.lo > -t && h.hi < t && h.nonFinite == 0;
-        addLabel(inside ? tr("all values inside the \u00b1%1 band").arg(t) : tr("\u00b1%1 band").arg(t));
+        addLabel(inside ? tr("all values inside the \u00b1%1 band").arg(t)
+                        : tr("\u00b1%1 band").arg(t));
     } else {
         addLine(t);
         // Keep the threshold in view when it is near the data; when it is far off, keep the
@@ -142,8 +133,7 @@ void HistogramChart::rebuild()
         }
     }
     xAxis->setRange(xmin, xmax);
-    if (constant)
-        bars->setWidth((xmax - xmin) / 60); // one visible bar, whatever the final range
+    if (constant) bars->setWidth((xmax - xmin) / 60); // one visible bar, whatever the final range
     setHasData(!values.isEmpty());
     rememberHomeRange();
     replot(rpQueuedReplot);

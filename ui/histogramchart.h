@@ -8,10 +8,9 @@
 
 #include <ks/core/results.h>
 
-class HistogramChart : public ChartWidget
-{
+class HistogramChart : public ChartWidget {
     Q_OBJECT
-public:
+  public:
     enum class Marker { Band, Line };
 
     HistogramChart(const QString& title, Marker marker, QWidget* parent = nullptr);
@@ -22,11 +21,10 @@ public:
     bool logCount() const { return m_logCount; }
     double threshold() const { return m_threshold; }
 
-protected:
+  protected:
     void rebuild() override;
 
-private:
-
+  private:
     Marker m_marker;
     ks::Histogram m_histogram;
     QString m_xLabel;

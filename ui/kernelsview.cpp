@@ -16,9 +16,7 @@
 #include <QVBoxLayout>
 
 KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
-    : QWidget(parent)
-    , m_model(model)
-{
+    : QWidget(parent), m_model(model) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* top = new QHBoxLayout;
@@ -68,78 +66,65 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     connect(m_scope, &QComboBox::currentIndexChanged, this, &KernelsView::rebuild);
     connect(m_variant, &QComboBox::currentIndexChanged, this, &KernelsView::updateTiming);
     // Flags follow the thresholds: only the flawed-task marks move.
-    connect(m_model, &FilterMatrixModel::flagsChanged, this, [this] { m_speedup->setFlaws(flaws()); });
+    connect(m_model, &FilterMatrixModel::flagsChanged, this,
+            [this] { m_speedup->setFlaws(flaws()); });
     connect(m_model, &QAbstractItemModel::modelReset, this, &KernelsView::rebuild);
     rebuild();
 }
 
-QList<ChartWidget*> KernelsView::charts() const
-{
+QList<ChartWidget*> KernelsView::charts() const {
     return {m_speedup, m_timing};
 }
 
-void KernelsView::setBench(const ks::BenchRun& bench)
-{
+void KernelsView::setBench(const ks::BenchRun& bench) {
     m_bench = bench;
     rebuild();
 }
 
-void KernelsView::clearBench()
-{
+void KernelsView::clearBench() {
     m_bench.reset();
     rebuild();
 }
 
-void KernelsView::setTask(const QString& id)
-{
-    if (id == m_id)
-        return;
+void KernelsView::setTask(const QString& id) {
+    if (id == m_id) return;
     m_id = id;
-    if (scope() == Scope::SelectedTask)
-        rebuild();
+    if (scope() == Scope::SelectedTask) rebuild();
 }
 
-void KernelsView::setScope(Scope scope)
-{
+void KernelsView::setScope(Scope scope) {
     m_scope->setCurrentIndex(scope == Scope::AllTasks ? 1 : 0);
 }
 
-KernelsView::Scope KernelsView::scope() const
-{
+KernelsView::Scope KernelsView::scope() const {
     return m_scope->currentIndex() == 1 ? Scope::AllTasks : Scope::SelectedTask;
 }
 
-const ks::TaskBench* KernelsView::benchTask(const QString& id) const
-{
-    if (!m_bench)
-        return nullptr;
+const ks::TaskBench* KernelsView::benchTask(const QString& id) const {
+    if (!m_bench) return nullptr;
     for (const auto& t : m_bench->tasks)
-        if (QString::fromStdString(t.taskId) == id)
-            return &t;
+        if (QString::fromStdString(t.taskId) == id) return &t;
     return nullptr;
 }
 
-QHash<QString, QStringList> KernelsView::flaws() const
-{
+QHash<QString, QStringList> KernelsView::flaws() const {
     QHash<QString, QStringList> out;
-    if (!m_bench)
-        return out;
+    if (!m_bench) return out;
     for (const auto& t : m_bench->tasks) {
         const QString id = QString::fromStdString(t.taskId);
         if (const auto* r = m_model->task(m_model->rowOf(id))) {
             const QStringList f = ResultsUtil::flaggedCriteria(*r, m_model->thresholds());
-            if (!f.isEmpty())
-                out.insert(id, f);
+            if (!f.isEmpty()) out.insert(id, f);
         }
     }
     return out;
 }
 
-void KernelsView::rebuild()
-{
+void KernelsView::rebuild() {
     if (!m_bench) {
         m_info->setText(tr("No kernel bench file open."));
-        m_speedup->showMessage(tr("Open a kernel bench file (File \u25b8 Open Kernel Bench\u2026)\nmade by kernelsieve-cli bench"));
+        m_speedup->showMessage(tr("Open a kernel bench file (File \u25b8 Open Kernel "
+                                  "Bench\u2026)\nmade by kernelsieve-cli bench"));
         m_variants->setTask(nullptr);
         QSignalBlocker block(m_variant);
         m_variant->clear();
@@ -150,7 +135,8 @@ void KernelsView::rebuild()
     for (const auto& t : m_bench->tasks)
         withKernels << QString::fromStdString(t.taskId);
     m_info->setText(tr("Bench: %1 (%2), %3 warm-ups, %4 timed runs \u00b7 tasks with kernels: %5")
-                        .arg(QString::fromStdString(m_bench->deviceName), QString::fromStdString(m_bench->preset))
+                        .arg(QString::fromStdString(m_bench->deviceName),
+                             QString::fromStdString(m_bench->preset))
                         .arg(m_bench->settings.warmup)
                         .arg(m_bench->settings.runs)
                         .arg(withKernels.join(QStringLiteral(", "))));
@@ -160,9 +146,11 @@ void KernelsView::rebuild()
     else if (task)
         m_speedup->setTasks({*task}, flaws());
     else
-        m_speedup->showMessage(m_id.isEmpty() ? tr("Select a task with kernels: %1").arg(withKernels.join(QStringLiteral(", ")))
-                                              : tr("No kernels for %1 in this bench file.\nTasks with kernels: %2")
-                                                    .arg(m_id, withKernels.join(QStringLiteral(", "))));
+        m_speedup->showMessage(
+            m_id.isEmpty()
+                ? tr("Select a task with kernels: %1").arg(withKernels.join(QStringLiteral(", ")))
+                : tr("No kernels for %1 in this bench file.\nTasks with kernels: %2")
+                      .arg(m_id, withKernels.join(QStringLiteral(", "))));
     // The table and timing plot follow the selected task, or the first task in "all" mode.
     if (!task && scope() == Scope::AllTasks && !m_bench->tasks.empty())
         task = &m_bench->tasks.front();
@@ -175,20 +163,21 @@ void KernelsView::rebuild()
             m_variant->addItem(tr("PyTorch eager (baseline)"), -1);
             for (int i = 0; i < int(task->variants.size()); ++i) {
                 const auto& v = task->variants[static_cast<size_t>(i)];
-                m_variant->addItem(QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name)), i);
+                m_variant->addItem(
+                    QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name)), i);
             }
             // Default to the most optimised variant: the one whose timing claims the speedup.
             const bool sameTask = m_variantTask == QString::fromStdString(task->taskId);
-            m_variant->setCurrentIndex(sameTask && previous >= 0 && previous < m_variant->count() ? previous
-                                                                                                 : m_variant->count() - 1);
+            m_variant->setCurrentIndex(sameTask && previous >= 0 && previous < m_variant->count()
+                                           ? previous
+                                           : m_variant->count() - 1);
             m_variantTask = QString::fromStdString(task->taskId);
         }
     }
     updateTiming();
 }
 
-void KernelsView::updateTiming()
-{
+void KernelsView::updateTiming() {
     const ks::TaskBench* task = benchTask(m_id);
     if (!task && scope() == Scope::AllTasks && m_bench && !m_bench->tasks.empty())
         task = &m_bench->tasks.front();

@@ -18,10 +18,9 @@ class SpeedupChart;
 class TimingChart;
 class VariantsModel;
 
-class KernelsView : public QWidget
-{
+class KernelsView : public QWidget {
     Q_OBJECT
-public:
+  public:
     enum class Scope { SelectedTask, AllTasks };
 
     explicit KernelsView(FilterMatrixModel* model, QWidget* parent = nullptr);
@@ -40,7 +39,7 @@ public:
     QComboBox* variantBox() const { return m_variant; }
     QComboBox* scopeBox() const { return m_scope; }
 
-private:
+  private:
     void rebuild();
     void updateTiming();
     QHash<QString, QStringList> flaws() const;

@@ -40,8 +40,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QThread>
 #include <QTableView>
+#include <QThread>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -50,15 +50,13 @@ namespace {
 constexpr int MaxRecentFiles = 8;
 const QString ResultsFilter = QObject::tr("KernelSieve results (*.json);;All files (*)");
 
-QString autosavePath()
-{
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("last-run.json"));
+QString autosavePath() {
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("last-run.json"));
 }
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent)
-{
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setObjectName(QStringLiteral("MainWindow"));
     m_model = new FilterMatrixModel(this);
     m_proxy = new FilterProxyModel(this);
@@ -100,10 +98,12 @@ MainWindow::MainWindow(QWidget* parent)
     m_thresholdDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
                                  QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::TopDockWidgetArea, m_thresholdDock);
-    connect(m_thresholdDock, &QDockWidget::dockLocationChanged, this, [this](Qt::DockWidgetArea area) {
-        m_thresholds->setOrientation(area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea ? Qt::Vertical
-                                                                                                     : Qt::Horizontal);
-    });
+    connect(
+        m_thresholdDock, &QDockWidget::dockLocationChanged, this, [this](Qt::DockWidgetArea area) {
+            m_thresholds->setOrientation(
+                area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea ? Qt::Vertical
+                                                                                  : Qt::Horizontal);
+        });
 
     m_deviceLabel = new QLabel(tr("Worker: probing\u2026"));
     m_deviceLabel->setObjectName(QStringLiteral("deviceLabel"));
@@ -124,14 +124,17 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createMenus();
 
-    connect(m_thresholds, &ThresholdPanel::thresholdsChanged, this, &MainWindow::onThresholdsChanged);
+    connect(m_thresholds, &ThresholdPanel::thresholdsChanged, this,
+            &MainWindow::onThresholdsChanged);
     connect(m_thresholds, &ThresholdPanel::loadRequested, this, &MainWindow::loadProfileDialog);
     connect(m_thresholds, &ThresholdPanel::saveRequested, this, &MainWindow::saveProfileDialog);
-    connect(m_matrixView, &FilterMatrixView::currentTaskChanged, this, &MainWindow::onCurrentTaskChanged);
+    connect(m_matrixView, &FilterMatrixView::currentTaskChanged, this,
+            &MainWindow::onCurrentTaskChanged);
     connect(m_matrixView, &FilterMatrixView::selectionChanged, this, &MainWindow::updateRunState);
     connect(m_matrixView, &FilterMatrixView::runSuiteRequested, this, [this] { runDialog(false); });
     connect(m_matrixView, &FilterMatrixView::openRequested, this, &MainWindow::openDialog);
-    connect(m_matrixView->tableView(), &QTableView::doubleClicked, this, [this] { showView(View::TaskDetail); });
+    connect(m_matrixView->tableView(), &QTableView::doubleClicked, this,
+            [this] { showView(View::TaskDetail); });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
@@ -147,37 +150,44 @@ MainWindow::MainWindow(QWidget* parent)
     updateTitle();
 }
 
-MainWindow::~MainWindow()
-{
-    if (m_autosave)
-        m_autosave->wait(); // never leave a half-written autosave behind
+MainWindow::~MainWindow() {
+    if (m_autosave) m_autosave->wait(); // never leave a half-written autosave behind
 }
 
-void MainWindow::createActions()
-{
-    auto make = [this](const QString& text, const QKeySequence& key, auto slot, const QString& icon = {}) {
+void MainWindow::createActions() {
+    auto make = [this](const QString& text, const QKeySequence& key, auto slot,
+                       const QString& icon = {}) {
         auto* a = new QAction(text, this);
-        if (!key.isEmpty())
-            a->setShortcut(key);
-        if (!icon.isEmpty())
-            a->setIcon(QIcon::fromTheme(icon));
+        if (!key.isEmpty()) a->setShortcut(key);
+        if (!icon.isEmpty()) a->setIcon(QIcon::fromTheme(icon));
         connect(a, &QAction::triggered, this, slot);
         return a;
     };
-    m_openAction = make(tr("&Open\u2026"), QKeySequence::Open, &MainWindow::openDialog, QStringLiteral("document-open"));
+    m_openAction = make(tr("&Open\u2026"), QKeySequence::Open, &MainWindow::openDialog,
+                        QStringLiteral("document-open"));
     m_openAction->setToolTip(tr("Open a results file, a kernel bench file or a suite folder"));
-    m_openBenchAction = make(tr("Open &Kernel Bench\u2026"), QKeySequence(tr("Ctrl+K")), &MainWindow::openBenchDialog);
-    m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")), &MainWindow::openSuiteDialog);
-    m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog, QStringLiteral("document-save"));
-    m_saveAsAction = make(tr("Save Results &As\u2026"), QKeySequence::SaveAs, &MainWindow::saveAsDialog);
-    m_exportCsvAction = make(tr("Filter Table as &CSV\u2026"), QKeySequence(tr("Ctrl+E")), &MainWindow::exportCsvDialog);
-    m_exportChartAction = make(tr("C&hart as PNG or PDF\u2026"), QKeySequence(tr("Ctrl+Shift+E")), &MainWindow::exportChartDialog);
-    m_exportJsonAction = make(tr("Selected Task's &Metrics as JSON\u2026"), QKeySequence(tr("Ctrl+J")), &MainWindow::exportTaskJsonDialog);
+    m_openBenchAction = make(tr("Open &Kernel Bench\u2026"), QKeySequence(tr("Ctrl+K")),
+                             &MainWindow::openBenchDialog);
+    m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")),
+                             &MainWindow::openSuiteDialog);
+    m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog,
+                        QStringLiteral("document-save"));
+    m_saveAsAction =
+        make(tr("Save Results &As\u2026"), QKeySequence::SaveAs, &MainWindow::saveAsDialog);
+    m_exportCsvAction = make(tr("Filter Table as &CSV\u2026"), QKeySequence(tr("Ctrl+E")),
+                             &MainWindow::exportCsvDialog);
+    m_exportChartAction = make(tr("C&hart as PNG or PDF\u2026"), QKeySequence(tr("Ctrl+Shift+E")),
+                               &MainWindow::exportChartDialog);
+    m_exportJsonAction = make(tr("Selected Task's &Metrics as JSON\u2026"),
+                              QKeySequence(tr("Ctrl+J")), &MainWindow::exportTaskJsonDialog);
     m_quitAction = make(tr("&Quit"), QKeySequence::Quit, &QWidget::close);
-    m_runSuiteAction = make(tr("&Run Suite\u2026"), QKeySequence(Qt::Key_F5), [this] { runDialog(false); },
-                            QStringLiteral("media-playback-start"));
-    m_runSelectedAction = make(tr("Run &Selected Tasks\u2026"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { runDialog(true); });
-    m_cancelAction = make(tr("&Cancel Run"), QKeySequence(tr("Ctrl+.")), &MainWindow::cancelRun, QStringLiteral("process-stop"));
+    m_runSuiteAction = make(
+        tr("&Run Suite\u2026"), QKeySequence(Qt::Key_F5), [this] { runDialog(false); },
+        QStringLiteral("media-playback-start"));
+    m_runSelectedAction = make(tr("Run &Selected Tasks\u2026"),
+                               QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { runDialog(true); });
+    m_cancelAction = make(tr("&Cancel Run"), QKeySequence(tr("Ctrl+.")), &MainWindow::cancelRun,
+                          QStringLiteral("process-stop"));
     m_findAction = make(tr("&Find Task"), QKeySequence::Find, [this] {
         m_matrixView->searchEdit()->setFocus();
         m_matrixView->searchEdit()->selectAll();
@@ -185,8 +195,10 @@ void MainWindow::createActions()
     m_flaggedOnlyAction = new QAction(tr("&Flagged Tasks Only"), this);
     m_flaggedOnlyAction->setCheckable(true);
     m_flaggedOnlyAction->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
-    connect(m_flaggedOnlyAction, &QAction::toggled, m_matrixView->flaggedOnlyBox(), &QCheckBox::setChecked);
-    connect(m_matrixView->flaggedOnlyBox(), &QCheckBox::toggled, m_flaggedOnlyAction, &QAction::setChecked);
+    connect(m_flaggedOnlyAction, &QAction::toggled, m_matrixView->flaggedOnlyBox(),
+            &QCheckBox::setChecked);
+    connect(m_matrixView->flaggedOnlyBox(), &QCheckBox::toggled, m_flaggedOnlyAction,
+            &QAction::setChecked);
     m_logCountAction = new QAction(tr("&Log Count in Histograms"), this);
     m_logCountAction->setCheckable(true);
     m_logCountAction->setShortcut(QKeySequence(tr("Ctrl+L")));
@@ -194,15 +206,18 @@ void MainWindow::createActions()
     connect(m_detail->logCountBox(), &QCheckBox::toggled, m_logCountAction, &QAction::setChecked);
     const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary")};
     for (int i = 0; i < 3; ++i) {
-        m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), [this, i] { m_tabs->setCurrentIndex(i); });
+        m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)),
+                                [this, i] { m_tabs->setCurrentIndex(i); });
     }
-    m_resetThresholdsAction = make(tr("&Reset to Profile"), QKeySequence(tr("Ctrl+0")), [this] { m_thresholds->resetToProfile(); });
-    m_loadProfileAction = make(tr("&Load Profile\u2026"), QKeySequence(), &MainWindow::loadProfileDialog);
-    m_saveProfileAction = make(tr("&Save Profile\u2026"), QKeySequence(), &MainWindow::saveProfileDialog);
+    m_resetThresholdsAction = make(tr("&Reset to Profile"), QKeySequence(tr("Ctrl+0")),
+                                   [this] { m_thresholds->resetToProfile(); });
+    m_loadProfileAction =
+        make(tr("&Load Profile\u2026"), QKeySequence(), &MainWindow::loadProfileDialog);
+    m_saveProfileAction =
+        make(tr("&Save Profile\u2026"), QKeySequence(), &MainWindow::saveProfileDialog);
 }
 
-void MainWindow::createMenus()
-{
+void MainWindow::createMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
     file->addAction(m_openBenchAction);
@@ -259,8 +274,7 @@ void MainWindow::createMenus()
 
 // --- settings -----------------------------------------------------------------------------------
 
-void MainWindow::readSettings()
-{
+void MainWindow::readSettings() {
     QSettings s;
     if (s.contains(QStringLiteral("window/geometry")))
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
@@ -274,14 +288,12 @@ void MainWindow::readSettings()
     ks::Thresholds t = ks::Thresholds::defaults();
     const QString profile = s.value(QStringLiteral("thresholds/profile")).toString();
     if (!profile.isEmpty()) {
-        if (const auto p = ks::builtinProfile(profile.toStdString()))
-            m_thresholds->setProfile(*p);
+        if (const auto p = ks::builtinProfile(profile.toStdString())) m_thresholds->setProfile(*p);
         t = m_thresholds->profile();
         t.profile = profile.toStdString();
         for (const auto& c : ks::criteria()) {
             const QString key = QStringLiteral("thresholds/") + QString::fromUtf8(c.key);
-            if (s.contains(key))
-                t.set(c.criterion, s.value(key).toDouble());
+            if (s.contains(key)) t.set(c.criterion, s.value(key).toDouble());
         }
     }
     m_thresholds->setThresholds(t);
@@ -292,8 +304,7 @@ void MainWindow::readSettings()
     m_lastRun.suite = s.value(QStringLiteral("run/suite"), QStringLiteral("builtin")).toString();
 }
 
-void MainWindow::saveSettings() const
-{
+void MainWindow::saveSettings() const {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
@@ -308,18 +319,15 @@ void MainWindow::saveSettings() const
     s.setValue(QStringLiteral("run/preset"), m_lastRun.preset);
     s.setValue(QStringLiteral("run/device"), m_lastRun.device);
     s.setValue(QStringLiteral("run/suite"), m_lastRun.suite);
-    if (!m_resultsPath.isEmpty())
-        s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
+    if (!m_resultsPath.isEmpty()) s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
     s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
 }
 
-QStringList MainWindow::recentFiles() const
-{
+QStringList MainWindow::recentFiles() const {
     return QSettings().value(QStringLiteral("files/recent")).toStringList();
 }
 
-void MainWindow::addRecentFile(const QString& path)
-{
+void MainWindow::addRecentFile(const QString& path) {
     const QString abs = QFileInfo(path).absoluteFilePath();
     QStringList recent = recentFiles();
     recent.removeAll(abs);
@@ -331,13 +339,13 @@ void MainWindow::addRecentFile(const QString& path)
     rebuildRecentMenu();
 }
 
-void MainWindow::rebuildRecentMenu()
-{
+void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const QStringList recent = recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
         const QString path = recent[i];
-        auto* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        auto* a = m_recentMenu->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
         a->setToolTip(path);
         a->setStatusTip(path);
         connect(a, &QAction::triggered, this, [this, path] { openPath(path); });
@@ -353,12 +361,12 @@ void MainWindow::rebuildRecentMenu()
     }
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
-{
+void MainWindow::closeEvent(QCloseEvent* event) {
     if (isRunning()) {
-        const auto answer = QMessageBox::question(this, tr("Run in progress"),
-                                                  tr("A run is in progress. Stop it and quit? Finished tasks are kept in %1.")
-                                                      .arg(QDir::toNativeSeparators(autosavePath())));
+        const auto answer = QMessageBox::question(
+            this, tr("Run in progress"),
+            tr("A run is in progress. Stop it and quit? Finished tasks are kept in %1.")
+                .arg(QDir::toNativeSeparators(autosavePath())));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;
@@ -367,7 +375,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     if (isWindowModified()) {
         const auto answer = QMessageBox::question(
-            this, tr("Unsaved results"), tr("The results of the last run are not saved. Save them before quitting?"),
+            this, tr("Unsaved results"),
+            tr("The results of the last run are not saved. Save them before quitting?"),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
         if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveDialog())) {
             event->ignore();
@@ -380,8 +389,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 // --- startup and files --------------------------------------------------------------------------
 
-void MainWindow::startup(const QString& path)
-{
+void MainWindow::startup(const QString& path) {
     m_client->probeDevice();
     if (!path.isEmpty()) {
         openPath(path);
@@ -390,43 +398,39 @@ void MainWindow::startup(const QString& path)
     QSettings s;
     const QString last = s.value(QStringLiteral("files/lastResults")).toString();
     const QString bench = s.value(QStringLiteral("files/lastBench")).toString();
-    if (!bench.isEmpty() && QFileInfo::exists(bench))
-        openBench(bench);
-    if (!last.isEmpty() && QFileInfo::exists(last) && openResults(last))
-        return;
+    if (!bench.isEmpty() && QFileInfo::exists(bench)) openBench(bench);
+    if (!last.isEmpty() && QFileInfo::exists(last) && openResults(last)) return;
     // First start (or the last file is gone): the built-in suite, not run yet, and an offer.
     if (openSuite(QStringLiteral("builtin")))
-        m_messages->showMessage(tr("This is the built-in suite, not run yet. Press <b>Run Suite</b> (F5) to measure it: "
+        m_messages->showMessage(tr("This is the built-in suite, not run yet. Press <b>Run "
+                                   "Suite</b> (F5) to measure it: "
                                    "flags appear as each task finishes."),
                                 MessageBar::Kind::Information);
 }
 
-bool MainWindow::openPath(const QString& path)
-{
+bool MainWindow::openPath(const QString& path) {
     const QFileInfo info(path);
-    if (info.isDir() || path == QLatin1String("builtin"))
-        return openSuite(path);
+    if (info.isDir() || path == QLatin1String("builtin")) return openSuite(path);
     QFile f(path);
     if (f.open(QIODevice::ReadOnly) && f.read(4096).contains("\"kernelsieve.bench\""))
         return openBench(path);
     return openResults(path);
 }
 
-void MainWindow::setResults(ks::RunResults results, const QString& path)
-{
+void MainWindow::setResults(ks::RunResults results, const QString& path) {
     const QString keep = currentTaskId();
     m_resultsPath = path;
     m_model->setResults(std::move(results));
     updateRunInfo();
     if (!selectTask(keep) && m_proxy->rowCount() > 0)
-        m_matrixView->selectTask(m_proxy->index(0, 0).data(FilterMatrixModel::TaskIdRole).toString());
+        m_matrixView->selectTask(
+            m_proxy->index(0, 0).data(FilterMatrixModel::TaskIdRole).toString());
     setWindowModified(false);
     updateTitle();
     updateRunState();
 }
 
-bool MainWindow::openResults(const QString& path)
-{
+bool MainWindow::openResults(const QString& path) {
     ks::RunResults results;
     try {
         results = ks::resultsFromJson(ks::readFile(path.toStdString()), path.toStdString());
@@ -434,18 +438,21 @@ bool MainWindow::openResults(const QString& path)
         showError(tr("Cannot open results: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    m_suite = QString::fromStdString(results.run.suite).isEmpty() ? QStringLiteral("builtin") : QString::fromStdString(results.run.suite);
+    m_suite = QString::fromStdString(results.run.suite).isEmpty()
+                  ? QStringLiteral("builtin")
+                  : QString::fromStdString(results.run.suite);
     setResults(std::move(results), path);
     addRecentFile(path);
     m_messages->hide();
-    statusBar()->showMessage(tr("Opened %1: %2 tasks").arg(QFileInfo(path).fileName()).arg(m_model->rowCount()), 5000);
+    statusBar()->showMessage(
+        tr("Opened %1: %2 tasks").arg(QFileInfo(path).fileName()).arg(m_model->rowCount()), 5000);
     return true;
 }
 
-bool MainWindow::openBench(const QString& path)
-{
+bool MainWindow::openBench(const QString& path) {
     try {
-        m_kernels->setBench(ks::benchFromJson(ks::readFile(path.toStdString()), path.toStdString()));
+        m_kernels->setBench(
+            ks::benchFromJson(ks::readFile(path.toStdString()), path.toStdString()));
     } catch (const std::exception& e) {
         showError(tr("Cannot open kernel bench: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -459,8 +466,7 @@ bool MainWindow::openBench(const QString& path)
     return true;
 }
 
-bool MainWindow::openSuite(const QString& dirOrBuiltin)
-{
+bool MainWindow::openSuite(const QString& dirOrBuiltin) {
     ks::Suite suite;
     try {
         suite = ks::loadSuite(dirOrBuiltin.toStdString());
@@ -472,17 +478,16 @@ bool MainWindow::openSuite(const QString& dirOrBuiltin)
     m_lastRun.suite = dirOrBuiltin;
     setResults(ResultsUtil::resultsFromSuite(suite), {});
     if (!suite.issues.empty())
-        m_messages->showMessage(tr("%1 task file(s) in %2 could not be loaded; they are listed as failed tasks.")
-                                    .arg(suite.issues.size())
-                                    .arg(dirOrBuiltin),
-                                MessageBar::Kind::Warning);
-    if (dirOrBuiltin != QLatin1String("builtin"))
-        addRecentFile(dirOrBuiltin);
+        m_messages->showMessage(
+            tr("%1 task file(s) in %2 could not be loaded; they are listed as failed tasks.")
+                .arg(suite.issues.size())
+                .arg(dirOrBuiltin),
+            MessageBar::Kind::Warning);
+    if (dirOrBuiltin != QLatin1String("builtin")) addRecentFile(dirOrBuiltin);
     return true;
 }
 
-bool MainWindow::saveResults(const QString& path)
-{
+bool MainWindow::saveResults(const QString& path) {
     ks::RunResults r = m_model->results();
     r.thresholds = m_model->thresholds();
     try {
@@ -500,13 +505,14 @@ bool MainWindow::saveResults(const QString& path)
     return true;
 }
 
-bool MainWindow::exportCsv(const QString& path)
-{
+bool MainWindow::exportCsv(const QString& path) {
     // The CLI's format; with a filter active, only the rows shown (in file order).
     const ks::RunResults& all = m_model->results();
-    const std::string csv = m_proxy->isFiltering()
-                                ? ks::resultsToCsv(ResultsUtil::subset(all, m_proxy->acceptedSourceRows()), m_model->thresholds())
-                                : ks::resultsToCsv(all, m_model->thresholds());
+    const std::string csv =
+        m_proxy->isFiltering()
+            ? ks::resultsToCsv(ResultsUtil::subset(all, m_proxy->acceptedSourceRows()),
+                               m_model->thresholds())
+            : ks::resultsToCsv(all, m_model->thresholds());
     try {
         ks::writeFileAtomic(path.toStdString(), csv);
     } catch (const std::exception& e) {
@@ -517,15 +523,15 @@ bool MainWindow::exportCsv(const QString& path)
     return true;
 }
 
-bool MainWindow::exportTaskJson(const QString& path)
-{
+bool MainWindow::exportTaskJson(const QString& path) {
     const ks::TaskResult* t = m_model->task(m_model->rowOf(currentTaskId()));
     if (!t) {
         showError(tr("Select a task to export its metrics."));
         return false;
     }
     try {
-        ks::writeFileAtomic(path.toStdString(), ResultsUtil::taskMetricsJson(*t, m_model->thresholds()));
+        ks::writeFileAtomic(path.toStdString(),
+                            ResultsUtil::taskMetricsJson(*t, m_model->thresholds()));
     } catch (const std::exception& e) {
         showError(tr("Cannot export task metrics: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -534,8 +540,7 @@ bool MainWindow::exportTaskJson(const QString& path)
     return true;
 }
 
-bool MainWindow::exportChart(const QString& chartName, const QString& path)
-{
+bool MainWindow::exportChart(const QString& chartName, const QString& path) {
     ChartWidget* c = chart(chartName);
     if (!c) {
         showError(tr("No chart named '%1'").arg(chartName));
@@ -550,79 +555,66 @@ bool MainWindow::exportChart(const QString& chartName, const QString& path)
     return true;
 }
 
-QList<ChartWidget*> MainWindow::charts() const
-{
+QList<ChartWidget*> MainWindow::charts() const {
     QList<ChartWidget*> all = m_detail->charts();
     all << m_kernels->charts();
     all << m_summaryView->chart();
     return all;
 }
 
-ChartWidget* MainWindow::chart(const QString& name) const
-{
+ChartWidget* MainWindow::chart(const QString& name) const {
     for (auto* c : charts())
-        if (c->objectName() == name)
-            return c;
+        if (c->objectName() == name) return c;
     return nullptr;
 }
 
 // --- thresholds and selection -------------------------------------------------------------------
 
-void MainWindow::setThresholds(const ks::Thresholds& thresholds)
-{
+void MainWindow::setThresholds(const ks::Thresholds& thresholds) {
     m_thresholds->setThresholds(thresholds); // emits thresholdsChanged -> onThresholdsChanged
 }
 
-void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds)
-{
+void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds) {
     m_model->setThresholds(thresholds); // flagsChanged -> updateFlagCounts
 }
 
-void MainWindow::updateFlagCounts()
-{
+void MainWindow::updateFlagCounts() {
     std::array<int, ks::CriterionCount> counts{};
     for (const auto& c : ks::criteria())
         counts[static_cast<size_t>(c.criterion)] = m_model->flaggedCount(c.criterion);
     m_thresholds->setCounts(counts);
 }
 
-void MainWindow::onCurrentTaskChanged(const QString& id)
-{
+void MainWindow::onCurrentTaskChanged(const QString& id) {
     m_detail->setTask(id);
     m_kernels->setTask(id);
     updateRunState();
 }
 
-bool MainWindow::selectTask(const QString& id)
-{
+bool MainWindow::selectTask(const QString& id) {
     return !id.isEmpty() && m_matrixView->selectTask(id);
 }
 
-QString MainWindow::currentTaskId() const
-{
+QString MainWindow::currentTaskId() const {
     return m_matrixView->currentTaskId();
 }
 
-void MainWindow::showView(View view)
-{
+void MainWindow::showView(View view) {
     m_tabs->setCurrentIndex(static_cast<int>(view));
 }
 
-void MainWindow::updateRunInfo()
-{
+void MainWindow::updateRunInfo() {
     const auto& r = m_model->results();
     m_runInfo->setRunInfo(r.run, r.thresholds, m_model->rowCount());
 }
 
 // --- runs ---------------------------------------------------------------------------------------
 
-bool MainWindow::isRunning() const
-{
+bool MainWindow::isRunning() const {
     return m_client->isRunning();
 }
 
-void MainWindow::startRun(const RunClient::Options& requested)
-{
+void MainWindow::startRun(const RunClient::Options& requested) {
     if (isRunning()) {
         showError(tr("A run is already in progress."));
         return;
@@ -654,16 +646,13 @@ void MainWindow::startRun(const RunClient::Options& requested)
     updateRunState();
 }
 
-void MainWindow::cancelRun()
-{
-    if (!isRunning())
-        return;
+void MainWindow::cancelRun() {
+    if (!isRunning()) return;
     m_runLabel->setText(tr("Cancelling\u2026"));
     m_client->cancel();
 }
 
-void MainWindow::onRunStarted(const ks::RunInfo& info, int total)
-{
+void MainWindow::onRunStarted(const ks::RunInfo& info, int total) {
     if (m_wholeSuiteRun) {
         m_model->setRunInfo(info);
         updateRunInfo();
@@ -671,16 +660,16 @@ void MainWindow::onRunStarted(const ks::RunInfo& info, int total)
     m_progress->setRange(0, std::max(1, total));
 }
 
-void MainWindow::onRunProgress(int done, int total, const QString& current)
-{
+void MainWindow::onRunProgress(int done, int total, const QString& current) {
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(done);
-    m_runLabel->setText(current.isEmpty() || done >= total ? tr("Running: %1 of %2 tasks done").arg(done).arg(total)
-                                                           : tr("Running %1 \u00b7 %2 of %3 tasks done").arg(current).arg(done).arg(total));
+    m_runLabel->setText(
+        current.isEmpty() || done >= total
+            ? tr("Running: %1 of %2 tasks done").arg(done).arg(total)
+            : tr("Running %1 \u00b7 %2 of %3 tasks done").arg(current).arg(done).arg(total));
 }
 
-void MainWindow::onTaskFinished(const ks::TaskResult& task)
-{
+void MainWindow::onTaskFinished(const ks::TaskResult& task) {
     m_model->upsertTask(task);
     setWindowModified(true);
     const QString id = QString::fromStdString(task.id);
@@ -690,39 +679,36 @@ void MainWindow::onTaskFinished(const ks::TaskResult& task)
         m_detail->reload();
 }
 
-void MainWindow::onRunFinished(bool cancelled)
-{
+void MainWindow::onRunFinished(bool cancelled) {
     auto info = m_model->results().run;
     info.cancelled = cancelled;
     m_model->setRunInfo(info);
     updateRunInfo();
     const int n = m_client->finishedCount();
-    m_runLabel->setText(cancelled ? tr("Run cancelled: %1 finished task(s) kept").arg(n) : tr("Run finished: %1 task(s)").arg(n));
+    m_runLabel->setText(cancelled ? tr("Run cancelled: %1 finished task(s) kept").arg(n)
+                                  : tr("Run finished: %1 task(s)").arg(n));
     autosaveRun();
     updateRunState();
 }
 
-void MainWindow::onRunFailed(const QString& message)
-{
-    showError(tr("<b>Run failed.</b> %1").arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+void MainWindow::onRunFailed(const QString& message) {
+    showError(tr("<b>Run failed.</b> %1")
+                  .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
     m_runLabel->setText(tr("Run failed after %1 task(s)").arg(m_client->finishedCount()));
     autosaveRun();
     updateRunState();
 }
 
-void MainWindow::autosaveRun()
-{
+void MainWindow::autosaveRun() {
     // The newest measurements survive a GUI crash or a forgotten save; the next start opens them.
-    if (m_client->finishedCount() == 0 || !m_resultsPath.isEmpty())
-        return;
+    if (m_client->finishedCount() == 0 || !m_resultsPath.isEmpty()) return;
     const QString path = autosavePath();
     QDir().mkpath(QFileInfo(path).absolutePath());
     ks::RunResults r = m_model->results();
     r.thresholds = m_model->thresholds();
     // Serialising 250 tasks x 100 seeds takes ~100 ms: a worker thread writes a copy, so the
     // end of a run never stalls the window.
-    if (m_autosave)
-        m_autosave->wait();
+    if (m_autosave) m_autosave->wait();
     m_autosave = QThread::create([r = std::move(r), path] {
         try {
             ks::writeFileAtomic(path.toStdString(), ks::resultsToJson(r));
@@ -735,8 +721,7 @@ void MainWindow::autosaveRun()
     QSettings().setValue(QStringLiteral("files/lastResults"), path);
 }
 
-void MainWindow::onDeviceProbed(const QString& device, const QString& description)
-{
+void MainWindow::onDeviceProbed(const QString& device, const QString& description) {
     m_device = device;
     if (device == QLatin1String("cuda")) {
         m_deviceLabel->setText(tr("GPU: %1").arg(description));
@@ -744,7 +729,8 @@ void MainWindow::onDeviceProbed(const QString& device, const QString& descriptio
         m_deviceLabel->setText(tr("No GPU \u2014 runs use the CPU with the small preset"));
         m_deviceLabel->setStyleSheet(QStringLiteral("color: #e65100"));
         m_deviceLabel->setToolTip(tr("The worker found no CUDA device (%1).").arg(description));
-        if (m_lastRun.device == QLatin1String("auto") || m_lastRun.device == QLatin1String("cuda")) {
+        if (m_lastRun.device == QLatin1String("auto") ||
+            m_lastRun.device == QLatin1String("cuda")) {
             m_lastRun.device = QStringLiteral("cpu");
             m_lastRun.preset = QStringLiteral("small");
         }
@@ -755,8 +741,7 @@ void MainWindow::onDeviceProbed(const QString& device, const QString& descriptio
     }
 }
 
-void MainWindow::updateRunState()
-{
+void MainWindow::updateRunState() {
     const bool running = isRunning();
     m_progress->setVisible(running);
     m_cancelButton->setVisible(running);
@@ -773,68 +758,60 @@ void MainWindow::updateRunState()
     m_exportJsonAction->setEnabled(!currentTaskId().isEmpty());
 }
 
-void MainWindow::updateTitle()
-{
-    const QString name = m_resultsPath.isEmpty() ? (m_model->rowCount() ? tr("unsaved results") : tr("no results"))
-                                                 : QFileInfo(m_resultsPath).fileName();
+void MainWindow::updateTitle() {
+    const QString name = m_resultsPath.isEmpty()
+                             ? (m_model->rowCount() ? tr("unsaved results") : tr("no results"))
+                             : QFileInfo(m_resultsPath).fileName();
     setWindowTitle(tr("%1[*] \u2014 KernelSieve").arg(name));
 }
 
-void MainWindow::showError(const QString& message)
-{
+void MainWindow::showError(const QString& message) {
     m_messages->showMessage(message, MessageBar::Kind::Error);
 }
 
 // --- dialogs ------------------------------------------------------------------------------------
 
-void MainWindow::openDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open results or kernel bench"), QFileInfo(m_resultsPath).absolutePath(),
-                                                      ResultsFilter);
-    if (!path.isEmpty())
-        openPath(path);
+void MainWindow::openDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open results or kernel bench"),
+                                     QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
+    if (!path.isEmpty()) openPath(path);
 }
 
-void MainWindow::openBenchDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open kernel bench"), QFileInfo(m_benchPath).absolutePath(),
-                                                      tr("KernelSieve bench (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        openBench(path);
+void MainWindow::openBenchDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open kernel bench"), QFileInfo(m_benchPath).absolutePath(),
+        tr("KernelSieve bench (*.json);;All files (*)"));
+    if (!path.isEmpty()) openBench(path);
 }
 
-void MainWindow::openSuiteDialog()
-{
+void MainWindow::openSuiteDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open suite folder"));
-    if (!dir.isEmpty())
-        openSuite(dir);
+    if (!dir.isEmpty()) openSuite(dir);
 }
 
-bool MainWindow::saveDialog()
-{
-    if (m_resultsPath.isEmpty())
-        return saveAsDialog();
+bool MainWindow::saveDialog() {
+    if (m_resultsPath.isEmpty()) return saveAsDialog();
     return saveResults(m_resultsPath);
 }
 
-bool MainWindow::saveAsDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save results"),
-                                                      m_resultsPath.isEmpty() ? QStringLiteral("results.json") : m_resultsPath,
-                                                      ResultsFilter);
+bool MainWindow::saveAsDialog() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save results"),
+        m_resultsPath.isEmpty() ? QStringLiteral("results.json") : m_resultsPath, ResultsFilter);
     return !path.isEmpty() && saveResults(path);
 }
 
-void MainWindow::exportCsvDialog()
-{
-    const QString base = m_resultsPath.isEmpty() ? QStringLiteral("filters.csv") : QFileInfo(m_resultsPath).completeBaseName() + ".csv";
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export filter table"), base, tr("CSV (*.csv)"));
-    if (!path.isEmpty())
-        exportCsv(path);
+void MainWindow::exportCsvDialog() {
+    const QString base = m_resultsPath.isEmpty()
+                             ? QStringLiteral("filters.csv")
+                             : QFileInfo(m_resultsPath).completeBaseName() + ".csv";
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export filter table"), base, tr("CSV (*.csv)"));
+    if (!path.isEmpty()) exportCsv(path);
 }
 
-void MainWindow::exportChartDialog()
-{
+void MainWindow::exportChartDialog() {
     QList<ChartWidget*> candidates;
     if (m_tabs->currentWidget() == m_detail)
         candidates = m_detail->charts();
@@ -848,68 +825,64 @@ void MainWindow::exportChartDialog()
         for (auto* c : candidates)
             titles << c->title();
         bool ok = false;
-        const QString t = QInputDialog::getItem(this, tr("Export chart"), tr("Chart:"), titles, 0, false, &ok);
-        if (!ok)
-            return;
+        const QString t =
+            QInputDialog::getItem(this, tr("Export chart"), tr("Chart:"), titles, 0, false, &ok);
+        if (!ok) return;
         chosen = candidates.value(int(titles.indexOf(t)));
     }
-    if (!chosen)
-        return;
+    if (!chosen) return;
     QString suffixFilter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chosen->objectName() + ".png",
-                                                      tr("PNG image (*.png);;PDF document (*.pdf)"), &suffixFilter);
-    if (path.isEmpty())
-        return;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), chosen->objectName() + ".png",
+                                     tr("PNG image (*.png);;PDF document (*.pdf)"), &suffixFilter);
+    if (path.isEmpty()) return;
     QString target = path;
     if (QFileInfo(target).suffix().isEmpty())
         target += suffixFilter.contains(QLatin1String("pdf")) ? ".pdf" : ".png";
     exportChart(chosen->objectName(), target);
 }
 
-void MainWindow::exportTaskJsonDialog()
-{
+void MainWindow::exportTaskJsonDialog() {
     const QString id = currentTaskId();
-    if (id.isEmpty())
-        return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export task metrics"), id + ".json", tr("JSON (*.json)"));
-    if (!path.isEmpty())
-        exportTaskJson(path);
+    if (id.isEmpty()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export task metrics"), id + ".json",
+                                                      tr("JSON (*.json)"));
+    if (!path.isEmpty()) exportTaskJson(path);
 }
 
-void MainWindow::runDialog(bool selectedOnly)
-{
-    RunDialog dialog(m_lastRun, m_matrixView->selectedTaskIds(), m_device != QLatin1String("cpu"), this);
+void MainWindow::runDialog(bool selectedOnly) {
+    RunDialog dialog(m_lastRun, m_matrixView->selectedTaskIds(), m_device != QLatin1String("cpu"),
+                     this);
     dialog.setSelectedOnly(selectedOnly);
-    if (dialog.exec() == QDialog::Accepted)
-        startRun(dialog.options());
+    if (dialog.exec() == QDialog::Accepted) startRun(dialog.options());
 }
 
-void MainWindow::loadProfileDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load threshold profile"), {}, tr("Profiles (*.json)"));
-    if (path.isEmpty())
-        return;
+void MainWindow::loadProfileDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load threshold profile"), {},
+                                                      tr("Profiles (*.json)"));
+    if (path.isEmpty()) return;
     QString error;
     if (!m_thresholds->loadProfile(path, &error))
         showError(tr("Cannot load profile: %1").arg(error));
 }
 
-void MainWindow::saveProfileDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save threshold profile"), QStringLiteral("profile.json"),
-                                                      tr("Profiles (*.json)"));
-    if (path.isEmpty())
-        return;
+void MainWindow::saveProfileDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save threshold profile"),
+                                     QStringLiteral("profile.json"), tr("Profiles (*.json)"));
+    if (path.isEmpty()) return;
     QString error;
     if (!m_thresholds->saveProfile(path, &error))
         showError(tr("Cannot save profile: %1").arg(error));
 }
 
-void MainWindow::about()
-{
+void MainWindow::about() {
     QMessageBox::about(this, tr("About KernelSieve"),
-                       tr("<h3>KernelSieve</h3><p>Audits GPU-kernel benchmark tasks (KernelBench) for flaws: outputs "
-                          "too small, too constant or too uniform to check a kernel against, and speedups that sit "
-                          "on such tasks.</p><p>Runs execute in <tt>kernelsieve-cli</tt> worker processes (%1).</p>")
+                       tr("<h3>KernelSieve</h3><p>Audits GPU-kernel benchmark tasks (KernelBench) "
+                          "for flaws: outputs "
+                          "too small, too constant or too uniform to check a kernel against, and "
+                          "speedups that sit "
+                          "on such tasks.</p><p>Runs execute in <tt>kernelsieve-cli</tt> worker "
+                          "processes (%1).</p>")
                            .arg(QDir::toNativeSeparators(RunClient::workerPath())));
 }

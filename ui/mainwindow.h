@@ -32,10 +32,9 @@ class SummaryView;
 class TaskDetailView;
 class ThresholdPanel;
 
-class MainWindow : public QMainWindow
-{
+class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     enum class View { TaskDetail, Kernels, Summary };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -88,10 +87,10 @@ public:
 
     void saveSettings() const;
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* event) override;
 
-private:
+  private:
     void createActions();
     void createMenus();
     void readSettings();
@@ -171,7 +170,7 @@ private:
     QString m_resultsPath;
     QString m_benchPath;
     QString m_suite = QStringLiteral("builtin");
-    QString m_device;          // worker device: "cuda" | "cpu" | "" unknown
+    QString m_device; // worker device: "cuda" | "cpu" | "" unknown
     bool m_wholeSuiteRun = false;
     RunClient::Options m_lastRun;
     QPointer<QThread> m_autosave; // the autosave being written, if any

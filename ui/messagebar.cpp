@@ -6,9 +6,7 @@
 #include <QStyle>
 #include <QToolButton>
 
-MessageBar::MessageBar(QWidget* parent)
-    : QFrame(parent)
-{
+MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("messageBar"));
     setFrameShape(QFrame::StyledPanel);
     auto* layout = new QHBoxLayout(this);
@@ -29,8 +27,7 @@ MessageBar::MessageBar(QWidget* parent)
     hide();
 }
 
-void MessageBar::showMessage(const QString& text, Kind kind)
-{
+void MessageBar::showMessage(const QString& text, Kind kind) {
     m_kind = kind;
     m_text->setText(text);
     QString color;
@@ -48,12 +45,14 @@ void MessageBar::showMessage(const QString& text, Kind kind)
         icon = QStyle::SP_MessageBoxCritical;
         break;
     }
-    setStyleSheet(QStringLiteral("#messageBar { background: %1; border: 1px solid #bdbdbd; border-radius: 3px; }").arg(color));
+    setStyleSheet(
+        QStringLiteral(
+            "#messageBar { background: %1; border: 1px solid #bdbdbd; border-radius: 3px; }")
+            .arg(color));
     m_icon->setPixmap(style()->standardIcon(icon).pixmap(20, 20));
     show();
 }
 
-QString MessageBar::text() const
-{
+QString MessageBar::text() const {
     return m_text->text();
 }

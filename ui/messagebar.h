@@ -7,10 +7,9 @@
 
 class QLabel;
 
-class MessageBar : public QFrame
-{
+class MessageBar : public QFrame {
     Q_OBJECT
-public:
+  public:
     enum class Kind { Information, Warning, Error };
 
     explicit MessageBar(QWidget* parent = nullptr);
@@ -19,7 +18,7 @@ public:
     QString text() const;
     Kind kind() const { return m_kind; }
 
-private:
+  private:
     QLabel* m_icon = nullptr;
     QLabel* m_text = nullptr;
     Kind m_kind = Kind::Information;

@@ -15,8 +15,7 @@
 namespace {
 constexpr int StderrLinesKept = 12;
 
-QString signalName(int sig)
-{
+QString signalName(int sig) {
     switch (sig) {
     case SIGSEGV:
         return QStringLiteral("SIGSEGV, segmentation fault");
@@ -38,21 +37,17 @@ QString signalName(int sig)
 }
 } // namespace
 
-RunClient::RunClient(QObject* parent)
-    : QObject(parent)
-{
+RunClient::RunClient(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ks::TaskResult>();
     qRegisterMetaType<ks::RunInfo>();
     m_killTimer.setSingleShot(true);
     m_killTimer.setInterval(800);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
-        if (isRunning())
-            m_process->kill();
+        if (isRunning()) m_process->kill();
     });
 }
 
-RunClient::~RunClient()
-{
+RunClient::~RunClient() {
     if (m_process) {
         // The window is closing: no signals to half-destroyed receivers, and no orphan worker.
         m_process->disconnect(this);
@@ -63,34 +58,31 @@ RunClient::~RunClient()
     }
 }
 
-QString RunClient::workerPath()
-{
+QString RunClient::workerPath() {
     const QString env = qEnvironmentVariable("KS_WORKER");
-    if (!env.isEmpty())
-        return env;
+    if (!env.isEmpty()) return env;
     return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kernelsieve-cli"));
 }
 
-QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
-{
-    QStringList args{QStringLiteral("filter"), QStringLiteral("--suite"), o.suite.isEmpty() ? QStringLiteral("builtin") : o.suite,
-                     QStringLiteral("--seeds"), QString::number(o.seeds), QStringLiteral("--device"),
+QStringList RunClient::filterArguments(const Options& o, const QString& outFile) {
+    QStringList args{QStringLiteral("filter"),
+                     QStringLiteral("--suite"),
+                     o.suite.isEmpty() ? QStringLiteral("builtin") : o.suite,
+                     QStringLiteral("--seeds"),
+                     QString::number(o.seeds),
+                     QStringLiteral("--device"),
                      o.device.isEmpty() ? QStringLiteral("auto") : o.device};
-    if (!o.preset.isEmpty())
-        args << QStringLiteral("--preset") << o.preset;
-    if (!o.taskIds.isEmpty())
-        args << QStringLiteral("--tasks") << o.taskIds.join(QLatin1Char(','));
+    if (!o.preset.isEmpty()) args << QStringLiteral("--preset") << o.preset;
+    if (!o.taskIds.isEmpty()) args << QStringLiteral("--tasks") << o.taskIds.join(QLatin1Char(','));
     args << QStringLiteral("--out") << outFile << QStringLiteral("--jsonl") << QStringLiteral("-q");
     return args;
 }
 
-bool RunClient::isRunning() const
-{
+bool RunClient::isRunning() const {
     return m_process && m_process->state() != QProcess::NotRunning;
 }
 
-void RunClient::start(const Options& options)
-{
+void RunClient::start(const Options& options) {
     if (isRunning()) {
         emit failed(tr("A run is already in progress; cancel it first."));
         return;
@@ -119,17 +111,14 @@ void RunClient::start(const Options& options)
     m_process->start(worker, filterArguments(options, m_tmp->filePath(QStringLiteral("run.json"))));
 }
 
-void RunClient::cancel()
-{
-    if (!isRunning())
-        return;
+void RunClient::cancel() {
+    if (!isRunning()) return;
     m_cancelRequested = true;
     m_process->terminate();
     m_killTimer.start();
 }
 
-void RunClient::probeDevice()
-{
+void RunClient::probeDevice() {
     auto* p = new QProcess(this);
     connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus status) {
         p->deleteLater();
@@ -144,64 +133,55 @@ void RunClient::probeDevice()
             }
         }
         const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed();
-        emit deviceProbed({}, status == QProcess::CrashExit ? tr("the worker crashed while probing the device")
-                                                           : tr("the worker printed no device (exit code %1) %2").arg(code).arg(err));
+        emit deviceProbed(
+            {}, status == QProcess::CrashExit
+                    ? tr("the worker crashed while probing the device")
+                    : tr("the worker printed no device (exit code %1) %2").arg(code).arg(err));
     });
     connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart)
-            return;
+        if (e != QProcess::FailedToStart) return;
         p->deleteLater();
-        emit deviceProbed({}, tr("cannot start the worker %1: %2").arg(workerPath(), p->errorString()));
+        emit deviceProbed({},
+                          tr("cannot start the worker %1: %2").arg(workerPath(), p->errorString()));
     });
     p->start(workerPath(), {QStringLiteral("--version")});
 }
 
-void RunClient::onReadyRead()
-{
-    if (!m_process)
-        return;
+void RunClient::onReadyRead() {
+    if (!m_process) return;
     m_buffer += m_process->readAllStandardOutput();
     qsizetype start = 0;
     for (;;) {
         const qsizetype nl = m_buffer.indexOf('\n', start);
-        if (nl < 0)
-            break;
+        if (nl < 0) break;
         handleLine(m_buffer.mid(start, nl - start));
         start = nl + 1;
     }
     m_buffer.remove(0, start);
 }
 
-void RunClient::onStderr()
-{
-    if (!m_process)
-        return;
+void RunClient::onStderr() {
+    if (!m_process) return;
     m_stderrPartial += m_process->readAllStandardError();
     const auto lines = m_stderrPartial.split('\n');
     m_stderrPartial = lines.last();
     for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
         const QString l = QString::fromUtf8(lines[i]).trimmed();
-        if (l.isEmpty())
-            continue;
+        if (l.isEmpty()) continue;
         m_stderr << l;
-        if (m_stderr.size() > StderrLinesKept)
-            m_stderr.removeFirst();
+        if (m_stderr.size() > StderrLinesKept) m_stderr.removeFirst();
     }
 }
 
-QString RunClient::stderrTail() const
-{
+QString RunClient::stderrTail() const {
     QStringList lines = m_stderr;
-    if (!m_stderrPartial.trimmed().isEmpty())
-        lines << QString::fromUtf8(m_stderrPartial).trimmed();
+    if (!m_stderrPartial.trimmed().isEmpty()) lines << QString::fromUtf8(m_stderrPartial).trimmed();
     return lines.mid(std::max<qsizetype>(0, lines.size() - 4)).join(QLatin1Char('\n'));
 }
 
-void RunClient::handleLine(const QByteArray& raw)
-{
+void RunClient::handleLine(const QByteArray& raw) {
     const QByteArray line = raw.trimmed();
-    if (line.isEmpty())
-        return;
+    if (line.isEmpty()) return;
     nlohmann::json j = nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         ++m_badLines; // a worker printing to stdout by accident; keep going
@@ -212,8 +192,7 @@ void RunClient::handleLine(const QByteArray& raw)
         if (event == "start") {
             m_total = j.value("total", m_total);
             ks::RunInfo info;
-            if (j.contains("run"))
-                info = ks::runInfoFromJson(j.at("run").dump(), "worker");
+            if (j.contains("run")) info = ks::runInfoFromJson(j.at("run").dump(), "worker");
             emit started(info, m_total);
             emit progress(m_done, m_total, m_current);
         } else if (event == "task_start") {
@@ -222,8 +201,7 @@ void RunClient::handleLine(const QByteArray& raw)
             emit progress(m_done, m_total, m_current);
         } else if (event == "task") {
             m_total = j.value("total", m_total);
-            if (!j.contains("result"))
-                throw ks::Error("a task event without a result");
+            if (!j.contains("result")) throw ks::Error("a task event without a result");
             ks::TaskResult t = ks::taskResultFromJson(j.at("result").dump(), "worker");
             ++m_done;
             emit taskFinished(t);
@@ -239,51 +217,51 @@ void RunClient::handleLine(const QByteArray& raw)
     }
 }
 
-void RunClient::onProcessFinished(int exitCode, QProcess::ExitStatus status)
-{
+void RunClient::onProcessFinished(int exitCode, QProcess::ExitStatus status) {
     m_killTimer.stop();
     // Whatever arrived before the exit is still results: parse it before deciding how it ended.
     onReadyRead();
-    if (!m_buffer.trimmed().isEmpty())
-        handleLine(m_buffer);
+    if (!m_buffer.trimmed().isEmpty()) handleLine(m_buffer);
     m_buffer.clear();
     onStderr();
-    if (m_ended)
-        return;
+    if (m_ended) return;
     m_ended = true;
 
     if (m_cancelRequested) {
         emit finished(true);
     } else if (status == QProcess::CrashExit) {
-        emit failed(tr("The worker crashed (%1) after %2 of %3 tasks%4. The finished tasks are kept.%5")
-                        .arg(signalName(exitCode))
-                        .arg(m_done)
-                        .arg(m_total)
-                        .arg(m_current.isEmpty() ? QString() : tr(", while running %1").arg(m_current))
-                        .arg(stderrTail().isEmpty() ? QString() : QStringLiteral("\n") + stderrTail()));
+        emit failed(
+            tr("The worker crashed (%1) after %2 of %3 tasks%4. The finished tasks are kept.%5")
+                .arg(signalName(exitCode))
+                .arg(m_done)
+                .arg(m_total)
+                .arg(m_current.isEmpty() ? QString() : tr(", while running %1").arg(m_current))
+                .arg(stderrTail().isEmpty() ? QString() : QStringLiteral("\n") + stderrTail()));
     } else if (exitCode == 130 || (m_sawDone && m_doneCancelled)) {
         emit finished(true); // stopped from outside (Ctrl-C in a terminal, kill -INT)
     } else if (exitCode != 0) {
-        emit failed(tr("The worker stopped with exit code %1 after %2 of %3 tasks. The finished tasks are kept.%4")
-                        .arg(exitCode)
-                        .arg(m_done)
-                        .arg(m_total)
-                        .arg(stderrTail().isEmpty() ? QString() : QStringLiteral("\n") + stderrTail()));
+        emit failed(
+            tr("The worker stopped with exit code %1 after %2 of %3 tasks. The finished tasks are "
+               "kept.%4")
+                .arg(exitCode)
+                .arg(m_done)
+                .arg(m_total)
+                .arg(stderrTail().isEmpty() ? QString() : QStringLiteral("\n") + stderrTail()));
     } else if (!m_sawDone) {
-        emit failed(tr("The worker ended without reporting the end of the run (%1 of %2 tasks received).")
-                        .arg(m_done)
-                        .arg(m_total));
+        emit failed(
+            tr("The worker ended without reporting the end of the run (%1 of %2 tasks received).")
+                .arg(m_done)
+                .arg(m_total));
     } else {
         emit finished(false);
     }
 }
 
-void RunClient::onProcessError(QProcess::ProcessError error)
-{
+void RunClient::onProcessError(QProcess::ProcessError error) {
     // Crashes arrive through finished() as well; only a failed start ends the run here.
-    if (error != QProcess::FailedToStart || m_ended)
-        return;
+    if (error != QProcess::FailedToStart || m_ended) return;
     m_ended = true;
-    emit failed(tr("Cannot start the worker '%1': %2. Build kernelsieve-cli next to the GUI or point KS_WORKER at it.")
+    emit failed(tr("Cannot start the worker '%1': %2. Build kernelsieve-cli next to the GUI or "
+                   "point KS_WORKER at it.")
                     .arg(workerPath(), m_process ? m_process->errorString() : QString()));
 }

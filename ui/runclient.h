@@ -18,16 +18,15 @@
 
 #include <memory>
 
-class RunClient : public QObject
-{
+class RunClient : public QObject {
     Q_OBJECT
-public:
+  public:
     struct Options {
         QString suite = QStringLiteral("builtin"); // "builtin" or a suite folder
         int seeds = 5;
-        QString preset;                            // "small" | "full" | "" (worker default)
-        QString device = QStringLiteral("auto");   // "auto" | "cuda" | "cpu"
-        QStringList taskIds;                       // empty = the whole suite
+        QString preset;                          // "small" | "full" | "" (worker default)
+        QString device = QStringLiteral("auto"); // "auto" | "cuda" | "cpu"
+        QStringList taskIds;                     // empty = the whole suite
     };
 
     explicit RunClient(QObject* parent = nullptr);
@@ -52,16 +51,17 @@ public:
     int totalCount() const { return m_total; }
     QString currentTask() const { return m_current; }
 
-signals:
+  signals:
     void started(const ks::RunInfo& info, int total);
     void progress(int done, int total, const QString& currentTask);
     void taskFinished(const ks::TaskResult& result);
     void finished(bool cancelled);
     void failed(const QString& message);
-    // device: "cuda" | "cpu" | "" (worker unusable); description: the worker's device line or the error.
+    // device: "cuda" | "cpu" | "" (worker unusable); description: the worker's device line or the
+    // error.
     void deviceProbed(const QString& device, const QString& description);
 
-private:
+  private:
     void onReadyRead();
     void onStderr();
     void onProcessFinished(int exitCode, QProcess::ExitStatus status);

@@ -13,20 +13,21 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& selected, bool hasGpu, QWidget* parent)
-    : QDialog(parent)
-    , m_selected(selected)
-{
+RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& selected, bool hasGpu,
+                     QWidget* parent)
+    : QDialog(parent), m_selected(selected) {
     setWindowTitle(tr("Run the filters"));
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
 
     m_all = new QRadioButton(tr("The whole suite"));
-    m_some = new QRadioButton(selected.isEmpty() ? tr("Selected tasks (none selected)")
-                                                 : tr("Selected tasks (%1): %2")
-                                                       .arg(selected.size())
-                                                       .arg(QStringList(selected.mid(0, 6)).join(QStringLiteral(", ")) +
-                                                            (selected.size() > 6 ? QStringLiteral(", \u2026") : QString())));
+    m_some = new QRadioButton(
+        selected.isEmpty()
+            ? tr("Selected tasks (none selected)")
+            : tr("Selected tasks (%1): %2")
+                  .arg(selected.size())
+                  .arg(QStringList(selected.mid(0, 6)).join(QStringLiteral(", ")) +
+                       (selected.size() > 6 ? QStringLiteral(", \u2026") : QString())));
     m_some->setEnabled(!selected.isEmpty());
     (defaults.taskIds.isEmpty() || selected.isEmpty() ? m_all : m_some)->setChecked(true);
     auto* scope = new QVBoxLayout;
@@ -43,8 +44,7 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     form->addRow(tr("Suite:"), suiteRow);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Suite folder"));
-        if (!dir.isEmpty())
-            m_suite->setText(dir);
+        if (!dir.isEmpty()) m_suite->setText(dir);
     });
 
     m_seeds = new QSpinBox;
@@ -68,7 +68,8 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     layout->addLayout(form);
 
     if (!hasGpu) {
-        auto* note = new QLabel(tr("No GPU was found: the run uses the CPU with the small preset."));
+        auto* note =
+            new QLabel(tr("No GPU was found: the run uses the CPU with the small preset."));
         note->setObjectName(QStringLiteral("noGpuNote"));
         note->setWordWrap(true);
         note->setStyleSheet(QStringLiteral("color: #e65100"));
@@ -84,19 +85,17 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     layout->addWidget(buttons);
 }
 
-void RunDialog::setSelectedOnly(bool on)
-{
+void RunDialog::setSelectedOnly(bool on) {
     (on && m_some->isEnabled() ? m_some : m_all)->setChecked(true);
 }
 
-RunClient::Options RunDialog::options() const
-{
+RunClient::Options RunDialog::options() const {
     RunClient::Options o;
-    o.suite = m_suite->text().trimmed().isEmpty() ? QStringLiteral("builtin") : m_suite->text().trimmed();
+    o.suite =
+        m_suite->text().trimmed().isEmpty() ? QStringLiteral("builtin") : m_suite->text().trimmed();
     o.seeds = m_seeds->value();
     o.preset = m_preset->currentData().toString();
     o.device = m_device->currentData().toString();
-    if (m_some->isChecked())
-        o.taskIds = m_selected;
+    if (m_some->isChecked()) o.taskIds = m_selected;
     return o;
 }

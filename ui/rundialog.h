@@ -14,16 +14,16 @@ class QLineEdit;
 class QRadioButton;
 class QSpinBox;
 
-class RunDialog : public QDialog
-{
+class RunDialog : public QDialog {
     Q_OBJECT
-public:
-    RunDialog(const RunClient::Options& defaults, const QStringList& selected, bool hasGpu, QWidget* parent = nullptr);
+  public:
+    RunDialog(const RunClient::Options& defaults, const QStringList& selected, bool hasGpu,
+              QWidget* parent = nullptr);
 
     RunClient::Options options() const;
     void setSelectedOnly(bool on);
 
-private:
+  private:
     QStringList m_selected;
     QRadioButton* m_all = nullptr;
     QRadioButton* m_some = nullptr;

@@ -13,8 +13,7 @@ struct Style {
     Qt::BrushStyle pattern;
 };
 
-Style styleOf(Kind k)
-{
+Style styleOf(Kind k) {
     switch (k) {
     case Kind::Baseline:
         return {QColor(0x61, 0x61, 0x61), QColor(0xbd, 0xbd, 0xbd), Qt::SolidPattern};
@@ -32,36 +31,31 @@ Style styleOf(Kind k)
     return {};
 }
 
-QString speedupText(double s)
-{
-    return s >= 10 ? QStringLiteral("%1x").arg(s, 0, 'f', 0) : QStringLiteral("%1x").arg(s, 0, 'g', 2);
+QString speedupText(double s) {
+    return s >= 10 ? QStringLiteral("%1x").arg(s, 0, 'f', 0)
+                   : QStringLiteral("%1x").arg(s, 0, 'g', 2);
 }
 } // namespace
 
 SpeedupChart::SpeedupChart(QWidget* parent)
-    : ChartWidget(tr("Speedup over PyTorch eager"), parent)
-{
+    : ChartWidget(tr("Speedup over PyTorch eager"), parent) {
     showMessage(tr("Open a bench file (File \u25b8 Open Kernel Bench) to compare kernels"));
 }
 
-void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks, const QHash<QString, QStringList>& flaws)
-{
+void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks,
+                            const QHash<QString, QStringList>& flaws) {
     m_tasks = tasks;
     m_flaws = flaws;
     scheduleRebuild();
 }
 
-void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws)
-{
-    if (flaws == m_flaws)
-        return;
+void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws) {
+    if (flaws == m_flaws) return;
     m_flaws = flaws;
-    if (!m_tasks.empty())
-        scheduleRebuild();
+    if (!m_tasks.empty()) scheduleRebuild();
 }
 
-void SpeedupChart::rebuild()
-{
+void SpeedupChart::rebuild() {
     m_bars.clear();
     m_flawMark = false;
     if (m_tasks.empty()) {
@@ -78,8 +72,7 @@ void SpeedupChart::rebuild()
     const QColor flawColor(0xc6, 0x28, 0x28);
     QStringList flawedTasks;
     QFont labelFont = font();
-    if (!single)
-        labelFont.setPointSize(std::max(6, labelFont.pointSize() - 2));
+    if (!single) labelFont.setPointSize(std::max(6, labelFont.pointSize() - 2));
 
     for (const auto& task : m_tasks) {
         const QString id = QString::fromStdString(task.taskId);
@@ -87,8 +80,10 @@ void SpeedupChart::rebuild()
         const double groupStart = key;
         for (const auto& bar : ResultsUtil::speedupBars(task)) {
             m_bars.push_back(bar);
-            ticker->addTick(key, single ? bar.label : (flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ")) + id +
-                                                          QStringLiteral(" \u00b7 ") + bar.label);
+            ticker->addTick(key, single
+                                     ? bar.label
+                                     : (flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ")) +
+                                           id + QStringLiteral(" \u00b7 ") + bar.label);
             const bool drawn = std::isfinite(bar.speedup) && bar.speedup > 0;
             const bool hasErr = drawn && std::isfinite(bar.low) && std::isfinite(bar.high);
             if (drawn) {
@@ -114,7 +109,9 @@ void SpeedupChart::rebuild()
             }
             auto* text = new QCPItemText(this);
             const bool down = drawn && bar.speedup < 1.0;
-            const double at = !drawn ? 1.0 : down ? (hasErr ? bar.low : bar.speedup) : (hasErr ? bar.high : bar.speedup);
+            const double at = !drawn ? 1.0
+                              : down ? (hasErr ? bar.low : bar.speedup)
+                                     : (hasErr ? bar.high : bar.speedup);
             text->position->setCoords(key, at);
             text->setPositionAlignment((down ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignHCenter);
             QString t = drawn ? speedupText(bar.speedup) : tr("not run");
@@ -125,7 +122,8 @@ void SpeedupChart::rebuild()
             else if (bar.kind == Kind::Impossible && single)
                 t += tr("\nimpossible");
             text->setText(t);
-            text->setColor(bar.kind == Kind::Failed ? styleOf(Kind::Failed).pen : QColor(0x21, 0x21, 0x21));
+            text->setColor(bar.kind == Kind::Failed ? styleOf(Kind::Failed).pen
+                                                    : QColor(0x21, 0x21, 0x21));
             QFont f = labelFont;
             f.setBold(bar.kind != Kind::Baseline);
             text->setFont(f);
@@ -185,18 +183,21 @@ void SpeedupChart::rebuild()
 
     if (!flawedTasks.isEmpty()) {
         m_flawMark = true;
-        if (single)
-            axisRect()->setBackground(QColor(0xff, 0xeb, 0xee));
+        if (single) axisRect()->setBackground(QColor(0xff, 0xeb, 0xee));
         setWarning(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by %2")
-                                .arg(flawedTasks.first(), m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
-                          : tr("\u26a0 Speedups on flawed tasks (tinted): %1").arg(flawedTasks.join(QStringLiteral(", "))));
+                                .arg(flawedTasks.first(),
+                                     m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
+                          : tr("\u26a0 Speedups on flawed tasks (tinted): %1")
+                                .arg(flawedTasks.join(QStringLiteral(", "))));
     }
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), font().pointSize() - 1));
     // Many bars: a one-row legend in the headroom instead of a box over the first task's bars.
     legend->setFillOrder(single ? QCPLegend::foRowsFirst : QCPLegend::foColumnsFirst);
-    axisRect()->insetLayout()->setInsetAlignment(0, single ? Qt::AlignTop | Qt::AlignLeft : Qt::AlignTop | Qt::AlignHCenter);
-    setTitle(single ? tr("Speedup over PyTorch eager: %1").arg(QString::fromStdString(m_tasks.front().taskId))
+    axisRect()->insetLayout()->setInsetAlignment(0, single ? Qt::AlignTop | Qt::AlignLeft
+                                                           : Qt::AlignTop | Qt::AlignHCenter);
+    setTitle(single ? tr("Speedup over PyTorch eager: %1")
+                          .arg(QString::fromStdString(m_tasks.front().taskId))
                     : tr("Speedup over PyTorch eager: all tasks with kernels"));
     setHasData(!barsOf.empty());
     rememberHomeRange();

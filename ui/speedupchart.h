@@ -11,35 +11,32 @@
 
 #include <QHash>
 
-class SpeedupChart : public ChartWidget
-{
+class SpeedupChart : public ChartWidget {
     Q_OBJECT
-public:
+  public:
     explicit SpeedupChart(QWidget* parent = nullptr);
 
     // One task (labels are variant names) or several (labels carry the task id).
     // flaws: task id -> labels of the criteria that flag it (absent or empty = clean).
-    void setTasks(const std::vector<ks::TaskBench>& tasks, const QHash<QString, QStringList>& flaws);
+    void setTasks(const std::vector<ks::TaskBench>& tasks,
+                  const QHash<QString, QStringList>& flaws);
     // Flags changed (new thresholds): only the marks move.
     void setFlaws(const QHash<QString, QStringList>& flaws);
 
     // For tests: the bars drawn, and whether the flawed-task mark is shown.
-    const std::vector<ResultsUtil::SpeedupBar>& bars()
-    {
+    const std::vector<ResultsUtil::SpeedupBar>& bars() {
         flush();
         return m_bars;
     }
-    bool flawMarkShown()
-    {
+    bool flawMarkShown() {
         flush();
         return m_flawMark;
     }
 
-protected:
+  protected:
     void rebuild() override;
 
-private:
-
+  private:
     std::vector<ks::TaskBench> m_tasks;
     QHash<QString, QStringList> m_flaws;
     std::vector<ResultsUtil::SpeedupBar> m_bars;

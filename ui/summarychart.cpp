@@ -6,21 +6,18 @@
 #include <algorithm>
 
 SummaryChart::SummaryChart(QWidget* parent)
-    : ChartWidget(tr("Flagged tasks per criterion and level"), parent)
-{
+    : ChartWidget(tr("Flagged tasks per criterion and level"), parent) {
     showMessage(tr("No results"));
 }
 
-void SummaryChart::setModel(SummaryModel* model)
-{
+void SummaryChart::setModel(SummaryModel* model) {
     m_model = model;
     connect(model, &QAbstractItemModel::dataChanged, this, &SummaryChart::scheduleRebuild);
     connect(model, &QAbstractItemModel::modelReset, this, &SummaryChart::scheduleRebuild);
     scheduleRebuild();
 }
 
-void SummaryChart::rebuild()
-{
+void SummaryChart::rebuild() {
     if (!m_model || m_model->count(SummaryModel::TaskRow, SummaryModel::TotalColumn) == 0) {
         showMessage(tr("No results"));
         return;
@@ -34,14 +31,18 @@ void SummaryChart::rebuild()
         QString name;
         QColor color;
     };
-    const Level levels[] = {{SummaryModel::Level1Column, tr("Level 1"), QColor(0x42, 0x85, 0xf4)},
-                            {SummaryModel::Level2Column, tr("Level 2"), QColor(0xfb, 0xbc, 0x05)},
-                            {SummaryModel::Level3Column, tr("Level 3"), QColor(0x34, 0xa8, 0x53)},
-                            {SummaryModel::OtherLevelColumn, tr("Extra"), QColor(0x9c, 0x27, 0xb0)}};
+    const Level levels[] = {
+        {SummaryModel::Level1Column, tr("Level 1"), QColor(0x42, 0x85, 0xf4)},
+        {SummaryModel::Level2Column, tr("Level 2"), QColor(0xfb, 0xbc, 0x05)},
+        {SummaryModel::Level3Column, tr("Level 3"), QColor(0x34, 0xa8, 0x53)},
+        {SummaryModel::OtherLevelColumn, tr("Extra"), QColor(0x9c, 0x27, 0xb0)}};
     const int rows[] = {0, 1, 2, 3, SummaryModel::AnyFlagRow, SummaryModel::ErrorRow};
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int i = 0; i < int(std::size(rows)); ++i)
-        ticker->addTick(i, m_model->index(rows[i], SummaryModel::LabelColumn).data().toString().replace(QLatin1Char(' '), QLatin1Char('\n')));
+        ticker->addTick(i, m_model->index(rows[i], SummaryModel::LabelColumn)
+                               .data()
+                               .toString()
+                               .replace(QLatin1Char(' '), QLatin1Char('\n')));
     double maxCount = 1;
     for (const auto& level : levels) {
         if (m_model->count(SummaryModel::TaskRow, level.column) == 0)
@@ -51,7 +52,9 @@ void SummaryChart::rebuild()
         bars->setBarsGroup(group);
         bars->setPen(QPen(level.color.darker(140)));
         bars->setBrush(level.color);
-        bars->setName(tr("%1 (%2 tasks)").arg(level.name).arg(m_model->count(SummaryModel::TaskRow, level.column)));
+        bars->setName(tr("%1 (%2 tasks)")
+                          .arg(level.name)
+                          .arg(m_model->count(SummaryModel::TaskRow, level.column)));
         for (int i = 0; i < int(std::size(rows)); ++i) {
             const int c = m_model->count(rows[i], level.column);
             bars->addData(i, c);
@@ -62,7 +65,8 @@ void SummaryChart::rebuild()
         auto* total = new QCPItemText(this);
         total->position->setCoords(i, maxCount * 1.12);
         total->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-        total->setText(tr("%1 of %2").arg(m_model->count(rows[i], SummaryModel::TotalColumn))
+        total->setText(tr("%1 of %2")
+                           .arg(m_model->count(rows[i], SummaryModel::TotalColumn))
                            .arg(m_model->count(SummaryModel::TaskRow, SummaryModel::TotalColumn)));
     }
     xAxis->setTicker(ticker);

@@ -7,16 +7,15 @@
 
 class SummaryModel;
 
-class SummaryChart : public ChartWidget
-{
+class SummaryChart : public ChartWidget {
     Q_OBJECT
-public:
+  public:
     explicit SummaryChart(QWidget* parent = nullptr);
     void setModel(SummaryModel* model);
 
-protected:
+  protected:
     void rebuild() override;
 
-private:
+  private:
     SummaryModel* m_model = nullptr;
 };

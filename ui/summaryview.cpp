@@ -11,8 +11,7 @@
 #include <QVBoxLayout>
 
 SummaryView::SummaryView(SummaryModel* summary, RunInfoModel* runInfo, QWidget* parent)
-    : QWidget(parent)
-{
+    : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
 

@@ -10,16 +10,15 @@ class SummaryChart;
 class SummaryModel;
 class QTableView;
 
-class SummaryView : public QWidget
-{
+class SummaryView : public QWidget {
     Q_OBJECT
-public:
+  public:
     SummaryView(SummaryModel* summary, RunInfoModel* runInfo, QWidget* parent = nullptr);
 
     SummaryChart* chart() const { return m_chart; }
     QTableView* countsTable() const { return m_counts; }
 
-private:
+  private:
     SummaryChart* m_chart = nullptr;
     QTableView* m_counts = nullptr;
 };

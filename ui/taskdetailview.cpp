@@ -20,8 +20,7 @@
 #include <QVBoxLayout>
 
 namespace {
-QPlainTextEdit* makeText(const QString& name)
-{
+QPlainTextEdit* makeText(const QString& name) {
     auto* edit = new QPlainTextEdit;
     edit->setObjectName(name);
     edit->setReadOnly(true);
@@ -30,8 +29,7 @@ QPlainTextEdit* makeText(const QString& name)
     return edit;
 }
 
-QTableView* makeTable(QAbstractItemModel* model)
-{
+QTableView* makeTable(QAbstractItemModel* model) {
     auto* table = new QTableView;
     table->setModel(model);
     table->verticalHeader()->setVisible(false);
@@ -43,9 +41,7 @@ QTableView* makeTable(QAbstractItemModel* model)
 } // namespace
 
 TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
-    : QWidget(parent)
-    , m_model(model)
-{
+    : QWidget(parent), m_model(model) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* top = new QHBoxLayout;
@@ -104,13 +100,11 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     setTask({});
 }
 
-QList<ChartWidget*> TaskDetailView::charts() const
-{
+QList<ChartWidget*> TaskDetailView::charts() const {
     return {m_value, m_std, m_axes};
 }
 
-void TaskDetailView::setTask(const QString& id)
-{
+void TaskDetailView::setTask(const QString& id) {
     m_id = id;
     const ks::TaskResult* t = m_model->task(m_model->rowOf(id));
     const auto& th = m_model->thresholds();
@@ -127,30 +121,33 @@ void TaskDetailView::setTask(const QString& id)
         return;
     }
     if (t->range.run && !t->valueHistogram.empty())
-        m_value->setHistogram(t->valueHistogram, th.value(ks::Criterion::OutputRange), tr("output value"));
+        m_value->setHistogram(t->valueHistogram, th.value(ks::Criterion::OutputRange),
+                              tr("output value"));
     else
-        m_value->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs") : tr("Not run yet"));
+        m_value->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs")
+                                                                : tr("Not run yet"));
     if (t->outputStd.run && !t->stdHistogram.empty())
-        m_std->setHistogram(t->stdHistogram, th.value(ks::Criterion::OutputStd), tr("std over seeds (per element)"));
+        m_std->setHistogram(t->stdHistogram, th.value(ks::Criterion::OutputStd),
+                            tr("std over seeds (per element)"));
     else
-        m_std->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs") : tr("Not run yet"));
+        m_std->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs")
+                                                              : tr("Not run yet"));
     if (t->axes.run)
         m_axes->setTask(t, th.value(ks::Criterion::OutputAxes));
     else
-        m_axes->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs") : tr("Not run yet"));
+        m_axes->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs")
+                                                               : tr("Not run yet"));
     m_source->setPlainText(QString::fromStdString(t->source));
     m_spec->setPlainText(QString::fromStdString(t->specJson));
     m_errors->setPlainText(t->error.empty() ? tr("No errors.") : QString::fromStdString(t->error));
     m_tabs->setTabText(4, t->error.empty() ? tr("Errors") : tr("Errors (1)"));
-    if (!t->error.empty())
-        m_tabs->setCurrentWidget(m_errors);
+    if (!t->error.empty()) m_tabs->setCurrentWidget(m_errors);
     m_axesModel->setTask(t, th.value(ks::Criterion::OutputAxes));
     m_seedModel->setTask(t);
     updateHeader();
 }
 
-void TaskDetailView::onThresholdsChanged()
-{
+void TaskDetailView::onThresholdsChanged() {
     // Markers and the header only; the data did not change.
     const auto& th = m_model->thresholds();
     m_value->setThreshold(th.value(ks::Criterion::OutputRange));
@@ -160,8 +157,7 @@ void TaskDetailView::onThresholdsChanged()
     updateHeader();
 }
 
-void TaskDetailView::updateHeader()
-{
+void TaskDetailView::updateHeader() {
     const ks::TaskResult* t = m_model->task(m_model->rowOf(m_id));
     if (!t) {
         m_header->setText(tr("<i>No task selected</i>"));
@@ -178,12 +174,16 @@ void TaskDetailView::updateHeader()
     else {
         const QStringList flags = ResultsUtil::flaggedCriteria(*t, m_model->thresholds());
         state = flags.isEmpty() ? tr("<span style='color:#2e7d32'><b>clean</b></span>")
-                                : tr("<span style='color:#c62828'><b>flagged</b>: %1</span>").arg(flags.join(QStringLiteral(", ")));
+                                : tr("<span style='color:#c62828'><b>flagged</b>: %1</span>")
+                                      .arg(flags.join(QStringLiteral(", ")));
     }
-    m_header->setText(tr("<b>%1</b> %2 &nbsp;\u00b7&nbsp; level %3, %4 &nbsp;\u00b7&nbsp; %5 &nbsp;\u00b7&nbsp; output [%6], %7 seeds, %8 s")
-                          .arg(QString::fromStdString(t->id).toHtmlEscaped(), QString::fromStdString(t->name).toHtmlEscaped())
+    m_header->setText(tr("<b>%1</b> %2 &nbsp;\u00b7&nbsp; level %3, %4 &nbsp;\u00b7&nbsp; %5 "
+                         "&nbsp;\u00b7&nbsp; output [%6], %7 seeds, %8 s")
+                          .arg(QString::fromStdString(t->id).toHtmlEscaped(),
+                               QString::fromStdString(t->name).toHtmlEscaped())
                           .arg(t->level)
-                          .arg(QString::fromStdString(t->category).toHtmlEscaped(), state, shape.isEmpty() ? tr("scalar") : shape)
+                          .arg(QString::fromStdString(t->category).toHtmlEscaped(), state,
+                               shape.isEmpty() ? tr("scalar") : shape)
                           .arg(t->seeds)
                           .arg(t->wallSeconds, 0, 'f', 2));
 }

@@ -17,10 +17,9 @@ class QPlainTextEdit;
 class QTabWidget;
 class SeedStatsModel;
 
-class TaskDetailView : public QWidget
-{
+class TaskDetailView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit TaskDetailView(FilterMatrixModel* model, QWidget* parent = nullptr);
 
     void setTask(const QString& id);
@@ -38,7 +37,7 @@ public:
     QPlainTextEdit* errorEdit() const { return m_errors; }
     QTabWidget* textTabs() const { return m_tabs; }
 
-private:
+  private:
     void onThresholdsChanged();
     void updateHeader();
 

@@ -17,10 +17,9 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 
-class ThresholdPanel : public QWidget
-{
+class ThresholdPanel : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit ThresholdPanel(QWidget* parent = nullptr);
 
     ks::Thresholds thresholds() const;
@@ -41,12 +40,12 @@ public:
     QDoubleSpinBox* spinBox(ks::Criterion c) const { return m_spins[static_cast<size_t>(c)]; }
     QComboBox* profileBox() const { return m_profileBox; }
 
-signals:
+  signals:
     void thresholdsChanged(const ks::Thresholds& thresholds);
     void loadRequested();
     void saveRequested();
 
-private:
+  private:
     void onSpinChanged();
     void updateProfileLabel();
 

@@ -4,40 +4,44 @@
 #include <algorithm>
 #include <cmath>
 
-TimingChart::TimingChart(QWidget* parent)
-    : ChartWidget(tr("Timing distribution"), parent)
-{
+TimingChart::TimingChart(QWidget* parent) : ChartWidget(tr("Timing distribution"), parent) {
     showMessage(tr("No kernel selected"));
 }
 
-void TimingChart::setVariant(const ks::TaskBench* task, int variant)
-{
+void TimingChart::setVariant(const ks::TaskBench* task, int variant) {
     if (!task) {
         setTitle(tr("Timing distribution"));
         showMessage(tr("No kernels for this task"));
         return;
     }
-    const ks::VariantResult* v =
-        variant >= 0 && variant < int(task->variants.size()) ? &task->variants[static_cast<size_t>(variant)] : nullptr;
+    const ks::VariantResult* v = variant >= 0 && variant < int(task->variants.size())
+                                     ? &task->variants[static_cast<size_t>(variant)]
+                                     : nullptr;
     const ks::TimingStats& t = v ? v->timing : task->baseline;
-    const QString name = v ? QStringLiteral("v%1 %2").arg(v->version).arg(QString::fromStdString(v->name)) : tr("PyTorch eager");
+    const QString name =
+        v ? QStringLiteral("v%1 %2").arg(v->version).arg(QString::fromStdString(v->name))
+          : tr("PyTorch eager");
     const bool failed = v && v->validation.run && !v->validation.passed;
-    const QColor color = !v ? QColor(0x75, 0x75, 0x75) : failed ? QColor(0xe5, 0x39, 0x35) : QColor(0x42, 0x85, 0xf4);
+    const QColor color = !v       ? QColor(0x75, 0x75, 0x75)
+                         : failed ? QColor(0xe5, 0x39, 0x35)
+                                  : QColor(0x42, 0x85, 0xf4);
     setTitle(tr("Timing distribution: %1, %2").arg(QString::fromStdString(task->taskId), name));
     std::vector<double> samples;
     for (double x : t.samplesMs)
-        if (std::isfinite(x) && x > 0)
-            samples.push_back(x);
+        if (std::isfinite(x) && x > 0) samples.push_back(x);
     if (samples.empty()) {
-        showMessage(v && !v->error.empty() ? tr("Not timed: %1").arg(QString::fromStdString(v->error))
-                                           : tr("No timing samples stored for this kernel"));
+        showMessage(v && !v->error.empty()
+                        ? tr("Not timed: %1").arg(QString::fromStdString(v->error))
+                        : tr("No timing samples stored for this kernel"));
         return;
     }
     resetPlot();
     std::sort(samples.begin(), samples.end());
     // Bin edges from the 0.5th to 99.5th percentile: one slow outlier (a context switch) would
     // otherwise squeeze the whole distribution into one bin. Outliers go to the edge bins.
-    auto pct = [&](double p) { return samples[static_cast<size_t>(p * double(samples.size() - 1))]; };
+    auto pct = [&](double p) {
+        return samples[static_cast<size_t>(p * double(samples.size() - 1))];
+    };
     double lo = pct(0.005), hi = pct(0.995);
     if (!(hi > lo)) {
         lo = samples.front() * 0.98;
@@ -86,9 +90,10 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant)
                        .arg(samples.size())
                        .arg(t.runs);
     if (v && std::isfinite(v->speedup))
-        text += tr("\nspeedup %1x over eager (%2 ms)").arg(v->speedup, 0, 'g', 3).arg(task->baseline.medianMs, 0, 'g', 3);
-    if (failed)
-        text += tr("\n\u2717 failed validation");
+        text += tr("\nspeedup %1x over eager (%2 ms)")
+                    .arg(v->speedup, 0, 'g', 3)
+                    .arg(task->baseline.medianMs, 0, 'g', 3);
+    if (failed) text += tr("\n\u2717 failed validation");
     label->setText(text);
     label->setBrush(QColor(255, 255, 255, 220));
     label->setPadding(QMargins(4, 2, 4, 2));

@@ -7,10 +7,9 @@
 
 #include <ks/core/benchresults.h>
 
-class TimingChart : public ChartWidget
-{
+class TimingChart : public ChartWidget {
     Q_OBJECT
-public:
+  public:
     explicit TimingChart(QWidget* parent = nullptr);
 
     // variant: index into task.variants; -1 shows the eager baseline.

@@ -11,20 +11,23 @@
 
 namespace {
 
-ks::RunResults fixture()
-{
+ks::RunResults fixture() {
     const std::string path = KS_UI_TEST_DATA "/results.json";
     return ks::resultsFromJson(ks::readFile(path), path);
 }
 
 // One line per row: "id | R S A I | any", with F = flagged, . = passed, - = not run, E = error.
-QString dump(const QAbstractItemModel& model)
-{
+QString dump(const QAbstractItemModel& model) {
     QStringList lines;
     for (int row = 0; row < model.rowCount(); ++row) {
-        QString line = model.index(row, FilterMatrixModel::IdColumn).data().toString().leftJustified(7) + QStringLiteral("|");
-        for (int c = FilterMatrixModel::OutputRangeColumn; c <= FilterMatrixModel::InputImpactColumn; ++c) {
-            const auto state = model.index(row, c).data(FilterMatrixModel::CellStateRole).value<FilterMatrixModel::CellState>();
+        QString line =
+            model.index(row, FilterMatrixModel::IdColumn).data().toString().leftJustified(7) +
+            QStringLiteral("|");
+        for (int c = FilterMatrixModel::OutputRangeColumn;
+             c <= FilterMatrixModel::InputImpactColumn; ++c) {
+            const auto state = model.index(row, c)
+                                   .data(FilterMatrixModel::CellStateRole)
+                                   .value<FilterMatrixModel::CellState>();
             line += QLatin1Char(' ');
             switch (state) {
             case FilterMatrixModel::CellState::Flagged:
@@ -41,7 +44,8 @@ QString dump(const QAbstractItemModel& model)
                 break;
             }
         }
-        line += QStringLiteral(" | ") + model.index(row, FilterMatrixModel::AnyFlagColumn).data().toString();
+        line += QStringLiteral(" | ") +
+                model.index(row, FilterMatrixModel::AnyFlagColumn).data().toString();
         lines << line;
     }
     return lines.join(QLatin1Char('\n'));
@@ -49,16 +53,16 @@ QString dump(const QAbstractItemModel& model)
 
 } // namespace
 
-class TestFilterMatrixModel : public QObject
-{
+class TestFilterMatrixModel : public QObject {
     Q_OBJECT
-private slots:
-    void testTesterThroughLifecycle()
-    {
+  private slots:
+    void testTesterThroughLifecycle() {
         FilterMatrixModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         FilterProxyModel proxy;
-        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setSourceModel(&model);
 
         model.setResults(fixture());
@@ -88,28 +92,27 @@ private slots:
         QCOMPARE(proxy.rowCount(), 0);
     }
 
-    void testMatrixDump()
-    {
+    void testMatrixDump() {
         FilterMatrixModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResults(fixture());
-        const QString expected = QStringLiteral(
-            "L1-1   | . . . . | clean\n"
-            "L1-4   | - - - - | \u2014\n"
-            "L1-12  | . . . . | clean\n"
-            "L1-19  | . . . . | clean\n"
-            "L1-23  | F F F F | flagged\n"
-            "L1-24  | . . . . | clean\n"
-            "L1-33  | . . . . | clean\n"
-            "L1-36  | . . . . | clean\n"
-            "L1-47  | . . . . | clean\n"
-            "L1-95  | . F F F | flagged\n"
-            "L2-13  | . F F F | flagged\n"
-            "L2-13r | . . . . | clean\n"
-            "L2-66  | . F F F | flagged\n"
-            "L2-80  | F F F F | flagged\n"
-            "L3-11  | E E E E | error\n"
-            "KS-3   | . F F F | flagged");
+        const QString expected = QStringLiteral("L1-1   | . . . . | clean\n"
+                                                "L1-4   | - - - - | \u2014\n"
+                                                "L1-12  | . . . . | clean\n"
+                                                "L1-19  | . . . . | clean\n"
+                                                "L1-23  | F F F F | flagged\n"
+                                                "L1-24  | . . . . | clean\n"
+                                                "L1-33  | . . . . | clean\n"
+                                                "L1-36  | . . . . | clean\n"
+                                                "L1-47  | . . . . | clean\n"
+                                                "L1-95  | . F F F | flagged\n"
+                                                "L2-13  | . F F F | flagged\n"
+                                                "L2-13r | . . . . | clean\n"
+                                                "L2-66  | . F F F | flagged\n"
+                                                "L2-80  | F F F F | flagged\n"
+                                                "L3-11  | E E E E | error\n"
+                                                "KS-3   | . F F F | flagged");
         QCOMPARE(dump(model), expected);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputStd), 6);
@@ -119,33 +122,38 @@ private slots:
                  QStringLiteral("Output Std (6)"));
     }
 
-    void testTooltipShowsMetricAndThreshold()
-    {
+    void testTooltipShowsMetricAndThreshold() {
         FilterMatrixModel model;
         model.setResults(fixture());
         const int row = model.rowOf(QStringLiteral("L1-23"));
-        const QString tip = model.index(row, FilterMatrixModel::OutputRangeColumn).data(Qt::ToolTipRole).toString();
+        const QString tip =
+            model.index(row, FilterMatrixModel::OutputRangeColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QStringLiteral("0.00261")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("threshold = 0.01")), qPrintable(tip));
         QVERIFY(tip.contains(QStringLiteral("flagged")));
         const int err = model.rowOf(QStringLiteral("L3-11"));
-        QVERIFY(model.index(err, FilterMatrixModel::OutputStdColumn).data(Qt::ToolTipRole).toString().contains(
-            QStringLiteral("out of memory")));
-        QCOMPARE(model.index(row, FilterMatrixModel::OutputRangeColumn).data(Qt::BackgroundRole).value<QColor>(),
+        QVERIFY(model.index(err, FilterMatrixModel::OutputStdColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("out of memory")));
+        QCOMPARE(model.index(row, FilterMatrixModel::OutputRangeColumn)
+                     .data(Qt::BackgroundRole)
+                     .value<QColor>(),
                  FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
     }
 
-    void testRethresholdTouchesOnlyFlagColumns()
-    {
+    void testRethresholdTouchesOnlyFlagColumns() {
         FilterMatrixModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResults(fixture());
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
         QSignalSpy flags(&model, &FilterMatrixModel::flagsChanged);
 
         auto th = model.thresholds();
-        th.set(ks::Criterion::OutputRange, 2.0); // catches the constant 1.0 and 1.52 outputs and L2-13r (1.21)
+        th.set(ks::Criterion::OutputRange,
+               2.0); // catches the constant 1.0 and 1.52 outputs and L2-13r (1.21)
         model.setThresholds(th);
 
         QCOMPARE(reset.count(), 0);
@@ -170,11 +178,11 @@ private slots:
         QCOMPARE(model.anyFlagCount(), 6);
     }
 
-    void testProxyFilters()
-    {
+    void testProxyFilters() {
         FilterMatrixModel model;
         FilterProxyModel proxy;
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setSourceModel(&model);
         model.setResults(fixture());
         QCOMPARE(proxy.rowCount(), 16);
@@ -205,8 +213,7 @@ private slots:
         QCOMPARE(proxy.acceptedSourceRows(), QList<int>{model.rowOf(QStringLiteral("L3-11"))});
     }
 
-    void testNaturalSort()
-    {
+    void testNaturalSort() {
         FilterMatrixModel model;
         FilterProxyModel proxy;
         proxy.setSourceModel(&model);

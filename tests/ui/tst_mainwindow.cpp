@@ -8,8 +8,8 @@
 #include <histogramchart.h>
 #include <kernelsview.h>
 #include <mainwindow.h>
-#include <rundialog.h>
 #include <messagebar.h>
+#include <rundialog.h>
 #include <speedupchart.h>
 #include <summarychart.h>
 #include <summaryview.h>
@@ -46,25 +46,21 @@ namespace {
 const QString ResultsFile = QStringLiteral(KS_UI_TEST_DATA "/results.json");
 const QString BenchFile = QStringLiteral(KS_UI_TEST_DATA "/bench.json");
 
-void useWorker(const char* script)
-{
+void useWorker(const char* script) {
     qputenv("KS_WORKER", QByteArray(KS_UI_TEST_WORKERS "/") + script);
 }
 
-ks::RunResults fixture()
-{
+ks::RunResults fixture() {
     return ks::resultsFromJson(ks::readFile(ResultsFile.toStdString()), ResultsFile.toStdString());
 }
 
-QByteArray readAll(const QString& path)
-{
+QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 // Sets a threshold the way a user does: typing into the panel's spin box.
-void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text)
-{
+void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text) {
     QDoubleSpinBox* spin = w.thresholdPanel()->spinBox(c);
     spin->selectAll();
     QTest::keyClicks(spin, text);
@@ -72,19 +68,16 @@ void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text)
 }
 } // namespace
 
-class TestMainWindow : public QObject
-{
+class TestMainWindow : public QObject {
     Q_OBJECT
-private slots:
-    void init()
-    {
+  private slots:
+    void init() {
         QSettings().clear();
         useWorker("ok_worker.sh");
         qunsetenv("KS_FAKE_DEVICE");
     }
 
-    void testOpenResults()
-    {
+    void testOpenResults() {
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
@@ -99,13 +92,13 @@ private slots:
         QCOMPARE(w.detailView()->taskId(), QStringLiteral("L1-1"));
         QVERIFY(w.detailView()->valueChart()->hasData());
         QVERIFY(w.selectTask(QStringLiteral("L3-11")));
-        QVERIFY(w.detailView()->errorEdit()->toPlainText().contains(QStringLiteral("out of memory")));
+        QVERIFY(
+            w.detailView()->errorEdit()->toPlainText().contains(QStringLiteral("out of memory")));
         QVERIFY(!w.detailView()->valueChart()->hasData());
         QVERIFY(w.recentFiles().first().endsWith(QStringLiteral("results.json")));
     }
 
-    void testOpenErrorKeepsWindow()
-    {
+    void testOpenErrorKeepsWindow() {
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
@@ -120,15 +113,15 @@ private slots:
         QVERIFY(w.kernelsView()->hasBench());
     }
 
-    void testThresholdChangesFlagsAndCounts()
-    {
+    void testThresholdChangesFlagsAndCounts() {
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
         QVERIFY(w.selectTask(QStringLiteral("L2-13")));
         FilterMatrixModel* m = w.model();
         const int row = m->rowOf(QStringLiteral("L2-13"));
-        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange), FilterMatrixModel::CellState::Passed);
+        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange),
+                 FilterMatrixModel::CellState::Passed);
         QCOMPARE(m->headerData(FilterMatrixModel::OutputRangeColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Output Range (2)"));
         QSignalSpy reset(m, &QAbstractItemModel::modelReset);
@@ -138,9 +131,12 @@ private slots:
         QCOMPARE(w.thresholdPanel()->thresholds().value(ks::Criterion::OutputRange), 2.0);
         QCOMPARE(reset.count(), 0); // flags re-derived in place, nothing re-loaded or re-run
         // Flags and colours
-        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange), FilterMatrixModel::CellState::Flagged);
-        const QModelIndex cell = w.proxy()->mapFromSource(m->index(row, FilterMatrixModel::OutputRangeColumn));
-        QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+        QCOMPARE(m->cellState(row, ks::Criterion::OutputRange),
+                 FilterMatrixModel::CellState::Flagged);
+        const QModelIndex cell =
+            w.proxy()->mapFromSource(m->index(row, FilterMatrixModel::OutputRangeColumn));
+        QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(),
+                 FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
         QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("threshold = 2")));
         QVERIFY(m->anyFlag(m->rowOf(QStringLiteral("L2-13r")))); // 1.21 < 2: newly flagged
         // Counts: header, matrix label, summary table, threshold panel
@@ -148,15 +144,19 @@ private slots:
                  QStringLiteral("Output Range (6)"));
         QVERIFY2(w.matrixView()->countsLabel()->text().contains(QStringLiteral("7 flagged")),
                  qPrintable(w.matrixView()->countsLabel()->text()));
-        QCOMPARE(w.summaryModel()->count(int(ks::Criterion::OutputRange), SummaryModel::TotalColumn), 6);
+        QCOMPARE(
+            w.summaryModel()->count(int(ks::Criterion::OutputRange), SummaryModel::TotalColumn), 6);
         QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 7);
-        QCOMPARE(w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("output_range_count"))->text(), QStringLiteral("(6)"));
+        QCOMPARE(
+            w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("output_range_count"))->text(),
+            QStringLiteral("(6)"));
         // Charts: the band moved, the task header names the new flag
         QCOMPARE(w.detailView()->valueChart()->threshold(), 2.0);
         QVERIFY(w.detailView()->headerLabel()->text().contains(QStringLiteral("Output Range")));
 
         // Reset to the profile: everything back.
-        auto* resetButton = w.thresholdPanel()->findChild<QPushButton*>(QStringLiteral("resetThresholds"));
+        auto* resetButton =
+            w.thresholdPanel()->findChild<QPushButton*>(QStringLiteral("resetThresholds"));
         QVERIFY(resetButton->isEnabled());
         QTest::mouseClick(resetButton, Qt::LeftButton);
         QCOMPARE(m->flaggedCount(ks::Criterion::OutputRange), 2);
@@ -164,8 +164,7 @@ private slots:
         QVERIFY(!resetButton->isEnabled());
     }
 
-    void testFlaggedOnly()
-    {
+    void testFlaggedOnly() {
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
@@ -188,8 +187,7 @@ private slots:
         QCOMPARE(table->model()->index(0, 0).data().toString(), QStringLiteral("L2-80"));
     }
 
-    void testExportCsv()
-    {
+    void testExportCsv() {
         QTemporaryDir tmp;
         MainWindow w;
         w.show();
@@ -198,12 +196,16 @@ private slots:
         QVERIFY(w.exportCsv(all));
         // Exactly the CLI's format (the same writer, resultsToCsv, over the same data).
         const ks::RunResults r = fixture();
-        QCOMPARE(readAll(all), QByteArray::fromStdString(ks::resultsToCsv(r, ks::Thresholds::defaults())));
+        QCOMPARE(readAll(all),
+                 QByteArray::fromStdString(ks::resultsToCsv(r, ks::Thresholds::defaults())));
         const QList<QByteArray> lines = readAll(all).split('\n');
         QCOMPARE(lines.size(), 18); // header + 16 tasks + trailing empty
-        QVERIFY(lines[0].startsWith("Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Any Flag,Level,Category,Status"));
-        QVERIFY2(lines[5].startsWith("L1-23,23_Softmax,True,True,True,True,True,1,activation,ok,"), lines[5].constData());
-        QVERIFY(lines[2].startsWith("L1-4,4_Matrix_vector_multiplication_,,,,,False,1,matmul,skipped"));
+        QVERIFY(lines[0].startsWith("Task ID,Task Name,Output Range,Output Std,Output Axes,Input "
+                                    "Impact,Any Flag,Level,Category,Status"));
+        QVERIFY2(lines[5].startsWith("L1-23,23_Softmax,True,True,True,True,True,1,activation,ok,"),
+                 lines[5].constData());
+        QVERIFY(
+            lines[2].startsWith("L1-4,4_Matrix_vector_multiplication_,,,,,False,1,matmul,skipped"));
 
         // New thresholds and "flagged only": the rows shown, with their flags and thresholds.
         typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
@@ -214,17 +216,17 @@ private slots:
         th.set(ks::Criterion::OutputRange, 2.0);
         QList<int> rows;
         for (int i = 0; i < int(r.tasks.size()); ++i)
-            if (r.tasks[static_cast<size_t>(i)].anyFlag(th))
-                rows << i;
+            if (r.tasks[static_cast<size_t>(i)].anyFlag(th)) rows << i;
         QCOMPARE(rows.size(), 7);
-        QCOMPARE(readAll(flagged), QByteArray::fromStdString(ks::resultsToCsv(ResultsUtil::subset(r, rows), th)));
-        QVERIFY(readAll(flagged).contains("L2-13,13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling,True,True,True,True,True,2"));
+        QCOMPARE(readAll(flagged),
+                 QByteArray::fromStdString(ks::resultsToCsv(ResultsUtil::subset(r, rows), th)));
+        QVERIFY(readAll(flagged).contains(
+            "L2-13,13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling,True,True,True,True,True,2"));
         QVERIFY(!w.exportCsv(QStringLiteral("/nonexistent/dir/x.csv")));
         QVERIFY(w.messageBar()->isVisible());
     }
 
-    void testExportTaskJsonAndSave()
-    {
+    void testExportTaskJsonAndSave() {
         QTemporaryDir tmp;
         MainWindow w;
         w.show();
@@ -234,9 +236,17 @@ private slots:
         QVERIFY(w.exportTaskJson(json));
         const auto doc = QJsonDocument::fromJson(readAll(json)).object();
         QCOMPARE(doc.value(QStringLiteral("id")).toString(), QStringLiteral("L1-95"));
-        QCOMPARE(doc.value(QStringLiteral("flags")).toObject().value(QStringLiteral("output_std")).toBool(), true);
-        QCOMPARE(doc.value(QStringLiteral("metrics")).toObject().value(QStringLiteral("output_std")).toObject()
-                     .value(QStringLiteral("max_std")).toDouble(),
+        QCOMPARE(doc.value(QStringLiteral("flags"))
+                     .toObject()
+                     .value(QStringLiteral("output_std"))
+                     .toBool(),
+                 true);
+        QCOMPARE(doc.value(QStringLiteral("metrics"))
+                     .toObject()
+                     .value(QStringLiteral("output_std"))
+                     .toObject()
+                     .value(QStringLiteral("max_std"))
+                     .toDouble(),
                  8.7e-3);
 
         typeThreshold(w, ks::Criterion::OutputAxes, QStringLiteral("0.5"));
@@ -244,7 +254,8 @@ private slots:
         QVERIFY(w.saveResults(saved));
         QCOMPARE(w.resultsPath(), saved);
         QVERIFY(!QFileInfo::exists(saved + QStringLiteral(".tmp"))); // atomic: no temp file left
-        const auto back = ks::resultsFromJson(ks::readFile(saved.toStdString()), saved.toStdString());
+        const auto back =
+            ks::resultsFromJson(ks::readFile(saved.toStdString()), saved.toStdString());
         QCOMPARE(back.tasks.size(), size_t(16));
         QCOMPARE(back.thresholds.value(ks::Criterion::OutputAxes), 0.5);
         QCOMPARE(back.tasks[4].range.maxAbs, fixture().tasks[4].range.maxAbs);
@@ -253,8 +264,7 @@ private slots:
         QCOMPARE(again.model()->rowCount(), 16);
     }
 
-    void testRunStreamsAndCancels()
-    {
+    void testRunStreamsAndCancels() {
         useWorker("slow_worker.sh");
         MainWindow w;
         w.show();
@@ -287,20 +297,21 @@ private slots:
         QVERIFY(!w.messageBar()->isVisible());
     }
 
-    void testWholeSuiteRun()
-    {
+    void testWholeSuiteRun() {
         MainWindow w;
         w.show();
         QSignalSpy finished(w.runClient(), &RunClient::finished);
         w.startRun({});
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QCOMPARE(finished.first().at(0).toBool(), false);
-        // The streamed tasks are in the matrix (replacing the suite's not-run rows where ids match).
+        // The streamed tasks are in the matrix (replacing the suite's not-run rows where ids
+        // match).
         for (const char* id : {"L1-1", "L1-12", "L1-23", "L2-13"}) {
             const auto* t = w.model()->task(w.model()->rowOf(QString::fromLatin1(id)));
             QVERIFY2(t && t->status == ks::TaskStatus::Ok, id);
         }
-        QCOMPARE(w.runInfoModel()->value(QStringLiteral("Device")), QStringLiteral("cuda (NVIDIA H200)"));
+        QCOMPARE(w.runInfoModel()->value(QStringLiteral("Device")),
+                 QStringLiteral("cuda (NVIDIA H200)"));
         QVERIFY(w.runLabel()->text().contains(QStringLiteral("finished")));
         // Unsaved runs are kept for the next start.
         const QString autosave = QSettings().value(QStringLiteral("files/lastResults")).toString();
@@ -310,22 +321,23 @@ private slots:
         w.setWindowModified(false); // so that destroying the window asks nothing
     }
 
-    void testCrashingWorkerLeavesWindowAlive()
-    {
+    void testCrashingWorkerLeavesWindowAlive() {
         useWorker("crash_worker.sh");
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
         QSignalSpy failed(w.runClient(), &RunClient::failed);
         RunClient::Options o;
-        o.taskIds = QStringList{QStringLiteral("L1-1"), QStringLiteral("L1-12"), QStringLiteral("L1-23")};
+        o.taskIds =
+            QStringList{QStringLiteral("L1-1"), QStringLiteral("L1-12"), QStringLiteral("L1-23")};
         w.startRun(o);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
         QVERIFY(w.isVisible());
         QVERIFY(!w.isRunning());
         QVERIFY(w.messageBar()->isVisible());
         QCOMPARE(w.messageBar()->kind(), MessageBar::Kind::Error);
-        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("crashed")), qPrintable(w.messageBar()->text()));
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("crashed")),
+                 qPrintable(w.messageBar()->text()));
         QVERIFY(w.messageBar()->text().contains(QStringLiteral("SIGSEGV")));
         QVERIFY(w.messageBar()->text().contains(QStringLiteral("L1-23")));
         QVERIFY(w.runLabel()->text().contains(QStringLiteral("failed after 2")));
@@ -341,8 +353,7 @@ private slots:
         w.setWindowModified(false);
     }
 
-    void testNoGpuNotice()
-    {
+    void testNoGpuNotice() {
         MainWindow w;
         w.show();
         w.startup(ResultsFile);
@@ -362,8 +373,7 @@ private slots:
         QTRY_VERIFY(none.deviceLabel()->text().contains(QStringLiteral("unavailable")));
     }
 
-    void testKernelsFlawMarkFollowsThresholds()
-    {
+    void testKernelsFlawMarkFollowsThresholds() {
         MainWindow w;
         w.show();
         QVERIFY(w.openResults(ResultsFile));
@@ -375,7 +385,8 @@ private slots:
         QCOMPARE(chart->bars().size(), size_t(4));
         QVERIFY(!chart->flawMarkShown());
         QVERIFY(chart->warning().isEmpty());
-        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("100")); // 24.8 < 100: now "flawed"
+        typeThreshold(w, ks::Criterion::OutputRange,
+                      QStringLiteral("100")); // 24.8 < 100: now "flawed"
         QVERIFY(chart->flawMarkShown());
         QVERIFY(chart->warning().contains(QStringLiteral("flawed task")));
         w.thresholdPanel()->resetToProfile();
@@ -385,8 +396,7 @@ private slots:
         QVERIFY(chart->message().contains(QStringLiteral("No kernels for L1-1")));
     }
 
-    void testSettingsPersist()
-    {
+    void testSettingsPersist() {
         {
             MainWindow w;
             w.show();
@@ -409,8 +419,7 @@ private slots:
         QCOMPARE(again.model()->thresholds().value(ks::Criterion::InputImpact), 0.05);
     }
 
-    void testFirstStartOffersBuiltinSuite()
-    {
+    void testFirstStartOffersBuiltinSuite() {
         MainWindow w;
         w.show();
         w.startup();
@@ -420,12 +429,12 @@ private slots:
             QSKIP("this build embeds no built-in tasks; the empty state is shown instead");
         QVERIFY(w.messageBar()->isVisible());
         QVERIFY(w.messageBar()->text().contains(QStringLiteral("Run Suite")));
-        QCOMPARE(w.model()->cellState(0, ks::Criterion::OutputRange), FilterMatrixModel::CellState::NotRun);
+        QCOMPARE(w.model()->cellState(0, ks::Criterion::OutputRange),
+                 FilterMatrixModel::CellState::NotRun);
         QVERIFY(!w.detailView()->sourceEdit()->toPlainText().isEmpty()); // source of a not-run task
     }
 
-    void testRunDialogChoices()
-    {
+    void testRunDialogChoices() {
         RunClient::Options defaults;
         defaults.seeds = 12;
         defaults.device = QStringLiteral("cuda");
@@ -450,15 +459,15 @@ private slots:
         QVERIFY(cpu.options().taskIds.isEmpty());
     }
 
-    void testProfileSaveAndLoad()
-    {
+    void testProfileSaveAndLoad() {
         QTemporaryDir tmp;
         MainWindow w;
         QVERIFY(w.openResults(ResultsFile));
         ThresholdPanel* panel = w.thresholdPanel();
         typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("1e-3"));
         QCOMPARE(panel->thresholds().value(ks::Criterion::OutputStd), 1e-3);
-        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd), 4); // 1.48e-3 and 8.7e-3 no longer below
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd),
+                 4); // 1.48e-3 and 8.7e-3 no longer below
         const QString path = tmp.filePath(QStringLiteral("mine.json"));
         QString error;
         QVERIFY2(panel->saveProfile(path, &error), qPrintable(error));
@@ -479,19 +488,20 @@ private slots:
         if (const auto strict = ks::builtinProfile("strict")) {
             panel->setProfile(*strict);
             panel->resetToProfile();
-            QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange), strict->value(ks::Criterion::OutputRange));
+            QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange),
+                     strict->value(ks::Criterion::OutputRange));
         }
     }
 
-    void testShortcuts()
-    {
+    void testShortcuts() {
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         // Xvfb has no window manager to activate windows; shortcuts need the active window.
         QApplication::setActiveWindow(&w);
         if (!QTest::qWaitForWindowActive(&w))
-            QSKIP("the window cannot become active on this display (Xvfb without a window manager), so shortcuts "
+            QSKIP("the window cannot become active on this display (Xvfb without a window "
+                  "manager), so shortcuts "
                   "cannot fire; the offscreen platform (ctest) runs this test");
         QVERIFY(w.openResults(ResultsFile));
         QTest::keyClick(&w, Qt::Key_3, Qt::ControlModifier);

@@ -24,14 +24,12 @@
 namespace {
 const QString Tasks = QStringLiteral("L1-19,L1-23,L2-13");
 
-QString realWorker()
-{
+QString realWorker() {
     const QString w = qEnvironmentVariable("KS_REAL_WORKER");
     return QFileInfo(w).isExecutable() ? w : QString();
 }
 
-RunClient::Options cpuOptions()
-{
+RunClient::Options cpuOptions() {
     RunClient::Options o;
     o.device = QStringLiteral("cpu");
     o.preset = QStringLiteral("small");
@@ -41,20 +39,18 @@ RunClient::Options cpuOptions()
 }
 } // namespace
 
-class TestRealWorker : public QObject
-{
+class TestRealWorker : public QObject {
     Q_OBJECT
-private slots:
-    void initTestCase()
-    {
+  private slots:
+    void initTestCase() {
         if (realWorker().isEmpty())
-            QSKIP("kernelsieve-cli is not built in this tree (set KS_REAL_WORKER); build it to run these checks");
+            QSKIP("kernelsieve-cli is not built in this tree (set KS_REAL_WORKER); build it to run "
+                  "these checks");
         qputenv("KS_WORKER", realWorker().toUtf8());
         QSettings().clear();
     }
 
-    void testProtocol()
-    {
+    void testProtocol() {
         RunClient client;
         QSignalSpy started(&client, &RunClient::started);
         QSignalSpy tasks(&client, &RunClient::taskFinished);
@@ -62,7 +58,8 @@ private slots:
         QSignalSpy failed(&client, &RunClient::failed);
         client.start(cpuOptions());
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 120000);
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
         QCOMPARE(started.count(), 1);
         QCOMPARE(started.first().at(0).value<ks::RunInfo>().device, std::string("cpu"));
         QCOMPARE(tasks.count(), 3);
@@ -72,8 +69,7 @@ private slots:
             QCOMPARE(t.status, ks::TaskStatus::Ok);
             QCOMPARE(t.seeds, 3);
             QVERIFY(!t.valueHistogram.empty());
-            if (t.id == "L1-19")
-                QVERIFY(!t.anyFlag(th));
+            if (t.id == "L1-19") QVERIFY(!t.anyFlag(th));
             if (t.id == "L1-23") // the seed's Table 1: every statistical filter fires
                 for (const auto& c : ks::criteria())
                     QVERIFY2(t.flagged(c.criterion, th), c.key);
@@ -84,15 +80,16 @@ private slots:
         }
     }
 
-    void testCsvEqualsCli()
-    {
+    void testCsvEqualsCli() {
         QTemporaryDir tmp;
         const QString cliCsv = tmp.filePath(QStringLiteral("cli.csv"));
         QProcess cli;
-        cli.start(realWorker(), {QStringLiteral("filter"), QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--preset"),
-                                 QStringLiteral("small"), QStringLiteral("--seeds"), QStringLiteral("3"), QStringLiteral("--tasks"), Tasks,
-                                 QStringLiteral("--out"), tmp.filePath(QStringLiteral("cli.json")), QStringLiteral("--csv"), cliCsv,
-                                 QStringLiteral("-q")});
+        cli.start(realWorker(),
+                  {QStringLiteral("filter"), QStringLiteral("--device"), QStringLiteral("cpu"),
+                   QStringLiteral("--preset"), QStringLiteral("small"), QStringLiteral("--seeds"),
+                   QStringLiteral("3"), QStringLiteral("--tasks"), Tasks, QStringLiteral("--out"),
+                   tmp.filePath(QStringLiteral("cli.json")), QStringLiteral("--csv"), cliCsv,
+                   QStringLiteral("-q")});
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
 
@@ -110,8 +107,7 @@ private slots:
         w.setWindowModified(false);
     }
 
-    void testCancelRealRun()
-    {
+    void testCancelRealRun() {
         MainWindow w;
         w.show();
         QSignalSpy tasks(w.runClient(), &RunClient::taskFinished);
@@ -130,13 +126,13 @@ private slots:
         int measured = 0;
         for (int r = 0; r < w.model()->rowCount(); ++r)
             measured += w.model()->task(r)->status == ks::TaskStatus::Ok;
-        QVERIFY(measured >= tasks.count() - 1); // finished tasks kept (load-failure rows are not "Ok")
+        QVERIFY(measured >=
+                tasks.count() - 1); // finished tasks kept (load-failure rows are not "Ok")
         QVERIFY(w.runLabel()->text().contains(QStringLiteral("cancelled")));
         w.setWindowModified(false);
     }
 
-    void testDeviceNotice()
-    {
+    void testDeviceNotice() {
         MainWindow w;
         w.startup();
         QTRY_VERIFY_WITH_TIMEOUT(!w.workerDevice().isEmpty(), 60000);

@@ -11,39 +11,36 @@
 #include <QTest>
 
 namespace {
-void useWorker(const char* script)
-{
+void useWorker(const char* script) {
     qputenv("KS_WORKER", QByteArray(KS_UI_TEST_WORKERS "/") + script);
 }
 } // namespace
 
-class TestRunClient : public QObject
-{
+class TestRunClient : public QObject {
     Q_OBJECT
-private slots:
-    void testWorkerPath()
-    {
+  private slots:
+    void testWorkerPath() {
         qputenv("KS_WORKER", "");
         QVERIFY(RunClient::workerPath().endsWith(QStringLiteral("/kernelsieve-cli")));
         useWorker("ok_worker.sh");
         QVERIFY(RunClient::workerPath().endsWith(QStringLiteral("ok_worker.sh")));
     }
 
-    void testArguments()
-    {
+    void testArguments() {
         RunClient::Options o;
         o.seeds = 20;
         o.preset = QStringLiteral("small");
         o.device = QStringLiteral("cpu");
         o.taskIds = QStringList{QStringLiteral("L1-23"), QStringLiteral("L2-13")};
         const auto args = RunClient::filterArguments(o, QStringLiteral("/tmp/x.json"));
-        QCOMPARE(args.join(QLatin1Char(' ')),
-                 QStringLiteral("filter --suite builtin --seeds 20 --device cpu --preset small --tasks L1-23,L2-13 "
-                                "--out /tmp/x.json --jsonl -q"));
+        QCOMPARE(
+            args.join(QLatin1Char(' ')),
+            QStringLiteral(
+                "filter --suite builtin --seeds 20 --device cpu --preset small --tasks L1-23,L2-13 "
+                "--out /tmp/x.json --jsonl -q"));
     }
 
-    void testStreamedRun()
-    {
+    void testStreamedRun() {
         useWorker("ok_worker.sh");
         QTemporaryDir tmp;
         qputenv("KS_FAKE_ARGS", tmp.filePath(QStringLiteral("args")).toUtf8());
@@ -84,8 +81,7 @@ private slots:
         QCOMPARE(client.finishedCount(), 4);
     }
 
-    void testCancelIsGraceful()
-    {
+    void testCancelIsGraceful() {
         useWorker("slow_worker.sh");
         RunClient client;
         QSignalSpy tasks(&client, &RunClient::taskFinished);
@@ -105,8 +101,7 @@ private slots:
         QVERIFY(!client.isRunning());
     }
 
-    void testCancelKillsAStuckWorker()
-    {
+    void testCancelKillsAStuckWorker() {
         useWorker("stubborn_worker.sh");
         RunClient client;
         client.setKillDelay(300);
@@ -122,8 +117,7 @@ private slots:
         QCOMPARE(finished.first().at(0).toBool(), true);
     }
 
-    void testCrashKeepsFinishedTasks()
-    {
+    void testCrashKeepsFinishedTasks() {
         useWorker("crash_worker.sh");
         RunClient client;
         QSignalSpy tasks(&client, &RunClient::taskFinished);
@@ -144,8 +138,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished2.count(), 1, 10000);
     }
 
-    void testMissingWorker()
-    {
+    void testMissingWorker() {
         qputenv("KS_WORKER", "/nonexistent/kernelsieve-cli");
         RunClient client;
         QSignalSpy failed(&client, &RunClient::failed);
@@ -158,8 +151,7 @@ private slots:
         QCOMPARE(probed.first().at(0).toString(), QString());
     }
 
-    void testProbeDevice()
-    {
+    void testProbeDevice() {
         useWorker("ok_worker.sh");
         RunClient client;
         QSignalSpy probed(&client, &RunClient::deviceProbed);

@@ -30,8 +30,7 @@ struct ImageStats {
     double saturated = 0;     // fraction of clearly coloured pixels (bars, flags), not greys
 };
 
-ImageStats statsOf(const QImage& image, const QRect& area = {})
-{
+ImageStats statsOf(const QImage& image, const QRect& area = {}) {
     const QImage img = image.convertToFormat(QImage::Format_RGB32);
     const QRect r = area.isNull() ? img.rect() : area.intersected(img.rect());
     std::map<QRgb, int> histogram;
@@ -40,69 +39,69 @@ ImageStats statsOf(const QImage& image, const QRect& area = {})
         for (int x = r.left(); x <= r.right(); ++x) {
             const QRgb p = img.pixel(x, y);
             ++histogram[p];
-            const int mx = std::max({qRed(p), qGreen(p), qBlue(p)}), mn = std::min({qRed(p), qGreen(p), qBlue(p)});
-            if (mx - mn > 40)
-                ++saturated;
+            const int mx = std::max({qRed(p), qGreen(p), qBlue(p)}),
+                      mn = std::min({qRed(p), qGreen(p), qBlue(p)});
+            if (mx - mn > 40) ++saturated;
         }
     int most = 0;
     for (const auto& [c, n] : histogram)
         most = std::max(most, n);
     const double total = double(r.width()) * r.height();
-    return {int(histogram.size()), total > 0 ? 1.0 - most / total : 0, total > 0 ? saturated / total : 0};
+    return {int(histogram.size()), total > 0 ? 1.0 - most / total : 0,
+            total > 0 ? saturated / total : 0};
 }
 
-void checkNonTrivial(const QImage& image, const QString& what)
-{
+void checkNonTrivial(const QImage& image, const QString& what) {
     const auto s = statsOf(image);
     QVERIFY2(!image.isNull(), qPrintable(what));
-    QVERIFY2(s.distinctColors > 64, qPrintable(QStringLiteral("%1: only %2 colours").arg(what).arg(s.distinctColors)));
-    QVERIFY2(s.nonBackground > 0.05, qPrintable(QStringLiteral("%1: %2% drawn").arg(what).arg(s.nonBackground * 100)));
+    QVERIFY2(s.distinctColors > 64,
+             qPrintable(QStringLiteral("%1: only %2 colours").arg(what).arg(s.distinctColors)));
+    QVERIFY2(s.nonBackground > 0.05,
+             qPrintable(QStringLiteral("%1: %2% drawn").arg(what).arg(s.nonBackground * 100)));
 }
 
 // The chart is laid out, has data, and its axis rect holds coloured pixels (bars, bands, lines).
-void checkPlotDrawn(ChartWidget* chart)
-{
+void checkPlotDrawn(ChartWidget* chart) {
     const QString name = chart->objectName();
     QVERIFY2(chart->isVisible(), qPrintable(name));
-    QVERIFY2(chart->hasData(), qPrintable(name + QStringLiteral(": no data (") + chart->message() + QLatin1Char(')')));
+    QVERIFY2(chart->hasData(), qPrintable(name + QStringLiteral(": no data (") + chart->message() +
+                                          QLatin1Char(')')));
     chart->replot(QCustomPlot::rpImmediateRefresh);
     const QImage image = chart->toPixmap(chart->width(), chart->height()).toImage();
     const QRect plotArea = chart->axisRect()->rect();
-    QVERIFY2(plotArea.width() > 80 && plotArea.height() > 60, qPrintable(name + QStringLiteral(": plot area too small")));
+    QVERIFY2(plotArea.width() > 80 && plotArea.height() > 60,
+             qPrintable(name + QStringLiteral(": plot area too small")));
     const auto s = statsOf(image, plotArea);
-    QVERIFY2(s.saturated > 0.01, qPrintable(QStringLiteral("%1: plot area is %2% coloured").arg(name).arg(s.saturated * 100)));
+    QVERIFY2(s.saturated > 0.01,
+             qPrintable(
+                 QStringLiteral("%1: plot area is %2% coloured").arg(name).arg(s.saturated * 100)));
 }
 
 } // namespace
 
-class TestScreenshots : public QObject
-{
+class TestScreenshots : public QObject {
     Q_OBJECT
-private:
+  private:
     QString m_dir = QStringLiteral(KS_SCREENSHOT_DIR);
 
-    QImage shoot(MainWindow& w, const QString& file)
-    {
+    QImage shoot(MainWindow& w, const QString& file) {
         QApplication::processEvents();
         for (auto* c : w.charts())
             c->replot(QCustomPlot::rpImmediateRefresh);
         const QImage image = w.grab().toImage();
         const QString path = QDir(m_dir).filePath(file);
-        if (!image.save(path))
-            qWarning("cannot save %s", qPrintable(path));
+        if (!image.save(path)) qWarning("cannot save %s", qPrintable(path));
         return image;
     }
 
-private slots:
-    void initTestCase()
-    {
+  private slots:
+    void initTestCase() {
         QSettings().clear();
         QDir().mkpath(m_dir);
         qputenv("KS_WORKER", KS_UI_TEST_WORKERS "/ok_worker.sh");
     }
 
-    void testMainViews()
-    {
+    void testMainViews() {
         MainWindow w;
         w.resize(1280, 800);
         w.show();
@@ -122,7 +121,8 @@ private slots:
         // A task with a NaN (size-1) axis and wide outputs, with log counts.
         QVERIFY(w.selectTask(QStringLiteral("L1-47")));
         w.detailView()->logCountBox()->setChecked(true);
-        checkNonTrivial(shoot(w, QStringLiteral("task-detail-logcount.png")), QStringLiteral("task detail (log)"));
+        checkNonTrivial(shoot(w, QStringLiteral("task-detail-logcount.png")),
+                        QStringLiteral("task detail (log)"));
         for (auto* c : w.detailView()->charts())
             checkPlotDrawn(c);
         w.detailView()->logCountBox()->setChecked(false);
@@ -137,7 +137,8 @@ private slots:
 
         // Every task with kernels at once; L1-23 fails validation in one variant.
         w.kernelsView()->setScope(KernelsView::Scope::AllTasks);
-        checkNonTrivial(shoot(w, QStringLiteral("kernels-all.png")), QStringLiteral("kernels (all)"));
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-all.png")),
+                        QStringLiteral("kernels (all)"));
         checkPlotDrawn(w.kernelsView()->speedupChart());
         w.kernelsView()->setScope(KernelsView::Scope::SelectedTask);
 
@@ -154,11 +155,9 @@ private slots:
 
     // Optional: the same views over a results file from a real engine run (set
     // KS_SCREENSHOT_RESULTS), saved as real-*.png, to eyeball real data beside the fixture.
-    void testRealResults()
-    {
+    void testRealResults() {
         const QString path = qEnvironmentVariable("KS_SCREENSHOT_RESULTS");
-        if (path.isEmpty())
-            QSKIP("set KS_SCREENSHOT_RESULTS to a results file to render it too");
+        if (path.isEmpty()) QSKIP("set KS_SCREENSHOT_RESULTS to a results file to render it too");
         MainWindow w;
         w.resize(1280, 800);
         w.show();
@@ -168,15 +167,17 @@ private slots:
         const QString task = qEnvironmentVariable("KS_SCREENSHOT_TASK", QStringLiteral("L1-23"));
         QVERIFY(w.selectTask(task));
         w.showView(MainWindow::View::TaskDetail);
-        checkNonTrivial(shoot(w, QStringLiteral("real-task-detail.png")), QStringLiteral("real task detail"));
+        checkNonTrivial(shoot(w, QStringLiteral("real-task-detail.png")),
+                        QStringLiteral("real task detail"));
         w.showView(MainWindow::View::Kernels);
-        checkNonTrivial(shoot(w, QStringLiteral("real-kernels.png")), QStringLiteral("real kernels"));
+        checkNonTrivial(shoot(w, QStringLiteral("real-kernels.png")),
+                        QStringLiteral("real kernels"));
         w.showView(MainWindow::View::Summary);
-        checkNonTrivial(shoot(w, QStringLiteral("real-summary.png")), QStringLiteral("real summary"));
+        checkNonTrivial(shoot(w, QStringLiteral("real-summary.png")),
+                        QStringLiteral("real summary"));
     }
 
-    void testChartExports()
-    {
+    void testChartExports() {
         MainWindow w;
         w.resize(1280, 800);
         w.show();
@@ -185,20 +186,23 @@ private slots:
         QVERIFY(w.selectTask(QStringLiteral("L1-12")));
         for (auto* c : w.charts()) {
             for (const char* suffix : {"png", "pdf"}) {
-                const QString path = QDir(m_dir).filePath(QStringLiteral("export-%1.%2").arg(c->objectName(), QLatin1String(suffix)));
+                const QString path = QDir(m_dir).filePath(
+                    QStringLiteral("export-%1.%2").arg(c->objectName(), QLatin1String(suffix)));
                 QFile::remove(path);
                 QVERIFY2(w.exportChart(c->objectName(), path), qPrintable(path));
                 QFile f(path);
                 QVERIFY(f.open(QIODevice::ReadOnly));
                 const QByteArray head = f.read(8);
                 QVERIFY2(f.size() > 2000, qPrintable(path));
-                QVERIFY(head.startsWith(suffix == QLatin1String("png") ? QByteArray("\x89PNG") : QByteArray("%PDF")));
+                QVERIFY(head.startsWith(suffix == QLatin1String("png") ? QByteArray("\x89PNG")
+                                                                       : QByteArray("%PDF")));
             }
         }
         const QImage speedup(QDir(m_dir).filePath(QStringLiteral("export-speedupChart.png")));
         QCOMPARE(speedup.size(), QSize(1200, 700));
         checkNonTrivial(speedup, QStringLiteral("exported speedup chart"));
-        QVERIFY(!w.exportChart(QStringLiteral("speedupChart"), QDir(m_dir).filePath(QStringLiteral("x.bmp"))));
+        QVERIFY(!w.exportChart(QStringLiteral("speedupChart"),
+                               QDir(m_dir).filePath(QStringLiteral("x.bmp"))));
     }
 };
 

@@ -10,15 +10,13 @@
 #include <QTest>
 
 namespace {
-ks::RunResults fixture()
-{
+ks::RunResults fixture() {
     const std::string path = KS_UI_TEST_DATA "/results.json";
     return ks::resultsFromJson(ks::readFile(path), path);
 }
 
 // "label: all L1 L2 L3 extra" per row.
-QString dump(const SummaryModel& m)
-{
+QString dump(const SummaryModel& m) {
     QStringList lines;
     for (int r = 0; r < m.rowCount(); ++r) {
         QStringList cells;
@@ -30,15 +28,14 @@ QString dump(const SummaryModel& m)
 }
 } // namespace
 
-class TestSummaryModel : public QObject
-{
+class TestSummaryModel : public QObject {
     Q_OBJECT
-private slots:
-    void testCountsFollowThresholds()
-    {
+  private slots:
+    void testCountsFollowThresholds() {
         FilterMatrixModel matrix;
         SummaryModel summary;
-        QAbstractItemModelTester tester(&summary, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&summary,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         summary.setSourceModel(&matrix);
         QCOMPARE(summary.count(SummaryModel::TaskRow, SummaryModel::TotalColumn), 0);
 
@@ -70,10 +67,10 @@ private slots:
         QCOMPARE(summary.count(SummaryModel::TaskRow, SummaryModel::TotalColumn), 0);
     }
 
-    void testRunInfo()
-    {
+    void testRunInfo() {
         RunInfoModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto r = fixture();
         model.setRunInfo(r.run, r.thresholds, int(r.tasks.size()));
         QCOMPARE(model.columnCount(), int(RunInfoModel::ColumnCount));
@@ -82,7 +79,8 @@ private slots:
         QCOMPARE(model.value(QStringLiteral("Preset")), QStringLiteral("full"));
         QCOMPARE(model.value(QStringLiteral("Seeds")), QStringLiteral("5"));
         QCOMPARE(model.value(QStringLiteral("Tasks")), QStringLiteral("16"));
-        QVERIFY(model.value(QStringLiteral("Thresholds in file")).startsWith(QStringLiteral("robust-kbench")));
+        QVERIFY(model.value(QStringLiteral("Thresholds in file"))
+                    .startsWith(QStringLiteral("robust-kbench")));
         model.setRunInfo({}, ks::Thresholds::defaults(), 0);
         QCOMPARE(model.value(QStringLiteral("LibTorch")), QStringLiteral("\u2014"));
     }

@@ -6,13 +6,9 @@
 
 #include <cmath>
 
-AxesModel::AxesModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+AxesModel::AxesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void AxesModel::setTask(const ks::TaskResult* task, double threshold)
-{
+void AxesModel::setTask(const ks::TaskResult* task, double threshold) {
     beginResetModel();
     m_threshold = threshold;
     m_values.clear();
@@ -26,44 +22,39 @@ void AxesModel::setTask(const ks::TaskResult* task, double threshold)
     endResetModel();
 }
 
-void AxesModel::setThreshold(double threshold)
-{
+void AxesModel::setThreshold(double threshold) {
     m_threshold = threshold;
     if (!m_values.empty())
         emit dataChanged(index(0, StateColumn), index(rowCount() - 1, StateColumn));
 }
 
-QString AxesModel::axisName(int axis)
-{
+QString AxesModel::axisName(int axis) {
     return axis == 0 ? tr("0 (seeds)") : QString::number(axis);
 }
 
-bool AxesModel::flagged(int axis) const
-{
-    return axis >= 0 && axis < rowCount() && ks::flaggedBelow(m_values[static_cast<size_t>(axis)], m_threshold);
+bool AxesModel::flagged(int axis) const {
+    return axis >= 0 && axis < rowCount() &&
+           ks::flaggedBelow(m_values[static_cast<size_t>(axis)], m_threshold);
 }
 
-int AxesModel::rowCount(const QModelIndex& parent) const
-{
+int AxesModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_values.size());
 }
 
-int AxesModel::columnCount(const QModelIndex& parent) const
-{
+int AxesModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant AxesModel::data(const QModelIndex& index, int role) const
-{
+QVariant AxesModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const int axis = index.row();
     const double v = m_values[static_cast<size_t>(axis)];
-    const auto size = static_cast<size_t>(axis) < m_sizes.size() ? m_sizes[static_cast<size_t>(axis)] : -1;
+    const auto size =
+        static_cast<size_t>(axis) < m_sizes.size() ? m_sizes[static_cast<size_t>(axis)] : -1;
     switch (index.column()) {
     case AxisColumn:
-        if (role == Qt::DisplayRole)
-            return axisName(axis);
+        if (role == Qt::DisplayRole) return axisName(axis);
         return {};
     case SizeColumn:
         if (role == Qt::DisplayRole)
@@ -72,26 +63,26 @@ QVariant AxesModel::data(const QModelIndex& index, int role) const
     case ValueColumn:
         if (role == Qt::DisplayRole)
             return std::isnan(v) ? QStringLiteral("NaN") : QString::number(v, 'g', 4);
-        if (role == Qt::EditRole)
-            return v;
+        if (role == Qt::EditRole) return v;
         if (role == Qt::ToolTipRole && std::isnan(v))
             return tr("std along a size-1 axis is NaN, which never passes '<' (never flagged)");
         return {};
     case StateColumn:
         if (role == Qt::DisplayRole)
-            return flagged(axis) ? tr("uniform (flagged)") : std::isnan(v) ? tr("NaN") : tr("varies");
+            return flagged(axis)   ? tr("uniform (flagged)")
+                   : std::isnan(v) ? tr("NaN")
+                                   : tr("varies");
         if (role == Qt::BackgroundRole)
-            return FilterMatrixModel::stateColor(flagged(axis) ? FilterMatrixModel::CellState::Flagged
-                                                               : FilterMatrixModel::CellState::Passed);
+            return FilterMatrixModel::stateColor(flagged(axis)
+                                                     ? FilterMatrixModel::CellState::Flagged
+                                                     : FilterMatrixModel::CellState::Passed);
         return {};
     }
     return {};
 }
 
-QVariant AxesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
+QVariant AxesModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
     case AxisColumn:
         return tr("Axis");

@@ -8,10 +8,9 @@
 
 #include <vector>
 
-class AxesModel : public QAbstractTableModel
-{
+class AxesModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Columns { AxisColumn, SizeColumn, ValueColumn, StateColumn, ColumnCount };
 
     explicit AxesModel(QObject* parent = nullptr);
@@ -22,12 +21,13 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     static QString axisName(int axis);
     bool flagged(int axis) const;
 
-private:
+  private:
     std::vector<double> m_values;
     std::vector<int64_t> m_sizes; // size of each axis of [S, *out]
     double m_threshold = 0.01;

@@ -13,10 +13,9 @@
 #include <optional>
 #include <vector>
 
-class FilterMatrixModel : public QAbstractTableModel
-{
+class FilterMatrixModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Columns {
         IdColumn,
         LevelColumn,
@@ -54,7 +53,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     void setResults(ks::RunResults results);
     void clear();
@@ -77,11 +77,11 @@ public:
     QStringList categories() const;
     QList<int> levels() const;
 
-signals:
+  signals:
     // After every change of flags (new thresholds, results or a streamed task).
     void flagsChanged();
 
-private:
+  private:
     void recomputeRow(int row);
     void recomputeCounts();
 

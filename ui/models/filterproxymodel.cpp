@@ -2,9 +2,7 @@
 #include "filterproxymodel.h"
 #include "filtermatrixmodel.h"
 
-FilterProxyModel::FilterProxyModel(QObject* parent)
-    : QSortFilterProxyModel(parent)
-{
+FilterProxyModel::FilterProxyModel(QObject* parent) : QSortFilterProxyModel(parent) {
     setSortRole(FilterMatrixModel::SortRole);
     // Not dynamic: a re-threshold changes every row's flag cells, and per-row re-filtering then
     // emits one insert/remove per flipped row. onFlagsChanged() re-filters once instead, and
@@ -12,8 +10,7 @@ FilterProxyModel::FilterProxyModel(QObject* parent)
     setDynamicSortFilter(false);
 }
 
-void FilterProxyModel::setSourceModel(QAbstractItemModel* model)
-{
+void FilterProxyModel::setSourceModel(QAbstractItemModel* model) {
     if (auto* old = qobject_cast<FilterMatrixModel*>(sourceModel()))
         disconnect(old, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
     QSortFilterProxyModel::setSourceModel(model);
@@ -21,82 +18,64 @@ void FilterProxyModel::setSourceModel(QAbstractItemModel* model)
         connect(m, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
 }
 
-void FilterProxyModel::onFlagsChanged()
-{
-    const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn && sortColumn() <= FilterMatrixModel::AnyFlagColumn;
+void FilterProxyModel::onFlagsChanged() {
+    const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn &&
+                               sortColumn() <= FilterMatrixModel::AnyFlagColumn;
     if (sortedByFlags)
         invalidate(); // re-sort and re-filter in one layout change
     else if (m_flaggedOnly)
         invalidateRowsFilter();
 }
 
-void FilterProxyModel::setSearchText(const QString& text)
-{
-    if (text == m_search)
-        return;
+void FilterProxyModel::setSearchText(const QString& text) {
+    if (text == m_search) return;
     m_search = text;
     invalidateRowsFilter();
 }
 
-void FilterProxyModel::setLevel(int level)
-{
-    if (level == m_level)
-        return;
+void FilterProxyModel::setLevel(int level) {
+    if (level == m_level) return;
     m_level = level;
     invalidateRowsFilter();
 }
 
-void FilterProxyModel::setCategory(const QString& category)
-{
-    if (category == m_category)
-        return;
+void FilterProxyModel::setCategory(const QString& category) {
+    if (category == m_category) return;
     m_category = category;
     invalidateRowsFilter();
 }
 
-void FilterProxyModel::setFlaggedOnly(bool on)
-{
-    if (on == m_flaggedOnly)
-        return;
+void FilterProxyModel::setFlaggedOnly(bool on) {
+    if (on == m_flaggedOnly) return;
     m_flaggedOnly = on;
     invalidateRowsFilter();
 }
 
-bool FilterProxyModel::isFiltering() const
-{
+bool FilterProxyModel::isFiltering() const {
     return !m_search.isEmpty() || m_level != 0 || !m_category.isEmpty() || m_flaggedOnly;
 }
 
-QList<int> FilterProxyModel::acceptedSourceRows() const
-{
+QList<int> FilterProxyModel::acceptedSourceRows() const {
     QList<int> rows;
-    if (!sourceModel())
-        return rows;
+    if (!sourceModel()) return rows;
     for (int row = 0; row < sourceModel()->rowCount(); ++row)
-        if (filterAcceptsRow(row, {}))
-            rows << row;
+        if (filterAcceptsRow(row, {})) rows << row;
     return rows;
 }
 
-bool FilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
-{
+bool FilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
     const auto* model = qobject_cast<const FilterMatrixModel*>(sourceModel());
-    if (!model || sourceParent.isValid())
-        return true;
+    if (!model || sourceParent.isValid()) return true;
     const auto* task = model->task(sourceRow);
-    if (!task)
-        return false;
-    if (m_flaggedOnly && !model->anyFlag(sourceRow))
-        return false;
-    if (m_level != 0 && task->level != m_level)
-        return false;
-    if (!m_category.isEmpty() && QString::fromStdString(task->category) != m_category)
-        return false;
+    if (!task) return false;
+    if (m_flaggedOnly && !model->anyFlag(sourceRow)) return false;
+    if (m_level != 0 && task->level != m_level) return false;
+    if (!m_category.isEmpty() && QString::fromStdString(task->category) != m_category) return false;
     if (!m_search.isEmpty()) {
         const auto cs = Qt::CaseInsensitive;
-        if (!QString::fromStdString(task->id).contains(m_search, cs)
-            && !QString::fromStdString(task->name).contains(m_search, cs)
-            && !QString::fromStdString(task->category).contains(m_search, cs))
+        if (!QString::fromStdString(task->id).contains(m_search, cs) &&
+            !QString::fromStdString(task->name).contains(m_search, cs) &&
+            !QString::fromStdString(task->category).contains(m_search, cs))
             return false;
     }
     return true;

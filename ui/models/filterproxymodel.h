@@ -7,10 +7,9 @@
 
 class FilterMatrixModel;
 
-class FilterProxyModel : public QSortFilterProxyModel
-{
+class FilterProxyModel : public QSortFilterProxyModel {
     Q_OBJECT
-public:
+  public:
     explicit FilterProxyModel(QObject* parent = nullptr);
 
     void setSearchText(const QString& text);
@@ -27,10 +26,10 @@ public:
 
     void setSourceModel(QAbstractItemModel* model) override;
 
-protected:
+  protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
-private:
+  private:
     void onFlagsChanged();
 
     QString m_search;

@@ -9,8 +9,7 @@
 
 namespace ResultsUtil {
 
-ks::RunResults resultsFromSuite(const ks::Suite& suite)
-{
+ks::RunResults resultsFromSuite(const ks::Suite& suite) {
     ks::RunResults r;
     r.run.suite = suite.name;
     r.thresholds = ks::Thresholds::defaults();
@@ -27,7 +26,8 @@ ks::RunResults resultsFromSuite(const ks::Suite& suite)
         t.status = ks::TaskStatus::Skipped;
         try {
             // Show the spec as written: embedded text for the built-in suite, the file otherwise.
-            t.specJson = suite.name == "builtin" ? ks::embeddedFile(spec.specPath) : ks::readFile(spec.specPath);
+            t.specJson = suite.name == "builtin" ? ks::embeddedFile(spec.specPath)
+                                                 : ks::readFile(spec.specPath);
         } catch (const ks::Error&) {
             t.specJson.clear();
         }
@@ -45,8 +45,7 @@ ks::RunResults resultsFromSuite(const ks::Suite& suite)
     return r;
 }
 
-ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows)
-{
+ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows) {
     ks::RunResults r;
     r.run = results.run;
     r.thresholds = results.thresholds;
@@ -57,13 +56,13 @@ ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows)
     return r;
 }
 
-std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& thresholds)
-{
+std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& thresholds) {
     auto j = nlohmann::json::parse(ks::taskResultToJson(task));
     nlohmann::json flags, th;
     for (const auto& c : ks::criteria()) {
-        flags[c.key] = task.criterionRun(c.criterion) ? nlohmann::json(task.flagged(c.criterion, thresholds))
-                                                      : nlohmann::json(nullptr);
+        flags[c.key] = task.criterionRun(c.criterion)
+                           ? nlohmann::json(task.flagged(c.criterion, thresholds))
+                           : nlohmann::json(nullptr);
         th[c.key] = thresholds.value(c.criterion);
     }
     th["profile"] = thresholds.profile;
@@ -73,17 +72,14 @@ std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& th
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& thresholds)
-{
+QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& thresholds) {
     QStringList out;
     for (const auto& c : ks::criteria())
-        if (task.flagged(c.criterion, thresholds))
-            out << QString::fromUtf8(c.label);
+        if (task.flagged(c.criterion, thresholds)) out << QString::fromUtf8(c.label);
     return out;
 }
 
-std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task)
-{
+std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
     std::vector<SpeedupBar> bars;
     const QString id = QString::fromStdString(task.taskId);
     const double base = task.baseline.medianMs;
@@ -103,7 +99,9 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task)
         s.taskId = id;
         s.label = QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name));
         const double med = v.timing.medianMs;
-        s.speedup = std::isfinite(v.speedup) ? v.speedup : (std::isfinite(base) && med > 0 ? base / med : ks::NaN);
+        s.speedup = std::isfinite(v.speedup)
+                        ? v.speedup
+                        : (std::isfinite(base) && med > 0 ? base / med : ks::NaN);
         if (std::isfinite(base) && v.timing.q1Ms > 0 && v.timing.q3Ms > 0) {
             s.low = base / v.timing.q3Ms;
             s.high = base / v.timing.q1Ms;
@@ -116,8 +114,9 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task)
             s.note = QString::fromStdString(v.unsupported);
         } else if (v.validation.run && !v.validation.passed) {
             s.kind = SpeedupBar::Kind::Failed;
-            s.note = v.validation.failures.empty() ? QObject::tr("validation failed")
-                                                   : QString::fromStdString(v.validation.failures.front());
+            s.note = v.validation.failures.empty()
+                         ? QObject::tr("validation failed")
+                         : QString::fromStdString(v.validation.failures.front());
         } else if (v.impossible) {
             s.kind = SpeedupBar::Kind::Impossible;
             s.note = QString::fromStdString(v.impossibleWhy);
@@ -136,8 +135,7 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task)
     return bars;
 }
 
-QString speedupKindName(SpeedupBar::Kind kind)
-{
+QString speedupKindName(SpeedupBar::Kind kind) {
     switch (kind) {
     case SpeedupBar::Kind::Baseline:
         return QObject::tr("baseline");

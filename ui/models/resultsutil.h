@@ -33,11 +33,11 @@ QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& th
 struct SpeedupBar {
     enum class Kind { Baseline, Passed, Failed, Shortcut, Impossible, NotRun };
     QString taskId;
-    QString label;   // "baseline", "v1 naive", ...
+    QString label; // "baseline", "v1 naive", ...
     Kind kind = Kind::NotRun;
-    double speedup = ks::NaN;              // baseline median / variant median
-    double low = ks::NaN, high = ks::NaN;  // from the variant's IQR: base / q3, base / q1
-    QString note;                          // why failed / not run / impossible
+    double speedup = ks::NaN;             // baseline median / variant median
+    double low = ks::NaN, high = ks::NaN; // from the variant's IQR: base / q3, base / q1
+    QString note;                         // why failed / not run / impossible
 };
 std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task);
 QString speedupKindName(SpeedupBar::Kind kind);

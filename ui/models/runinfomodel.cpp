@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "runinfomodel.h"
 
-RunInfoModel::RunInfoModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+RunInfoModel::RunInfoModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, int taskCount)
-{
+void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, int taskCount) {
     beginResetModel();
     m_rows.clear();
     auto add = [this](const QString& key, const std::string& value) {
-        m_rows.emplace_back(key, value.empty() ? QStringLiteral("\u2014") : QString::fromStdString(value));
+        m_rows.emplace_back(key, value.empty() ? QStringLiteral("\u2014")
+                                               : QString::fromStdString(value));
     };
     QString device = QString::fromStdString(r.device);
     if (!r.deviceName.empty())
@@ -26,9 +23,10 @@ void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, in
     m_rows.emplace_back(tr("Input-impact parameter seed"), QString::number(r.inputImpactParamSeed));
     m_rows.emplace_back(tr("Tasks"), QString::number(taskCount));
     m_rows.emplace_back(tr("Total time"), tr("%1 s").arg(r.totalSeconds, 0, 'f', 1));
-    m_rows.emplace_back(tr("Peak memory"), r.peakMemoryBytes > 0
-                                               ? tr("%1 MiB").arg(double(r.peakMemoryBytes) / (1 << 20), 0, 'f', 1)
-                                               : QStringLiteral("\u2014"));
+    m_rows.emplace_back(tr("Peak memory"),
+                        r.peakMemoryBytes > 0
+                            ? tr("%1 MiB").arg(double(r.peakMemoryBytes) / (1 << 20), 0, 'f', 1)
+                            : QStringLiteral("\u2014"));
     m_rows.emplace_back(tr("Cancelled"), r.cancelled ? tr("yes (partial results)") : tr("no"));
     add(tr("Created"), r.created);
     add(tr("Host"), r.host);
@@ -37,42 +35,35 @@ void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, in
     for (const auto& c : ks::criteria())
         ths << QStringLiteral("%1 < %2").arg(QString::fromUtf8(c.key)).arg(th.value(c.criterion));
     m_rows.emplace_back(tr("Thresholds in file"),
-                        QStringLiteral("%1: %2").arg(QString::fromStdString(th.profile), ths.join(QStringLiteral(", "))));
+                        QStringLiteral("%1: %2").arg(QString::fromStdString(th.profile),
+                                                     ths.join(QStringLiteral(", "))));
     endResetModel();
 }
 
-QString RunInfoModel::value(const QString& key) const
-{
+QString RunInfoModel::value(const QString& key) const {
     for (const auto& [k, v] : m_rows)
-        if (k == key)
-            return v;
+        if (k == key) return v;
     return {};
 }
 
-int RunInfoModel::rowCount(const QModelIndex& parent) const
-{
+int RunInfoModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int RunInfoModel::columnCount(const QModelIndex& parent) const
-{
+int RunInfoModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant RunInfoModel::data(const QModelIndex& index, int role) const
-{
+QVariant RunInfoModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
-        return {};
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     const auto& row = m_rows[static_cast<size_t>(index.row())];
     return index.column() == KeyColumn ? row.first : row.second;
 }
 
-QVariant RunInfoModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
+QVariant RunInfoModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
     case KeyColumn:
         return tr("Setting");

@@ -9,10 +9,9 @@
 #include <utility>
 #include <vector>
 
-class RunInfoModel : public QAbstractTableModel
-{
+class RunInfoModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Columns { KeyColumn, ValueColumn, ColumnCount };
 
     explicit RunInfoModel(QObject* parent = nullptr);
@@ -23,10 +22,11 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     QString value(const QString& key) const;
 
-private:
+  private:
     std::vector<std::pair<QString, QString>> m_rows;
 };

@@ -8,10 +8,9 @@
 
 #include <vector>
 
-class SeedStatsModel : public QAbstractTableModel
-{
+class SeedStatsModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Columns { SeedColumn, MeanColumn, StdColumn, MinColumn, MaxColumn, ColumnCount };
 
     explicit SeedStatsModel(QObject* parent = nullptr);
@@ -21,8 +20,9 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
-private:
+  private:
     std::vector<ks::SeedStat> m_stats;
 };

@@ -4,15 +4,10 @@
 
 #include <QColor>
 
-SummaryModel::SummaryModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+SummaryModel::SummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void SummaryModel::setSourceModel(FilterMatrixModel* model)
-{
-    if (m_source)
-        disconnect(m_source, nullptr, this, nullptr);
+void SummaryModel::setSourceModel(FilterMatrixModel* model) {
+    if (m_source) disconnect(m_source, nullptr, this, nullptr);
     m_source = model;
     if (m_source) {
         // flagsChanged covers new thresholds and streamed tasks; reset covers a new file.
@@ -26,8 +21,7 @@ void SummaryModel::setSourceModel(FilterMatrixModel* model)
     recount();
 }
 
-int SummaryModel::columnOfLevel(int level)
-{
+int SummaryModel::columnOfLevel(int level) {
     switch (level) {
     case 1:
         return Level1Column;
@@ -40,8 +34,7 @@ int SummaryModel::columnOfLevel(int level)
     }
 }
 
-void SummaryModel::recount()
-{
+void SummaryModel::recount() {
     for (auto& row : m_counts)
         row.fill(0);
     if (m_source) {
@@ -74,25 +67,20 @@ void SummaryModel::recount()
     emit dataChanged(index(0, TotalColumn), index(RowCount - 1, ColumnCount - 1));
 }
 
-int SummaryModel::count(int row, int column) const
-{
-    if (row < 0 || row >= RowCount || column <= LabelColumn || column >= ColumnCount)
-        return 0;
+int SummaryModel::count(int row, int column) const {
+    if (row < 0 || row >= RowCount || column <= LabelColumn || column >= ColumnCount) return 0;
     return m_counts[static_cast<size_t>(row)][static_cast<size_t>(column)];
 }
 
-int SummaryModel::rowCount(const QModelIndex& parent) const
-{
+int SummaryModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : RowCount;
 }
 
-int SummaryModel::columnCount(const QModelIndex& parent) const
-{
+int SummaryModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant SummaryModel::data(const QModelIndex& index, int role) const
-{
+QVariant SummaryModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const int row = index.row(), column = index.column();
@@ -113,7 +101,9 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const
         }
         if (role == Qt::ToolTipRole && row < ks::CriterionCount && m_source) {
             const auto& c = ks::criteria()[static_cast<size_t>(row)];
-            return tr("%1 < %2").arg(QString::fromUtf8(c.metricLabel)).arg(m_source->thresholds().value(c.criterion));
+            return tr("%1 < %2")
+                .arg(QString::fromUtf8(c.metricLabel))
+                .arg(m_source->thresholds().value(c.criterion));
         }
         return {};
     }
@@ -133,9 +123,9 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant SummaryModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
+QVariant SummaryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+        section >= ColumnCount)
         return {};
     switch (section) {
     case LabelColumn:

@@ -9,11 +9,18 @@
 
 class FilterMatrixModel;
 
-class SummaryModel : public QAbstractTableModel
-{
+class SummaryModel : public QAbstractTableModel {
     Q_OBJECT
-public:
-    enum Columns { LabelColumn, TotalColumn, Level1Column, Level2Column, Level3Column, OtherLevelColumn, ColumnCount };
+  public:
+    enum Columns {
+        LabelColumn,
+        TotalColumn,
+        Level1Column,
+        Level2Column,
+        Level3Column,
+        OtherLevelColumn,
+        ColumnCount
+    };
     // Rows 0..CriterionCount-1 are the criteria in ks::criteria() order.
     enum Rows { AnyFlagRow = 4, ErrorRow, NotRunRow, TaskRow, RowCount };
 
@@ -24,15 +31,16 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     int count(int row, int column) const;
     static int columnOfLevel(int level);
 
-public slots:
+  public slots:
     void recount();
 
-private:
+  private:
     FilterMatrixModel* m_source = nullptr;
     std::array<std::array<int, ColumnCount>, RowCount> m_counts{};
 };

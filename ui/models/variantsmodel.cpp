@@ -7,19 +7,14 @@
 #include <cmath>
 
 namespace {
-QString ms(double v)
-{
+QString ms(double v) {
     return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("\u2014");
 }
 } // namespace
 
-VariantsModel::VariantsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+VariantsModel::VariantsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void VariantsModel::setTask(const ks::TaskBench* task)
-{
+void VariantsModel::setTask(const ks::TaskBench* task) {
     beginResetModel();
     if (task) {
         m_task = *task;
@@ -31,24 +26,24 @@ void VariantsModel::setTask(const ks::TaskBench* task)
     endResetModel();
 }
 
-int VariantsModel::rowCount(const QModelIndex& parent) const
-{
+int VariantsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_bars.size());
 }
 
-int VariantsModel::columnCount(const QModelIndex& parent) const
-{
+int VariantsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant VariantsModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_task)
+QVariant VariantsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
+        !m_task)
         return {};
     const int row = index.row();
     const auto& bar = m_bars[static_cast<size_t>(row)];
-    const ks::TimingStats& timing = row == 0 ? m_task->baseline : m_task->variants[static_cast<size_t>(row - 1)].timing;
-    const ks::VariantResult* v = row == 0 ? nullptr : &m_task->variants[static_cast<size_t>(row - 1)];
+    const ks::TimingStats& timing =
+        row == 0 ? m_task->baseline : m_task->variants[static_cast<size_t>(row - 1)].timing;
+    const ks::VariantResult* v =
+        row == 0 ? nullptr : &m_task->variants[static_cast<size_t>(row - 1)];
     using Kind = ResultsUtil::SpeedupBar::Kind;
 
     if (role == Qt::BackgroundRole && index.column() == ValidationColumn) {
@@ -65,30 +60,30 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
             return FilterMatrixModel::stateColor(FilterMatrixModel::CellState::NotRun);
         }
     }
-    if (role == Qt::ToolTipRole && index.column() == NoteColumn)
-        return bar.note;
+    if (role == Qt::ToolTipRole && index.column() == NoteColumn) return bar.note;
     if (role == Qt::ToolTipRole && index.column() == NameColumn && v)
         return QString::fromStdString(v->summary);
-    if (role != Qt::DisplayRole)
-        return {};
+    if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
     case NameColumn:
         return row == 0 ? tr("PyTorch eager (baseline)") : bar.label;
     case ValidationColumn:
-        if (row == 0)
-            return tr("reference");
-        if (!v->validation.run)
-            return bar.kind == Kind::Failed ? tr("error") : tr("not run");
-        return v->validation.passed ? tr("passed (%1 seeds, max err %2)").arg(v->validation.seeds).arg(v->validation.maxAbsErr, 0, 'g', 2)
+        if (row == 0) return tr("reference");
+        if (!v->validation.run) return bar.kind == Kind::Failed ? tr("error") : tr("not run");
+        return v->validation.passed ? tr("passed (%1 seeds, max err %2)")
+                                          .arg(v->validation.seeds)
+                                          .arg(v->validation.maxAbsErr, 0, 'g', 2)
                                     : tr("FAILED (%1)").arg(v->validation.failures.size());
     case MedianColumn:
         return ms(timing.medianMs);
     case IqrColumn:
         return ms(timing.iqrMs());
     case SpeedupColumn:
-        return std::isfinite(bar.speedup) ? QStringLiteral("%1x").arg(bar.speedup, 0, 'g', 3) : QStringLiteral("\u2014");
+        return std::isfinite(bar.speedup) ? QStringLiteral("%1x").arg(bar.speedup, 0, 'g', 3)
+                                          : QStringLiteral("\u2014");
     case BandwidthColumn:
-        return v && std::isfinite(v->gbps) ? QString::number(v->gbps, 'f', 0) : QStringLiteral("\u2014");
+        return v && std::isfinite(v->gbps) ? QString::number(v->gbps, 'f', 0)
+                                           : QStringLiteral("\u2014");
     case NoteColumn: {
         QString kind = ResultsUtil::speedupKindName(bar.kind);
         return bar.note.isEmpty() ? kind : kind + QStringLiteral(": ") + bar.note;
@@ -97,10 +92,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
+QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
     case NameColumn:
         return tr("Variant");

@@ -8,10 +8,9 @@
 
 #include <optional>
 
-class VariantsModel : public QAbstractTableModel
-{
+class VariantsModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Columns {
         NameColumn,
         ValidationColumn,
@@ -30,9 +29,10 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
-private:
+  private:
     std::optional<ks::TaskBench> m_task;
     std::vector<ResultsUtil::SpeedupBar> m_bars;
 };
