@@ -16,6 +16,7 @@
 #include <taskdetailview.h>
 #include <thresholdpanel.h>
 
+#include <ks/core/suite.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 #include <models/resultsutil.h>
@@ -491,6 +492,31 @@ class TestMainWindow : public QObject {
             QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange),
                      strict->value(ks::Criterion::OutputRange));
         }
+    }
+
+    void testOpenSuiteFolder() {
+        MainWindow w;
+        w.show();
+        // The engine tests' task folders: one loads cleanly, one is full of broken task files.
+        const QString good = QStringLiteral(KS_UI_TEST_DATA "/../../data/synthetic");
+        const ks::Suite suite = ks::loadSuite(good.toStdString());
+        QVERIFY(w.openSuite(good));
+        QCOMPARE(w.model()->rowCount(), int(suite.tasks.size() + suite.issues.size()));
+        QCOMPARE(w.model()->anyFlagCount(), 0); // nothing measured yet
+        QCOMPARE(w.model()->cellState(0, ks::Criterion::OutputStd),
+                 FilterMatrixModel::CellState::NotRun);
+        QVERIFY(w.recentFiles().first().endsWith(QStringLiteral("synthetic")));
+
+        const QString bad = QStringLiteral(KS_UI_TEST_DATA "/../../data/bad");
+        const ks::Suite badSuite = ks::loadSuite(bad.toStdString());
+        QVERIFY(!badSuite.issues.empty());
+        QVERIFY(w.openSuite(bad));
+        QVERIFY(w.messageBar()->isVisible());
+        QCOMPARE(w.messageBar()->kind(), MessageBar::Kind::Warning);
+        QCOMPARE(w.model()->errorCount(),
+                 int(badSuite.issues.size())); // each broken file is a failed row
+        QVERIFY(!w.openSuite(QStringLiteral("/nonexistent/suite")));
+        QCOMPARE(w.messageBar()->kind(), MessageBar::Kind::Error);
     }
 
     void testShortcuts() {
