@@ -287,8 +287,13 @@ void MainWindow::readSettings() {
 
     ks::Thresholds t = ks::Thresholds::defaults();
     const QString profile = s.value(QStringLiteral("thresholds/profile")).toString();
+    const QString profileFile = s.value(QStringLiteral("thresholds/profileFile")).toString();
     if (!profile.isEmpty()) {
-        if (const auto p = ks::builtinProfile(profile.toStdString())) m_thresholds->setProfile(*p);
+        // Reset must return to the profile the values came from, built in or loaded from a file.
+        if (const auto p = ks::builtinProfile(profile.toStdString()))
+            m_thresholds->setProfile(*p);
+        else if (!profileFile.isEmpty() && QFileInfo::exists(profileFile))
+            m_thresholds->loadProfile(profileFile, nullptr);
         t = m_thresholds->profile();
         t.profile = profile.toStdString();
         for (const auto& c : ks::criteria()) {
@@ -313,6 +318,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("view/logCount"), m_detail->logCountBox()->isChecked());
     const ks::Thresholds t = m_thresholds->thresholds();
     s.setValue(QStringLiteral("thresholds/profile"), QString::fromStdString(t.profile));
+    s.setValue(QStringLiteral("thresholds/profileFile"), m_thresholds->profilePath());
     for (const auto& c : ks::criteria())
         s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(c.key), t.value(c.criterion));
     s.setValue(QStringLiteral("run/seeds"), m_lastRun.seeds);
@@ -682,6 +688,8 @@ void MainWindow::onTaskFinished(const ks::TaskResult& task) {
 void MainWindow::onRunFinished(bool cancelled) {
     auto info = m_model->results().run;
     info.cancelled = cancelled;
+    if (m_wholeSuiteRun && m_client->totalSeconds() > 0)
+        info.totalSeconds = m_client->totalSeconds();
     m_model->setRunInfo(info);
     updateRunInfo();
     const int n = m_client->finishedCount();

@@ -87,8 +87,12 @@ void RunClient::start(const Options& options) {
         emit failed(tr("A run is already in progress; cancel it first."));
         return;
     }
-    if (m_process)
-        m_process.release()->deleteLater(); // may still be inside its own finished() emission
+    if (m_process) {
+        // The previous worker may still be inside its own finished() emission: delete it later,
+        // and make sure nothing it still emits reaches the new run.
+        m_process->disconnect(this);
+        m_process.release()->deleteLater();
+    }
     m_buffer.clear();
     m_stderr.clear();
     m_stderrPartial.clear();
@@ -97,6 +101,7 @@ void RunClient::start(const Options& options) {
     m_total = options.taskIds.isEmpty() ? 0 : int(options.taskIds.size());
     m_cancelRequested = m_sawDone = m_doneCancelled = m_ended = false;
     m_badLines = 0;
+    m_totalSeconds = 0;
     // The worker also saves results after every task; we read the stream, the file is its own
     // crash insurance. A private folder keeps concurrent GUIs apart.
     m_tmp = std::make_unique<QTemporaryDir>();
@@ -209,6 +214,8 @@ void RunClient::handleLine(const QByteArray& raw) {
         } else if (event == "done") {
             m_sawDone = true;
             m_doneCancelled = j.value("cancelled", false);
+            const auto totalS = j.find("total_s");
+            m_totalSeconds = totalS != j.end() && totalS->is_number() ? totalS->get<double>() : 0.0;
         }
     } catch (const std::exception& e) {
         // Exceptions stop here: a malformed line loses that line, not the run or the window.

@@ -49,6 +49,8 @@ class RunClient : public QObject {
 
     int finishedCount() const { return m_done; }
     int totalCount() const { return m_total; }
+    // Wall time of the last run as the worker reported it ("done" event), 0 if unknown.
+    double totalSeconds() const { return m_totalSeconds; }
     QString currentTask() const { return m_current; }
 
   signals:
@@ -84,4 +86,5 @@ class RunClient : public QObject {
     bool m_doneCancelled = false;
     bool m_ended = false;
     int m_badLines = 0;
+    double m_totalSeconds = 0;
 };

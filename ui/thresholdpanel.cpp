@@ -172,6 +172,7 @@ void ThresholdPanel::setThresholds(const ks::Thresholds& thresholds) {
 
 void ThresholdPanel::setProfile(const ks::Thresholds& profile) {
     m_profile = profile;
+    m_profilePath.clear();
     const QString name = QString::fromStdString(profile.profile);
     if (m_profileBox->findText(name) < 0) m_profileBox->addItem(name);
     m_profileBox->setCurrentIndex(m_profileBox->findText(name));
@@ -193,6 +194,7 @@ bool ThresholdPanel::loadProfile(const QString& path, QString* error) {
     try {
         const auto p = ks::parseProfile(ks::readFile(path.toStdString()), path.toStdString());
         setProfile(p);
+        m_profilePath = path;
         const int i = m_profileBox->findText(QString::fromStdString(p.profile));
         m_profileBox->setItemData(i, path);
         resetToProfile();

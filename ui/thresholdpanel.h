@@ -28,6 +28,8 @@ class ThresholdPanel : public QWidget {
     // The profile "Reset" returns to; also selects it in the combo.
     void setProfile(const ks::Thresholds& profile);
     const ks::Thresholds& profile() const { return m_profile; }
+    // The file the profile was loaded from; empty for built-in profiles.
+    QString profilePath() const { return m_profilePath; }
     void resetToProfile();
     bool isModified() const;
 
@@ -50,6 +52,7 @@ class ThresholdPanel : public QWidget {
     void updateProfileLabel();
 
     ks::Thresholds m_profile = ks::Thresholds::defaults();
+    QString m_profilePath;
     std::array<QDoubleSpinBox*, ks::CriterionCount> m_spins{};
     std::array<QLabel*, ks::CriterionCount> m_counts{};
     QComboBox* m_profileBox = nullptr;

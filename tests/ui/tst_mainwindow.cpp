@@ -483,6 +483,18 @@ class TestMainWindow : public QObject {
         QCOMPARE(panel->profile().profile, std::string("mine"));
         QVERIFY(!panel->isModified());
         QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputStd), 4);
+        // A profile loaded from a file survives a restart, and Reset still returns to it.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("0.5"));
+        w.saveSettings();
+        {
+            MainWindow again;
+            QCOMPARE(again.thresholdPanel()->profile().profile, std::string("mine"));
+            QCOMPARE(again.thresholdPanel()->profilePath(), path);
+            QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::OutputRange), 0.5);
+            again.thresholdPanel()->resetToProfile();
+            QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::OutputStd), 1e-3);
+            QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::OutputRange), 0.01);
+        }
         QVERIFY(!panel->loadProfile(ResultsFile, &error)); // not a profile
         QVERIFY(error.contains(QStringLiteral("not a threshold profile")));
         // The built-in "strict" profile from the combo.
