@@ -29,7 +29,9 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     m_variant = new QComboBox;
     m_variant->setObjectName(QStringLiteral("timingVariant"));
     m_variant->setToolTip(tr("Kernel whose timing distribution is shown"));
-    m_variant->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Summaries can be long: a bounded combo keeps the chart row from being pushed off screen.
+    m_variant->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_variant->setMinimumContentsLength(28);
     top->addWidget(m_info, 1);
     top->addWidget(new QLabel(tr("Show:")));
     top->addWidget(m_scope);
@@ -163,8 +165,12 @@ void KernelsView::rebuild() {
             m_variant->addItem(tr("PyTorch eager (baseline)"), -1);
             for (int i = 0; i < int(task->variants.size()); ++i) {
                 const auto& v = task->variants[static_cast<size_t>(i)];
-                m_variant->addItem(
-                    QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name)), i);
+                QString text = ResultsUtil::variantLabel(*task, v);
+                if (!v.summary.empty())
+                    text += QStringLiteral(": ") + QString::fromStdString(v.summary);
+                m_variant->addItem(text, i);
+                m_variant->setItemData(m_variant->count() - 1, QString::fromStdString(v.name),
+                                       Qt::ToolTipRole);
             }
             // Default to the most optimised variant: the one whose timing claims the speedup.
             const bool sameTask = m_variantTask == QString::fromStdString(task->taskId);

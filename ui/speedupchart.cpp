@@ -74,14 +74,21 @@ void SpeedupChart::rebuild() {
     QFont labelFont = font();
     if (!single) labelFont.setPointSize(std::max(6, labelFont.pointSize() - 2));
 
+    size_t barCount = 0;
+    for (const auto& task : m_tasks)
+        barCount += task.variants.size() + 1;
     for (const auto& task : m_tasks) {
         const QString id = QString::fromStdString(task.taskId);
         const QStringList flaws = m_flaws.value(id);
         const double groupStart = key;
         for (const auto& bar : ResultsUtil::speedupBars(task)) {
             m_bars.push_back(bar);
+            // One task: the variant and, on a second line, what it changes (elided to the bar).
+            const QString summary = QFontMetrics(labelFont).elidedText(
+                bar.kind == Kind::Baseline ? tr("PyTorch eager") : bar.summary, Qt::ElideRight,
+                int(width() * 0.8 / double(std::max<size_t>(1, barCount))));
             ticker->addTick(key, single
-                                     ? bar.label
+                                     ? bar.label + QLatin1Char('\n') + summary
                                      : (flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ")) +
                                            id + QStringLiteral(" \u00b7 ") + bar.label);
             const bool drawn = std::isfinite(bar.speedup) && bar.speedup > 0;

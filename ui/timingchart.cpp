@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "timingchart.h"
 
+#include <models/resultsutil.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,9 +20,7 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant) {
                                      ? &task->variants[static_cast<size_t>(variant)]
                                      : nullptr;
     const ks::TimingStats& t = v ? v->timing : task->baseline;
-    const QString name =
-        v ? QStringLiteral("v%1 %2").arg(v->version).arg(QString::fromStdString(v->name))
-          : tr("PyTorch eager");
+    const QString name = v ? ResultsUtil::variantLabel(*task, *v) : tr("PyTorch eager");
     const bool failed = v && v->validation.run && !v->validation.passed;
     const QColor color = !v       ? QColor(0x75, 0x75, 0x75)
                          : failed ? QColor(0xe5, 0x39, 0x35)
@@ -37,12 +37,12 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant) {
     }
     resetPlot();
     std::sort(samples.begin(), samples.end());
-    // Bin edges from the 0.5th to 99.5th percentile: one slow outlier (a context switch) would
+    // Bin edges from the 1st to 99th percentile: one slow outlier (a context switch) would
     // otherwise squeeze the whole distribution into one bin. Outliers go to the edge bins.
     auto pct = [&](double p) {
         return samples[static_cast<size_t>(p * double(samples.size() - 1))];
     };
-    double lo = pct(0.005), hi = pct(0.995);
+    double lo = pct(0.01), hi = pct(0.99);
     if (!(hi > lo)) {
         lo = samples.front() * 0.98;
         hi = samples.back() * 1.02 + 1e-9;

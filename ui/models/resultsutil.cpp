@@ -97,7 +97,8 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
     for (const auto& v : task.variants) {
         SpeedupBar s;
         s.taskId = id;
-        s.label = QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(v.name));
+        s.label = variantLabel(task, v);
+        s.summary = QString::fromStdString(v.summary);
         const double med = v.timing.medianMs;
         s.speedup = std::isfinite(v.speedup)
                         ? v.speedup
@@ -133,6 +134,15 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
         bars.push_back(s);
     }
     return bars;
+}
+
+QString variantLabel(const ks::TaskBench& task, const ks::VariantResult& v) {
+    std::string name = v.name;
+    if (!task.op.empty() && name.rfind(task.op + "_", 0) == 0)
+        name = name.substr(task.op.size() + 1);
+    if (name == "kernel" + std::to_string(v.version) || name == "kernel") name.clear();
+    return name.empty() ? QStringLiteral("v%1").arg(v.version)
+                        : QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(name));
 }
 
 QString speedupKindName(SpeedupBar::Kind kind) {

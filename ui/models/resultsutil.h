@@ -38,8 +38,12 @@ struct SpeedupBar {
     double speedup = ks::NaN;             // baseline median / variant median
     double low = ks::NaN, high = ks::NaN; // from the variant's IQR: base / q3, base / q1
     QString note;                         // why failed / not run / impossible
+    QString summary;                      // what the variant changes ("one pass with online max")
 };
 std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task);
+// "v3", "v2 online": the variant's version and its name without the op prefix the kernel
+// registry puts on every name ("softmax_kernel2" -> "v2").
+QString variantLabel(const ks::TaskBench& task, const ks::VariantResult& variant);
 QString speedupKindName(SpeedupBar::Kind kind);
 
 } // namespace ResultsUtil
