@@ -225,6 +225,12 @@ class TestFilterMatrixModel : public QObject {
         for (int r = 0; r < 4; ++r)
             ids << proxy.index(r, 0).data().toString();
         QCOMPARE(ids, (QStringList{"L1-1", "L1-4", "L1-12", "L1-19"}));
+        // A streamed task lands in sorted position, not at the end.
+        ks::TaskResult streamed = *model.task(0);
+        streamed.id = "L1-2";
+        streamed.number = 2;
+        model.upsertTask(streamed);
+        QCOMPARE(proxy.index(1, 0).data().toString(), QStringLiteral("L1-2"));
         // Metric sort: the smallest max |value| first, not-run and failed tasks last.
         proxy.sort(FilterMatrixModel::OutputRangeColumn, Qt::AscendingOrder);
         QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("L2-80"));

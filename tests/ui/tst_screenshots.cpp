@@ -163,7 +163,8 @@ class TestScreenshots : public QObject {
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(w.openResults(path));
-        QVERIFY(w.openBench(qEnvironmentVariable("KS_SCREENSHOT_BENCH", QStringLiteral(KS_UI_TEST_DATA "/bench.json"))));
+        QVERIFY(w.openBench(qEnvironmentVariable("KS_SCREENSHOT_BENCH",
+                                                 QStringLiteral(KS_UI_TEST_DATA "/bench.json"))));
         const QString task = qEnvironmentVariable("KS_SCREENSHOT_TASK", QStringLiteral("L1-23"));
         QVERIFY(w.selectTask(task));
         w.showView(MainWindow::View::TaskDetail);

@@ -12,19 +12,24 @@ FilterProxyModel::FilterProxyModel(QObject* parent) : QSortFilterProxyModel(pare
 
 void FilterProxyModel::setSourceModel(QAbstractItemModel* model) {
     if (auto* old = qobject_cast<FilterMatrixModel*>(sourceModel()))
-        disconnect(old, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
+        disconnect(old, nullptr, this, nullptr);
     QSortFilterProxyModel::setSourceModel(model);
-    if (auto* m = qobject_cast<FilterMatrixModel*>(model))
+    if (auto* m = qobject_cast<FilterMatrixModel*>(model)) {
         connect(m, &FilterMatrixModel::flagsChanged, this, &FilterProxyModel::onFlagsChanged);
+        // Without dynamic sorting, streamed rows would be appended unsorted; they are sorted in
+        // with the flagsChanged that follows every insertion.
+        connect(m, &QAbstractItemModel::rowsInserted, this, [this] { m_unsortedRows = true; });
+    }
 }
 
 void FilterProxyModel::onFlagsChanged() {
     const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn &&
                                sortColumn() <= FilterMatrixModel::AnyFlagColumn;
-    if (sortedByFlags)
+    if (sortedByFlags || (m_unsortedRows && sortColumn() >= 0))
         invalidate(); // re-sort and re-filter in one layout change
     else if (m_flaggedOnly)
         invalidateRowsFilter();
+    m_unsortedRows = false;
 }
 
 void FilterProxyModel::setSearchText(const QString& text) {

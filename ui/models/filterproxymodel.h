@@ -36,4 +36,5 @@ class FilterProxyModel : public QSortFilterProxyModel {
     int m_level = 0;
     QString m_category;
     bool m_flaggedOnly = false;
+    bool m_unsortedRows = false; // rows inserted since the last sort
 };
