@@ -225,9 +225,10 @@ int runImport(const ImportOptions& o) {
                 }
                 std::string details;
                 if (good) {
-                    details = std::to_string(ev.value("inputs", 0)) + " inputs, " + std::to_string(ev.value("params", 0)) +
-                              " params -> " + shapeText(ev["output"].value("shape", json::array())) + " " +
-                              ev["output"].value("dtype", "");
+                    const int ni = ev.value("inputs", 0), np = ev.value("params", 0);
+                    details = std::to_string(ni) + (ni == 1 ? " input, " : " inputs, ") + std::to_string(np) +
+                              (np == 1 ? " param -> " : " params -> ") +
+                              shapeText(ev["output"].value("shape", json::array())) + " " + ev["output"].value("dtype", "");
                     if (ev.contains("uninferred") && !ev["uninferred"].empty()) {
                         std::string names;
                         for (const auto& n : ev["uninferred"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();

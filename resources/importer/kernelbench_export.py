@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import gc
 import importlib.util
 import inspect
 import json
@@ -59,6 +60,8 @@ import traceback
 import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
 EXPORTER_VERSION = "1.0"
 ARTIFACT_META = "kernelsieve.json"
@@ -190,20 +193,27 @@ class RecordState:
         return None
 
 
-class Recorder(TorchFunctionMode):
-    """Records generators and simple post-ops; also makes CUDA requests run on the CPU."""
+_FACTORIES = {"randn", "rand", "randint", "normal", "zeros", "ones", "full", "empty", "arange", "linspace",
+              "logspace", "eye", "tensor", "as_tensor", "randperm", "empty_strided", "scalar_tensor"}
 
-    def __init__(self, state: RecordState):
+
+class Recorder(TorchFunctionMode):
+    """Records generators and simple post-ops. Tensors are made on `device` whatever the file
+    asks for (the engine owns devices): the CPU for the model, the tracing device for inputs, where
+    drawing a few GB takes milliseconds instead of seconds."""
+
+    def __init__(self, state: RecordState, device: Optional[torch.device] = None):
         super().__init__()
         self.s = state
+        self.device = device or torch.device("cpu")
 
     def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: C901 - a dispatch table
         kwargs = dict(kwargs or {})
         name = getattr(func, "__name__", "")
         module = getattr(func, "__module__", "") or ""
-        # Draw on the CPU whatever the file asks for: the engine owns devices.
-        if "device" in kwargs:
-            kwargs.pop("device")
+        kwargs.pop("device", None)
+        if name in _FACTORIES and module.startswith("torch") and self.device.type != "cpu":
+            kwargs["device"] = self.device
         if name == "cuda" and args and isinstance(args[0], torch.Tensor):
             return args[0]
         if name == "to" and args and isinstance(args[0], torch.Tensor):
@@ -770,18 +780,22 @@ def _last_line(e: BaseException, path: Path) -> str:
     return msg + where
 
 
-def _close(a: torch.Tensor, b: torch.Tensor) -> Tuple[bool, float]:
+def _close(a: torch.Tensor, b: torch.Tensor) -> Tuple[bool, str]:
+    """Equal to 1e-6 absolute + 1e-5 relative (NaN where both are NaN); computed where `a` lives
+    so that multi-GB outputs are not copied around."""
+    a, b = a.detach(), b.detach().to(a.device)
     if a.shape != b.shape or a.dtype != b.dtype:
-        return False, float("inf")
+        return False, f"shape/dtype {list(b.shape)} {b.dtype} vs {list(a.shape)} {a.dtype}"
+    if torch.equal(a, b):
+        return True, "equal"
     if not a.dtype.is_floating_point:
-        return bool(torch.equal(a, b)), 0.0
-    ad, bd = a.detach().double().cpu(), b.detach().double().cpu()
-    both_nan = torch.isnan(ad) & torch.isnan(bd)
-    diff = (ad - bd).abs().masked_fill(both_nan, 0.0)
-    diff = diff.masked_fill((ad == bd), 0.0)  # equal infinities
-    tol = 1e-6 + 1e-5 * bd.abs().masked_fill(~torch.isfinite(bd), 0.0)
-    worst = float(diff.max()) if diff.numel() else 0.0
-    return bool((diff <= tol).all()), worst
+        return False, f"{int((a != b).sum())} of {a.numel()} values differ"
+    af, bf = a.float(), b.float()
+    same = (af == bf) | (af.isnan() & bf.isnan())
+    diff = (af - bf).abs().masked_fill(same, 0.0)
+    tol = 1e-6 + 1e-5 * bf.abs().nan_to_num(0.0, 0.0, 0.0)
+    worst = float(diff.nan_to_num(float("inf")).max())
+    return bool((diff <= tol).all()), f"max |diff| {worst:.3g}"
 
 
 def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str) -> Dict[str, Any]:
@@ -791,13 +805,17 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
     mod = load_task_module(path, uid)
     init_inputs = list(mod.get_init_inputs())
 
-    # Seed 0, KernelBench's order: the model, then the inputs -- recorded.
+    device = torch.device("cpu")
+    if device_req == "cuda" or (device_req == "auto" and torch.cuda.is_available()):
+        device = torch.device("cuda")
+
+    # Seed 0, KernelBench's order: the model (on the CPU), then the inputs -- recorded.
     state = RecordState()
     torch.manual_seed(0)
     with Recorder(state):
         model = mod.Model(*init_inputs)
     param_draws = len(state.draws)
-    with Recorder(state):
+    with Recorder(state, device):
         raw_inputs = mod.get_inputs()
     if not isinstance(raw_inputs, (list, tuple)):
         raise TaskFileError(f"get_inputs() returned {type(raw_inputs).__name__}, expected a list")
@@ -877,27 +895,34 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
     dims = _dims_and_shapes(mod, all_specs)
     by_name = {s["name"]: s for s in all_specs}
 
-    # Does seed 0 with the engine's order and draws give exactly these tensors?
+    # Does seed 0 with the engine's order and draws give exactly these tensors (on the CPU)?
     rng: Dict[str, Any] = {}
     total = sum(int(math.prod(s["_shape"])) for s in all_specs)
+    limit = REPLAY_ELEMENT_LIMIT if device.type == "cpu" else REPLAY_ELEMENT_LIMIT // 4
     if stray:
         rng = {"compatible": False, "why": "the constructor draws random numbers that are not parameters: " +
                ", ".join(stray[:3])}
     elif stray_in:
         rng = {"compatible": False, "why": "get_inputs() draws random numbers that are not inputs: " +
                ", ".join(stray_in[:3])}
-    elif total > REPLAY_ELEMENT_LIMIT:
-        rng = {"compatible": None, "why": f"not checked: {total} elements are too many to draw twice"}
+    elif total > limit:
+        rng = {"compatible": None, "why": f"not checked: {total} elements are too many to draw again on the CPU"}
     else:
+        actual_p = [p.detach() for _, p, _ in plist]
+        actual_i = inputs
+        if device.type != "cpu":  # the inputs above came from the device's generator
+            torch.manual_seed(0)
+            with Recorder(RecordState()):
+                mod.Model(*init_inputs)
+                actual_i = [v for v in mod.get_inputs() if isinstance(v, torch.Tensor)]
         torch.manual_seed(0)
-        actual = [p.detach() for _, p, _ in plist]
         drawn_p = [draw_engine(s, by_name) for s in param_specs]
         drawn_i = [draw_engine(s, by_name) for s in input_specs]
         bad = []
-        for s, a, b in zip(param_specs + input_specs, actual + inputs, drawn_p + drawn_i):
-            ok, worst = _close(b, a.detach())
+        for s, a, b in zip(param_specs + input_specs, actual_p + actual_i, drawn_p + drawn_i):
+            ok, how = _close(b, a)
             if not ok:
-                bad.append(f"{s['name']} (max |diff| {worst:.3g})")
+                bad.append(f"{s['name']} ({how})")
         rng = {"compatible": not bad}
         if bad:
             rng["why"] = ("seed 0 does not reproduce " + ", ".join(bad[:3]) +
@@ -907,9 +932,6 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
                           "get_inputs() gives")
 
     # Trace forward(*inputs, *params) on the chosen device.
-    device = torch.device("cpu")
-    if device_req == "cuda" or (device_req == "auto" and torch.cuda.is_available()):
-        device = torch.device("cuda")
     params = [p.detach().clone() for _, p, _ in plist]
     for _, p, where in plist:
         for m, a in where:
@@ -930,9 +952,9 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
                 raise TaskFileError(f"forward returns {type(eager).__name__}; KernelSieve needs exactly one tensor")
             torch.manual_seed(1234)
             again = traced(*ex)
-    same, worst = _close(again, eager)
+    same, how = _close(again, eager)
     if not same:
-        raise TaskFileError(f"the traced graph does not reproduce the eager output (max |diff| {worst:.3g}); "
+        raise TaskFileError(f"the traced graph does not reproduce the eager output ({how}); "
                             f"the forward probably branches on tensor values")
     torch_dir = os.path.dirname(torch.__file__)
     seen = set()
@@ -1033,6 +1055,9 @@ def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
             r = {"status": "error", "error": _last_line(e, path)}
         res.write(json.dumps(r, allow_nan=False, default=str) + "\n")
         res.flush()
+        gc.collect()  # the previous file's tensors, before the next one allocates its own
+        if torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
     os._exit(0)
 
 
