@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ks-out}
 KB=${KB:-out/kb/level1}
 WORK=${WORK:-/tmp/ks-import}
+JOBS=${JOBS:-4 8}
 mkdir -p "$OUT" "$WORK"
 export TORCH_CUDA_ARCH_LIST=9.0
 t0=$(date +%s.%N)
@@ -21,7 +22,7 @@ echo "build: $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 CLI=build/gpu-imp/bin/kernelsieve-cli
 { $CLI --version; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } | tee "$OUT/env.txt"
 
-for jobs in ${JOBS:-4 8}; do
+for jobs in $JOBS; do
     rm -rf "$WORK/kb-j$jobs"
     s=$(date +%s.%N)
     $CLI import-kernelbench "$KB" --out "$WORK/kb-j$jobs" --jobs "$jobs" >"$OUT/import-j$jobs.txt" 2>&1
@@ -32,7 +33,6 @@ for jobs in ${JOBS:-4 8}; do
 done
 grep "^error" "$OUT/import-j${JOBS##* }.txt" | head -20
 last=$WORK/kb-j${JOBS##* }
-[ -n "${JOBS:-}" ] || last=$WORK/kb-j8
 
 # The engine on the imported tasks, on the GPU (results file kept after every task).
 timeout "${FILTER_S:-240}" $CLI filter --suite "$last" --device cuda --seeds 5 --out "$OUT/kb-filter.json" \
