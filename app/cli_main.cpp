@@ -9,6 +9,7 @@
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "cli_import.h"
+#include "cli_redundancy.h"
 
 #include <CLI/CLI.hpp>
 
@@ -161,6 +162,8 @@ int main(int argc, char** argv) {
     worker->prefix_command();
     std::function<int()> importAction; // import-kernelbench / export-robust-kbench (cli_import.cpp)
     ks::cli::addImportCommands(app, importAction);
+    std::function<int()> redundancyAction; // redundancy (cli_redundancy.cpp)
+    ks::cli::addRedundancyCommand(app, redundancyAction);
 
     try {
         app.parse(argc, argv);
@@ -183,6 +186,7 @@ int main(int argc, char** argv) {
         return Exit::Ok;
     }
     if (importAction) return importAction();
+    if (redundancyAction) return redundancyAction();
 
     if (list->parsed()) {
         try {

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Filter 6, redundant computation: dataflow and ablation on a task's TorchScript graph.
+// Plain result structs, no torch here (the analysis itself lives in redundancy.cpp), so the CLI
+// and, later, the GUI can include it cheaply. docs/redundancy.md describes the method.
+
+#include "ks/core/taskspec.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+// One graph node whose work does not reach the output, or reaches it without changing it.
+struct RedundantNode {
+    enum class Kind {
+        Dead,           // its values never reach the output (at most its shape does)
+        NoEffect,       // bypassing it (output := one of its inputs) leaves the output unchanged
+        Duplicate,      // same op on the same inputs as an earlier node; reusing that one changes nothing
+        ConstantOutput, // its output is one constant on every seed and element, whatever the inputs
+        FeedsRedundant, // live in the task, but only feeds nodes found redundant above
+    };
+    Kind kind = Kind::Dead;
+    std::string op;         // "aten::relu"
+    int line = 0;           // 1-based line in the task source (0: unknown)
+    std::string sourceText; // that line, trimmed
+    std::string reason;     // human-readable, e.g. "bypassed by its input %h: output unchanged on 3 seeds"
+    std::string node;       // the node as TorchScript prints it, for the curious
+    double flops = 0;       // estimated FLOPs of this node at the analysed preset
+};
+const char* redundantKindKey(RedundantNode::Kind k); // "dead", "no-effect", "duplicate", "constant", "feeds-redundant"
+
+// A task input or parameter whose values the output never depends on.
+struct UnusedArgument {
+    std::string name;
+    bool isParam = false;
+    std::string reason; // "never used", "only its shape is used", "only feeds redundant ops"
+};
+
+struct RedundancyOptions {
+    std::string device = "auto";  // auto | cpu | cuda
+    std::optional<Preset> preset; // default: full on CUDA, small on CPU (as the engine)
+    int seeds = 3;                // random seeds 0..seeds-1; plus one all-zero-input run for bypasses
+    // "Unchanged" means within the validation bar of the seed (|d| < 1e-5 + 1e-4 |ref|): an op
+    // whose removal passes the benchmark's own correctness check is removable by a kernel author.
+    double rtol = 1e-4;
+    double atol = 1e-5;
+};
+
+struct RedundancyReport {
+    std::string taskId, taskName;
+    std::string device; // "cpu" | "cuda"
+    Preset preset = Preset::Small;
+    int seeds = 0;
+    std::vector<RedundantNode> nodes;
+    std::vector<UnusedArgument> unused;
+    int opsExamined = 0;   // op nodes tried by ablation
+    double totalFlops = 0; // estimated FLOPs of the whole graph
+    double redundantFlops = 0;
+    std::vector<std::string> notes; // what was skipped and why
+    std::string error;              // non-empty: the analysis failed (message names the task)
+    double wallSeconds = 0;
+
+    double flopFraction() const { return totalFlops > 0 ? redundantFlops / totalFlops : 0.0; }
+    bool hasRedundancy() const { return !nodes.empty() || !unused.empty(); }
+};
+
+// Never throws for problems of the task itself (they land in `error`); throws ks::Error for a bad
+// device request.
+RedundancyReport analyzeRedundancy(const TaskSpec& spec, const RedundancyOptions& options = {});
+
+std::string redundancyReportsToJson(const std::vector<RedundancyReport>& reports, const RedundancyOptions& options);
+
+} // namespace ks

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// Filter 6 (redundant computation): one small task per redundancy pattern under
+// tests/data/redundancy/ with the exact nodes it must report, negatives that must report nothing,
+// and the built-in suite's redundant (KS-*, L2-13) and clean (L1-1, L1-23, L1-36) tasks.
+
+#include "ks/core/redundancy.h"
+#include "ks/core/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const ks::Suite& testSuite() {
+    static const ks::Suite s = ks::loadSuiteDir(KS_TEST_DATA "/redundancy");
+    return s;
+}
+
+const ks::Suite& builtinSuite() {
+    static const ks::Suite s = ks::loadSuite("builtin");
+    return s;
+}
+
+ks::TaskSpec taskById(const ks::Suite& s, const std::string& id) {
+    for (const auto& t : s.tasks)
+        if (t.id == id) return t;
+    throw std::runtime_error("no task " + id);
+}
+
+ks::RedundancyReport analyze(const ks::TaskSpec& t) {
+    ks::RedundancyOptions o;
+    o.device = "cpu";
+    o.preset = ks::Preset::Small;
+    o.seeds = 3;
+    return ks::analyzeRedundancy(t, o);
+}
+
+// "kind op line" per reported node, in report order.
+std::vector<std::string> summary(const ks::RedundancyReport& r) {
+    std::vector<std::string> out;
+    for (const auto& n : r.nodes)
+        out.push_back(std::string(ks::redundantKindKey(n.kind)) + " " + n.op + " " + std::to_string(n.line));
+    return out;
+}
+
+std::map<std::string, std::string> unused(const ks::RedundancyReport& r) {
+    std::map<std::string, std::string> out;
+    for (const auto& u : r.unused) out[u.name] = u.reason;
+    return out;
+}
+
+struct Case {
+    const char* id;
+    std::vector<std::string> nodes;
+    std::map<std::string, std::string> unused;
+};
+
+// Keeps CTest's test names readable (gtest would dump the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.id; }
+
+class Pattern : public testing::TestWithParam<Case> {};
+
+TEST_P(Pattern, ReportsExactlyTheseNodes) {
+    const Case& c = GetParam();
+    const auto r = analyze(taskById(testSuite(), c.id));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(summary(r), c.nodes);
+    EXPECT_EQ(unused(r), c.unused);
+    if (c.nodes.empty()) {
+        EXPECT_EQ(r.redundantFlops, 0.0);
+    } else {
+        EXPECT_GT(r.flopFraction(), 0.0);
+        EXPECT_LE(r.flopFraction(), 1.0);
+    }
+    for (const auto& n : r.nodes) {
+        EXPECT_FALSE(n.reason.empty());
+        EXPECT_FALSE(n.sourceText.empty()) << n.op;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Redundancy, Pattern,
+    testing::Values(
+        Case{"R-dead-branch", {}, {{"unused_w", "never used"}}},
+        Case{"R-dead-shape", {"dead aten::matmul 3"}, {{"p", "only feeds dead ops"}}},
+        Case{"R-softmax-size1", {"feeds-redundant aten::sum 3", "constant aten::softmax 4", "no-effect aten::mul 5"}, {}},
+        Case{"R-logsoftmax-size1", {"constant aten::log_softmax 3"}, {{"x", "only feeds redundant ops"}}},
+        Case{"R-reduce-size1", {"no-effect aten::mean 3", "no-effect aten::sum 4"}, {}},
+        Case{"R-relu-after-sigmoid", {"no-effect aten::relu 4"}, {}},
+        Case{"R-clamp-never-binds", {"no-effect aten::clamp 4"}, {}},
+        Case{"R-mul-one-add-zero", {"no-effect aten::mul 3", "no-effect aten::add 4"}, {}},
+        Case{"R-dropout-eval", {"no-effect aten::dropout 3"}, {}},
+        Case{"R-norm-twice", {"no-effect aten::layer_norm 4"}, {}},
+        Case{"R-duplicate", {"duplicate aten::matmul 4"}, {}},
+        Case{"N-softmax-real-axis", {}, {}},
+        Case{"N-clamp-binds", {}, {}},
+        Case{"N-eps-guard", {}, {}}),
+    [](const testing::TestParamInfo<Case>& i) {
+        std::string n = i.param.id;
+        for (char& ch : n)
+            if (ch == '-') ch = '_';
+        return n;
+    });
+
+TEST(Redundancy, FlopsCountMatmulsAndElementwiseOps) {
+    // R-duplicate at B=4, D=8: two matmuls of 2*4*8*8 and three elementwise ops of 32.
+    const auto r = analyze(taskById(testSuite(), "R-duplicate"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_DOUBLE_EQ(r.totalFlops, 2 * 512.0 + 3 * 32.0);
+    EXPECT_DOUBLE_EQ(r.redundantFlops, 512.0);
+}
+
+class BuiltinRedundant : public testing::TestWithParam<const char*> {};
+
+TEST_P(BuiltinRedundant, ReportsSomething) {
+    const auto r = analyze(taskById(builtinSuite(), GetParam()));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(r.hasRedundancy());
+}
+
+INSTANTIATE_TEST_SUITE_P(Redundancy, BuiltinRedundant,
+                         testing::Values("KS-1", "KS-2", "KS-3", "KS-4", "KS-5", "KS-6", "KS-7", "KS-8", "KS-9",
+                                         "KS-10", "L2-13"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                             std::string n = i.param;
+                             for (char& ch : n)
+                                 if (ch == '-') ch = '_';
+                             return n;
+                         });
+
+class BuiltinClean : public testing::TestWithParam<const char*> {};
+
+TEST_P(BuiltinClean, ReportsNothing) {
+    const auto r = analyze(taskById(builtinSuite(), GetParam()));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(summary(r), std::vector<std::string>{});
+    EXPECT_TRUE(r.unused.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Redundancy, BuiltinClean, testing::Values("L1-1", "L1-23", "L1-36", "L2-13r"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                             std::string n = i.param;
+                             for (char& ch : n)
+                                 if (ch == '-') ch = '_';
+                             return n;
+                         });
+
+TEST(Redundancy, L2_13SoftmaxOverSize1AxisIsAConstant) {
+    const auto r = analyze(taskById(builtinSuite(), "L2-13"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    bool softmaxConstant = false;
+    for (const auto& n : r.nodes) softmaxConstant |= n.op == "aten::softmax" && n.kind == ks::RedundantNode::Kind::ConstantOutput;
+    EXPECT_TRUE(softmaxConstant);
+    EXPECT_GT(r.flopFraction(), 0.9); // the transposed conv only feeds the constant
+}
+
+TEST(Redundancy, JsonNamesTasksAndNodes) {
+    const auto r = analyze(taskById(testSuite(), "R-relu-after-sigmoid"));
+    const auto j = ks::redundancyReportsToJson({r}, {});
+    EXPECT_NE(j.find("\"kernelsieve.redundancy\""), std::string::npos);
+    EXPECT_NE(j.find("\"aten::relu\""), std::string::npos);
+    EXPECT_NE(j.find("\"flop_fraction\""), std::string::npos);
+}
+
+} // namespace
