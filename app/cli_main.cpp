@@ -9,6 +9,7 @@
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "cli_import.h"
+#include "cli_inefficiency.h"
 #include "cli_redundancy.h"
 
 #include <CLI/CLI.hpp>
@@ -162,6 +163,8 @@ int main(int argc, char** argv) {
     worker->prefix_command();
     std::function<int()> importAction; // import-kernelbench / export-robust-kbench (cli_import.cpp)
     ks::cli::addImportCommands(app, importAction);
+    std::function<int()> inefficiencyAction; // inefficiency (cli_inefficiency.cpp)
+    ks::cli::addInefficiencyCommand(app, inefficiencyAction);
     std::function<int()> redundancyAction; // redundancy (cli_redundancy.cpp)
     ks::cli::addRedundancyCommand(app, redundancyAction);
 
@@ -186,6 +189,7 @@ int main(int argc, char** argv) {
         return Exit::Ok;
     }
     if (importAction) return importAction();
+    if (inefficiencyAction) return inefficiencyAction();
     if (redundancyAction) return redundancyAction();
 
     if (list->parsed()) {

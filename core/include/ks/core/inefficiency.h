@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Filter 5, baseline inefficiency, measured: the eager baseline's time against its roofline floor
+// (fewest bytes over the device's measured copy bandwidth, graph FLOPs over its measured FP32
+// peak), plus rewrite rules for known waste on the task's TorchScript graph, each rewrite run,
+// checked equal to the original and timed. Plain result structs, no torch here (the analysis
+// lives in inefficiency.cpp), so the CLI and later the GUI include it cheaply.
+// docs/inefficiency.md describes the method and its limits.
+
+#include "ks/core/taskspec.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ks {
+
+// What one device can do at best, measured once and cached (see deviceCeilings).
+struct DeviceCeilings {
+    std::string device;          // "cpu" | "cuda"
+    std::string deviceName;      // "NVIDIA H200", the CPU model
+    std::string measured;        // ISO time of the measurement
+    double copyBandwidthGBs = 0; // device-to-device copy of the largest buffer, bytes read + written / s / 1e9
+    // Copy bandwidth by size: (bytes read + written, GB/s), ascending. A task whose tensors sit in
+    // cache moves them faster than DRAM allows, so its memory floor uses the bandwidth at its own
+    // byte count (log-interpolated), not the DRAM figure alone.
+    std::vector<std::pair<double, double>> copyCurve;
+    double fp32PeakGflops = 0;   // FP32 matrix product (no TF32), GFLOP/s
+    int threads = 0;             // CPU: intra-op threads the rate was measured with
+    std::string method;          // how the two numbers were measured, in words
+    std::string source;          // "measured" or the cache file it was read from
+
+    // Copy bandwidth (GB/s) for moving `bytes` (read + written); copyBandwidthGBs without a curve.
+    double bandwidthAt(double bytes) const;
+};
+
+// Measures the ceilings of `device` ("cpu" or "cuda") now. CPU: tensor copies from 16 KiB to 64 MiB
+// (read + write counted) and at::mm on 2048x2048 float32. CUDA: what the kernel harness measures (1 GiB
+// cudaMemcpy-class copy, 8192^2 FP32 mm with TF32 off). Throws ks::Error for an unusable device.
+DeviceCeilings measureCeilings(const std::string& device);
+
+// The ceilings for `device` from the cache (cacheDir/ceilings-<device>.json, default
+// $XDG_CACHE_HOME or ~/.cache/kernelsieve), measured and stored when missing, unreadable,
+// measured on another device name or `remeasure` is set. A cache that cannot be written is only
+// noted in `source`.
+DeviceCeilings deviceCeilings(const std::string& device, bool remeasure = false, const std::string& cacheDir = {});
+std::string defaultCeilingsCacheDir();
+
+// One rewrite rule applied at one place in the graph.
+struct RewriteResult {
+    std::string rule;        // "diag-matmul", "mask-after-matmul", "softmax-log", "materialised-broadcast",
+                             // "repeated-layout", "duplicate-reduction"
+    std::string what;        // what was found and what it is rewritten to
+    std::string node;        // the matched node as TorchScript prints it
+    int line = 0;            // 1-based source line of the matched node (0: unknown)
+    bool implemented = true; // false: detected and reported, no cheaper rewrite exists here
+    bool equal = false;      // the rewritten graph matched the original on every seed
+    double maxAbsDiff = 0;   // largest |rewritten - original| over the seeds
+    double timeMs = 0;       // time of the rewritten graph (statistic as eagerMs)
+    double speedup = 0;      // eager median / rewritten median (0 when not run or not equal)
+    std::string error;       // the rewrite failed to run (the rule is then ignored)
+};
+
+struct InefficiencyOptions {
+    std::string device = "auto";  // auto | cpu | cuda
+    std::optional<Preset> preset; // default: full on CUDA, small on CPU (as the engine)
+    int warmup = 3;
+    int runs = 20;      // timed calls per median
+    int seeds = 3;      // equality check of each rewrite on seeds 0..seeds-1
+    double rtol = 1e-4; // the seed's validation bar
+    double atol = 1e-5;
+    double minSpeedup = 2.0;     // flag when a checked rewrite is at least this much faster
+    double minEfficiency = 0.05; // flag when floor / eager time is below this (docs/inefficiency.md)
+};
+
+struct InefficiencyReport {
+    std::string taskId, taskName;
+    std::string device; // "cpu" | "cuda": timings are of this device
+    Preset preset = Preset::Small;
+    int runs = 0;
+    double bytes = 0;           // inputs + params read once, output written once
+    double flops = 0;           // graph estimate (docs/inefficiency.md)
+    double bandwidthGBs = 0;    // copy bandwidth at this task's byte count
+    double memoryFloorMs = 0;   // bytes / that bandwidth
+    double computeFloorMs = 0;  // flops / FP32 peak
+    double floorMs = 0;         // max of the two
+    double eagerMs = 0;         // eager time of the task: CUDA the median, CPU the minimum of the runs
+    double eagerMedianMs = 0;   // the median, for the record
+    double efficiency = 0;      // floorMs / eagerMs (may exceed 1 when the data sits in cache)
+    std::vector<RewriteResult> rewrites;
+    double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)
+    std::string bestRule;
+    bool flaggedRewrite = false;
+    bool flaggedEfficiency = false;
+    bool flagged = false;
+    std::vector<std::string> notes;
+    std::string error; // non-empty: the analysis failed (message names the task)
+};
+
+// Never throws for problems of the task itself; they land in `error`.
+InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyOptions& options,
+                                       const DeviceCeilings& ceilings);
+
+// {"kind": "kernelsieve.inefficiency", device, ceilings, options, tasks: [...]}.
+std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, const DeviceCeilings& ceilings,
+                               const InefficiencyOptions& options);
+
+} // namespace ks

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: MIT
+// Filter 5, baseline inefficiency: device ceilings (measured once, cached as JSON), the roofline
+// floor of a task from its run, and rewrite rules on its TorchScript graph. Every rewrite is a
+// modified copy of the task's (inlined) graph, run as a GraphFunction on the same operands as the
+// task, checked equal to the task's own output on several seeds, then timed.
+
+#include "ks/core/inefficiency.h"
+
+#include "ks/core/engine.h"
+#include "ks/core/torchtask.h"
+#include "jsonutil.h"
+
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
+#include <torch/csrc/jit/passes/constant_pooling.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+#include <c10/core/InferenceMode.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace ks {
+
+using json = nlohmann::json;
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+
+namespace {
+
+// ---- timing ----------------------------------------------------------------------------------
+
+void syncDevice(const at::Device& dev) {
+    if (!dev.is_cuda()) return;
+    c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+    impl.synchronizeDevice(dev.index() < 0 ? 0 : dev.index());
+}
+
+// Milliseconds of one call of `f` (see the end for which statistic). CPU: steady_clock around each call; CUDA: events on the
+// current stream around each call. `batch` calls per sample on the CPU, for sub-microsecond ops.
+double timeMs(const std::function<void()>& f, int warmup, int runs, const at::Device& dev, int batch = 1,
+              double* median = nullptr) {
+    for (int i = 0; i < warmup; ++i) f();
+    syncDevice(dev);
+    std::vector<double> ms;
+    ms.reserve(static_cast<size_t>(std::max(runs, 1)));
+    for (int r = 0; r < std::max(runs, 1); ++r) {
+        if (dev.is_cuda()) {
+            c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+            const c10::Stream stream = impl.getStream(dev);
+            c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+            c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+            start.record(stream);
+            for (int b = 0; b < batch; ++b) f();
+            stop.record(stream);
+            stop.synchronize();
+            ms.push_back(start.elapsedTime(stop) / batch);
+        } else {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int b = 0; b < batch; ++b) f();
+            const auto t1 = std::chrono::steady_clock::now();
+            ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / batch);
+        }
+    }
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    if (median) *median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    // CPU: the fastest call. On shared, quota-throttled cores a preempted call costs a whole
+    // scheduler slice (seen: every median a multiple of 12 ms), so only the minimum measures the
+    // code. CUDA: the median, as the kernel harness reports.
+    return dev.is_cuda() ? (n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2])) : ms.front();
+}
+
+std::string cpuModelName() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto c = line.find(':');
+            if (c != std::string::npos) {
+                auto s = line.substr(c + 1);
+                s.erase(0, s.find_first_not_of(' '));
+                return s;
+            }
+        }
+    }
+    return "CPU";
+}
+
+json ceilingsToJson(const DeviceCeilings& c) {
+    json curve = json::array();
+    for (const auto& [b, g] : c.copyCurve) curve.push_back({b, g});
+    return json{{"kind", "kernelsieve.ceilings"},
+                {"device", c.device},
+                {"device_name", c.deviceName},
+                {"measured", c.measured},
+                {"copy_bandwidth_gbs", c.copyBandwidthGBs},
+                {"copy_curve", curve},
+                {"fp32_peak_gflops", c.fp32PeakGflops},
+                {"threads", c.threads},
+                {"method", c.method},
+                {"tool_version", toolVersion()}};
+}
+
+DeviceCeilings ceilingsFromJson(const json& j) {
+    DeviceCeilings c;
+    c.device = j.at("device").get<std::string>();
+    c.deviceName = j.at("device_name").get<std::string>();
+    c.measured = j.value("measured", "");
+    c.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
+    c.fp32PeakGflops = j.at("fp32_peak_gflops").get<double>();
+    c.threads = j.value("threads", 0);
+    c.method = j.value("method", "");
+    for (const auto& p : j.value("copy_curve", json::array())) c.copyCurve.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
+    if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0)) throw Error("non-positive ceiling");
+    return c;
+}
+
+} // namespace
+
+double DeviceCeilings::bandwidthAt(double bytes) const {
+    if (copyCurve.empty()) return copyBandwidthGBs;
+    if (bytes <= copyCurve.front().first) return copyCurve.front().second;
+    if (bytes >= copyCurve.back().first) return copyCurve.back().second;
+    for (size_t i = 1; i < copyCurve.size(); ++i) {
+        if (bytes <= copyCurve[i].first) {
+            const auto& [b0, g0] = copyCurve[i - 1];
+            const auto& [b1, g1] = copyCurve[i];
+            const double t = std::log(bytes / b0) / std::log(b1 / b0);
+            return std::exp(std::log(g0) + t * (std::log(g1) - std::log(g0)));
+        }
+    }
+    return copyCurve.back().second;
+}
+
+DeviceCeilings measureCeilings(const std::string& device) {
+    c10::InferenceMode guard;
+    const DeviceInfo info = probeDevice(device);
+    DeviceCeilings c;
+    c.device = info.device;
+    c.measured = isoTimeNow();
+    c.source = "measured";
+    if (info.device == "cuda") {
+        // The numbers of the kernel harness (harness.cpp, jobCeilings): 1 GiB device-to-device
+        // copy and an 8192^2 FP32 product with TF32 off; plus smaller copies for the curve.
+        const at::Device dev(at::kCUDA, 0);
+        const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
+        c.deviceName = info.name;
+        for (int64_t bytes : {int64_t{1} << 20, int64_t{8} << 20, int64_t{64} << 20, int64_t{1} << 30}) {
+            const int64_t n = bytes / 4;
+            at::Tensor src = at::randn({n}, opts), dst = at::empty({n}, opts);
+            const double ms = timeMs([&] { dst.copy_(src); }, 3, 20, dev);
+            c.copyCurve.emplace_back(2.0 * static_cast<double>(bytes), 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9);
+        }
+        const bool tf32 = at::globalContext().allowTF32CuBLAS();
+        at::globalContext().setAllowTF32CuBLAS(false);
+        const int64_t m = 8192;
+        at::Tensor a = at::randn({m, m}, opts), b = at::randn({m, m}, opts), out = at::empty({m, m}, opts);
+        const double mmMs = timeMs([&] { at::mm_out(out, a, b); }, 2, 10, dev);
+        at::globalContext().setAllowTF32CuBLAS(tf32);
+        c.fp32PeakGflops = 2.0 * std::pow(static_cast<double>(m), 3) / (mmMs * 1e-3) / 1e9;
+        c.method = "copy_ of 1 MiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off; CUDA events, medians";
+    } else {
+        const at::Device dev(at::kCPU);
+        const auto opts = at::TensorOptions().dtype(at::kFloat);
+        c.deviceName = cpuModelName();
+        c.threads = at::get_num_threads();
+        // Small copies stay in cache and run far above DRAM bandwidth; a task of that size can too.
+        for (int64_t bytes = int64_t{16} << 10; bytes <= (int64_t{64} << 20); bytes *= 4) {
+            const int64_t n = bytes / 4;
+            at::Tensor src = at::randn({n}, opts), dst = at::empty({n}, opts);
+            const int batch = static_cast<int>(std::clamp<int64_t>((int64_t{4} << 20) / bytes, 1, 256));
+            const double ms = timeMs([&] { dst.copy_(src); }, 2, 9, dev, batch);
+            c.copyCurve.emplace_back(2.0 * static_cast<double>(bytes), 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9);
+        }
+        const int64_t m = 2048;
+        at::Tensor a = at::randn({m, m}, opts), b = at::randn({m, m}, opts), out = at::empty({m, m}, opts);
+        const double mmMs = timeMs([&] { at::mm_out(out, a, b); }, 1, 5, dev);
+        c.fp32PeakGflops = 2.0 * std::pow(static_cast<double>(m), 3) / (mmMs * 1e-3) / 1e9;
+        c.method = "copy_ of 16 KiB..64 MiB float32 (read+write), mm 2048^2 float32, " + std::to_string(c.threads) +
+                   " threads; steady_clock, minimum of the runs";
+    }
+    c.copyBandwidthGBs = c.copyCurve.back().second;
+    return c;
+}
+
+std::string defaultCeilingsCacheDir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kernelsieve";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kernelsieve";
+    return (std::filesystem::temp_directory_path() / "kernelsieve").string();
+}
+
+DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const std::string& cacheDir) {
+    namespace fs = std::filesystem;
+    const DeviceInfo info = probeDevice(device);
+    const fs::path dir = cacheDir.empty() ? fs::path(defaultCeilingsCacheDir()) : fs::path(cacheDir);
+    const fs::path file = dir / ("ceilings-" + info.device + ".json");
+    const std::string wantName = info.device == "cuda" ? info.name : cpuModelName();
+    if (!remeasure) {
+        std::ifstream in(file);
+        if (in) {
+            try {
+                DeviceCeilings c = ceilingsFromJson(json::parse(in));
+                if (c.device == info.device && c.deviceName == wantName &&
+                    (info.device == "cuda" || c.threads == at::get_num_threads())) {
+                    c.source = file.string();
+                    return c;
+                }
+            } catch (const std::exception&) {
+                // unreadable or from another format: measure again and overwrite it
+            }
+        }
+    }
+    DeviceCeilings c = measureCeilings(info.device);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp);
+        out << ceilingsToJson(c).dump(2) << "\n";
+    }
+    fs::rename(tmp, file, ec);
+    c.source = ec ? "measured (cache " + file.string() + " not writable: " + ec.message() + ")" : "measured, stored in " + file.string();
+    return c;
+}
+
+// ---- graph helpers ---------------------------------------------------------------------------
+
+namespace {
+
+std::string kindOf(const Node* n) { return n->kind().toQualString(); }
+
+bool isKind(const Node* n, std::initializer_list<const char*> kinds) {
+    const std::string k = kindOf(n);
+    for (const char* s : kinds)
+        if (k == s) return true;
+    return false;
+}
+
+const Node* producer(const Value* v) { return v->node(); }
+
+std::optional<c10::IValue> constantOf(const Value* v) { return torch::jit::toIValue(v); }
+
+std::optional<int64_t> intConst(const Value* v) {
+    const auto iv = constantOf(v);
+    if (iv && iv->isInt()) return iv->toInt();
+    return std::nullopt;
+}
+
+std::vector<Node*> topNodes(Graph& g) {
+    std::vector<Node*> out;
+    for (Node* n : g.nodes()) out.push_back(n);
+    return out;
+}
+
+std::string nodeText(const Node* n) {
+    std::ostringstream ss;
+    ss << *n;
+    std::string s = ss.str();
+    const auto hash = s.find(" # ");
+    if (hash != std::string::npos) s = s.substr(0, hash);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+int lineOf(const Node* n) {
+    const auto& r = n->sourceRange();
+    const auto src = r.source();
+    if (!src) return 0;
+    return static_cast<int>(src->lineno_for_offset(r.start())) + 1;
+}
+
+bool isTensor(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
+
+// The task's graph, inlined, plus the leading `self` argument of an imported (module) task.
+struct TaskGraph {
+    std::shared_ptr<Graph> graph;
+    std::optional<c10::IValue> self;
+    std::shared_ptr<torch::jit::Module> module; // keeps `self` alive
+};
+
+TaskGraph taskGraph(const TaskSpec& spec, const CompiledTask& ct, const at::Device& dev) {
+    TaskGraph tg;
+    if (ct.module) {
+        // Tensor constants of a traced module do not follow .to(); load a copy on the device.
+        tg.module = dev.is_cpu() ? ct.module
+                                 : std::make_shared<torch::jit::Module>(torch::jit::load(spec.artifactPath, dev));
+        tg.graph = tg.module->get_method(spec.entry).graph()->copy();
+        tg.self = tg.module->_ivalue();
+    } else {
+        tg.graph = torch::jit::toGraphFunction(*ct.fn).graph()->copy();
+    }
+    torch::jit::Inline(*tg.graph);
+    return tg;
+}
+
+// Runs `g` on (self?, *inputs, *params); returns every output on the stack.
+std::vector<c10::IValue> runGraph(const std::shared_ptr<Graph>& g, const TaskGraph& tg,
+                                  const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& params) {
+    torch::jit::GraphFunction fn("ks_inefficiency", g, nullptr);
+    torch::jit::Stack stack;
+    if (tg.self) stack.push_back(*tg.self);
+    for (const auto& t : inputs) stack.emplace_back(t);
+    for (const auto& t : params) stack.emplace_back(t);
+    fn.run(stack);
+    return stack;
+}
+
+// ---- FLOP estimate ---------------------------------------------------------------------------
+
+double numelOf(const std::vector<int64_t>& s) {
+    double n = 1;
+    for (auto d : s) n *= static_cast<double>(d);
+    return n;
+}
+
+// Ops that only move, view or describe data: no arithmetic.
+bool isDataMovement(const std::string& k) {
+    static const std::set<std::string> ops{
+        "aten::view", "aten::reshape", "aten::flatten", "aten::unflatten", "aten::squeeze", "aten::unsqueeze",
+        "aten::transpose", "aten::t", "aten::permute", "aten::contiguous", "aten::clone", "aten::expand",
+        "aten::expand_as", "aten::broadcast_to", "aten::repeat", "aten::select", "aten::slice", "aten::narrow",
+        "aten::index_select", "aten::gather", "aten::cat", "aten::stack", "aten::split", "aten::chunk",
+        "aten::to", "aten::detach", "aten::zeros", "aten::ones", "aten::empty", "aten::full", "aten::zeros_like",
+        "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::arange", "aten::size", "aten::numel",
+        "aten::dim", "aten::diag", "aten::diag_embed", "aten::tril", "aten::triu", "aten::pad",
+        "aten::constant_pad_nd", "aten::flip", "aten::roll", "aten::movedim", "aten::__getitem__", "aten::index",
+        "aten::masked_fill", "aten::where", "aten::dropout", "aten::type_as", "aten::view_as", "aten::reshape_as"};
+    return ops.count(k) > 0;
+}
+
+bool isReduction(const std::string& k) {
+    static const std::set<std::string> ops{
+        "aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::norm",
+        "aten::linalg_vector_norm", "aten::var", "aten::std", "aten::var_mean", "aten::std_mean",
+        "aten::logsumexp", "aten::prod", "aten::argmax", "aten::argmin", "aten::cumsum", "aten::cumprod",
+        "aten::softmax", "aten::log_softmax", "aten::frobenius_norm", "aten::all", "aten::any"};
+    return ops.count(k) > 0;
+}
+
+using Shapes = std::map<const Value*, std::vector<int64_t>>;
+
+double nodeFlops(const Node* n, const Shapes& shapes) {
+    const std::string k = kindOf(n);
+    if (k.rfind("prim::", 0) == 0 || isDataMovement(k) || n->outputs().empty()) return 0;
+    auto shape = [&](const Value* v) -> const std::vector<int64_t>* {
+        const auto it = shapes.find(v);
+        return it == shapes.end() ? nullptr : &it->second;
+    };
+    const auto* out = shape(n->output(0));
+    if (!out) return 0;
+    const double outN = numelOf(*out);
+    if (isKind(n, {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm",
+                   "aten::addbmm", "aten::dot", "aten::mv", "aten::einsum"})) {
+        // 2*M*N*K: every output element is a K-long dot product; K is the last dim of the left operand.
+        const size_t a = isKind(n, {"aten::addmm", "aten::baddbmm", "aten::addbmm"}) ? 1 : 0;
+        const auto* s = a < n->inputs().size() ? shape(n->input(a)) : nullptr;
+        const double kdim = s && !s->empty() ? static_cast<double>(s->back()) : 1.0;
+        return 2.0 * std::max(outN, 1.0) * kdim;
+    }
+    if (k.find("conv") != std::string::npos && n->inputs().size() >= 2) {
+        const auto* w = shape(n->input(1));
+        if (!w || w->size() < 2) return outN;
+        double perOut = 1;
+        for (size_t i = 1; i < w->size(); ++i) perOut *= static_cast<double>((*w)[i]);
+        bool transposed = k.find("transpose") != std::string::npos;
+        if ((k == "aten::_convolution" || k == "aten::convolution") && n->inputs().size() > 6)
+            if (const auto t = constantOf(n->input(6)); t && t->isBool()) transposed = t->toBool();
+        // Transposed: every input element scatters into Cout/groups * prod(kernel) outputs.
+        if (transposed) {
+            const auto* in = shape(n->input(0));
+            return in ? 2.0 * numelOf(*in) * perOut : 2.0 * outN * perOut;
+        }
+        return 2.0 * outN * perOut;
+    }
+    if (isReduction(k)) {
+        // A reduction touches every input element once.
+        const auto* in = shape(n->input(0));
+        return in ? numelOf(*in) : outN;
+    }
+    return outN; // elementwise
+}
+
+// ---- rewrite rules ---------------------------------------------------------------------------
+
+struct Match {
+    size_t index = 0; // position among the top-level nodes of the analysis graph
+    std::string what;
+    bool implemented = true;
+};
+
+struct Rule {
+    const char* name;
+    std::function<std::optional<Match>(Node*, size_t)> match; // on the base graph
+    std::function<void(Graph&, Node*)> apply;                 // on a copy, at the same index
+};
+
+Value* insertOp(Graph& g, Node* before, const char* op, std::vector<torch::jit::NamedValue> args) {
+    torch::jit::WithInsertPoint guard(before);
+    return g.insert(c10::Symbol::fromQualString(op), args);
+}
+
+const Node* diagOperand(const Value* v) {
+    const Node* p = producer(v);
+    if (kindOf(p) != "aten::diag") return nullptr;
+    const auto d = p->inputs().size() > 1 ? intConst(p->input(1)) : std::optional<int64_t>(0);
+    return d && *d == 0 ? p : nullptr;
+}
+
+// The source of an explicitly materialised broadcast feeding `v`, if any.
+Value* materialisedSource(Value* v, std::string* how) {
+    Node* p = v->node();
+    const std::string k = kindOf(p);
+    if (k == "aten::repeat") {
+        if (how) *how = "repeat";
+        return p->input(0);
+    }
+    if (k == "aten::expand_copy") {
+        if (how) *how = "expand_copy";
+        return p->input(0);
+    }
+    if (k == "aten::contiguous" || k == "aten::clone") {
+        Node* e = p->input(0)->node();
+        if (isKind(e, {"aten::expand", "aten::expand_as", "aten::broadcast_to"})) {
+            if (how) *how = kindOf(e).substr(6) + "(...)." + k.substr(6) + "()";
+            return e->input(0);
+        }
+    }
+    return nullptr;
+}
+
+bool isBinaryElementwise(const Node* n) {
+    return isKind(n, {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::pow", "aten::maximum",
+                      "aten::minimum", "aten::atan2", "aten::fmod", "aten::remainder", "aten::eq", "aten::ne",
+                      "aten::lt", "aten::le", "aten::gt", "aten::ge", "aten::where"});
+}
+
+// transpose(transpose(x, a, b), a, b), possibly with a contiguous() copy in between: x.
+Value* undoneLayout(Node* n, std::string* how) {
+    auto through = [](Value* v) {
+        Node* p = v->node();
+        if (isKind(p, {"aten::contiguous", "aten::clone"})) return p->input(0);
+        return v;
+    };
+    if (kindOf(n) == "aten::t") {
+        Node* p = through(n->input(0))->node();
+        if (kindOf(p) == "aten::t") {
+            if (how) *how = "t() of t()";
+            return p->input(0);
+        }
+    }
+    if (kindOf(n) == "aten::transpose") {
+        Node* p = through(n->input(0))->node();
+        if (kindOf(p) == "aten::transpose") {
+            const auto a = intConst(n->input(1)), b = intConst(n->input(2));
+            const auto c = intConst(p->input(1)), d = intConst(p->input(2));
+            if (a && b && c && d && std::minmax(*a, *b) == std::minmax(*c, *d)) {
+                if (how) *how = "transpose undone by a second transpose";
+                return p->input(0);
+            }
+        }
+    }
+    if (kindOf(n) == "aten::permute") {
+        Node* p = through(n->input(0))->node();
+        if (kindOf(p) == "aten::permute") {
+            const auto q = constantOf(n->input(1)), r = constantOf(p->input(1));
+            if (q && r && q->isIntList() && r->isIntList()) {
+                const auto qv = q->toIntVector(), rv = r->toIntVector();
+                bool identity = qv.size() == rv.size();
+                for (size_t i = 0; identity && i < qv.size(); ++i)
+                    identity = qv[i] >= 0 && static_cast<size_t>(qv[i]) < rv.size() && rv[qv[i]] == static_cast<int64_t>(i);
+                if (identity) {
+                    if (how) *how = "permute undone by a second permute";
+                    return p->input(0);
+                }
+            }
+        }
+    }
+    if (kindOf(n) == "aten::contiguous") {
+        Node* p = n->input(0)->node();
+        if (isKind(p, {"aten::contiguous", "aten::clone"})) {
+            if (how) *how = "contiguous() of an already contiguous copy";
+            return n->input(0);
+        }
+    }
+    return nullptr;
+}
+
+std::vector<Rule> rules() {
+    std::vector<Rule> r;
+    r.push_back({"diag-matmul",
+                 [](Node* n, size_t i) -> std::optional<Match> {
+                     if (!isKind(n, {"aten::matmul", "aten::mm"})) return std::nullopt;
+                     if (diagOperand(n->input(0)))
+                         return Match{i, "diag(v) @ B builds an N x N matrix and runs a full matmul; "
+                                         "rewritten to v.unsqueeze(1) * B", true};
+                     if (diagOperand(n->input(1)))
+                         return Match{i, "B @ diag(v) builds an N x N matrix and runs a full matmul; "
+                                         "rewritten to B * v", true};
+                     return std::nullopt;
+                 },
+                 [](Graph& g, Node* n) {
+                     Value* out;
+                     if (const Node* d = diagOperand(n->input(0))) {
+                         Value* col = insertOp(g, n, "aten::unsqueeze", {d->input(0), int64_t{1}});
+                         out = insertOp(g, n, "aten::mul", {col, n->input(1)});
+                     } else {
+                         out = insertOp(g, n, "aten::mul", {n->input(0), diagOperand(n->input(1))->input(0)});
+                     }
+                     n->output()->replaceAllUsesWith(out);
+                 }});
+    r.push_back({"mask-after-matmul",
+                 [](Node* n, size_t i) -> std::optional<Match> {
+                     if (!isKind(n, {"aten::tril", "aten::triu"})) return std::nullopt;
+                     if (!isKind(producer(n->input(0)), {"aten::matmul", "aten::mm", "aten::bmm"})) return std::nullopt;
+                     return Match{i,
+                                  kindOf(n).substr(6) + "() after a full matmul: about half of the product is "
+                                  "computed and then masked away; no cheaper rewrite implemented (a triangular "
+                                  "product saves at most about 2x)",
+                                  false};
+                 },
+                 nullptr});
+    r.push_back({"softmax-log",
+                 [](Node* n, size_t i) -> std::optional<Match> {
+                     if (kindOf(n) != "aten::log") return std::nullopt;
+                     const Node* s = producer(n->input(0));
+                     if (kindOf(s) != "aten::softmax" || s->inputs().size() < 2) return std::nullopt;
+                     return Match{i, "log(softmax(x)) makes two passes and loses precision; rewritten to log_softmax(x)",
+                                  true};
+                 },
+                 [](Graph& g, Node* n) {
+                     const Node* s = producer(n->input(0));
+                     std::vector<torch::jit::NamedValue> args{s->input(0), s->input(1)};
+                     if (s->inputs().size() > 2) args.emplace_back(s->input(2));
+                     n->output()->replaceAllUsesWith(insertOp(g, n, "aten::log_softmax", args));
+                 }});
+    r.push_back({"materialised-broadcast",
+                 [](Node* n, size_t i) -> std::optional<Match> {
+                     if (!isBinaryElementwise(n)) return std::nullopt;
+                     for (size_t a = 0; a < std::min<size_t>(n->inputs().size(), 3); ++a) {
+                         std::string how;
+                         if (isTensor(n->input(a)) && materialisedSource(n->input(a), &how))
+                             return Match{i, how + " materialises a broadcast before " + kindOf(n).substr(6) +
+                                                 "; rewritten to plain broadcasting",
+                                          true};
+                     }
+                     return std::nullopt;
+                 },
+                 [](Graph&, Node* n) {
+                     for (size_t a = 0; a < std::min<size_t>(n->inputs().size(), 3); ++a)
+                         if (isTensor(n->input(a)))
+                             if (Value* src = materialisedSource(n->input(a), nullptr)) n->replaceInput(a, src);
+                 }});
+    r.push_back({"repeated-layout",
+                 [](Node* n, size_t i) -> std::optional<Match> {
+                     std::string how;
+                     if (!undoneLayout(n, &how)) return std::nullopt;
+                     return Match{i, how + "; rewritten to use the earlier tensor", true};
+                 },
+                 [](Graph&, Node* n) { n->output()->replaceAllUsesWith(undoneLayout(n, nullptr)); }});
+    return r;
+}
+
+// Reductions (by kind) in the top-level graph.
+std::map<std::string, int> reductionCounts(Graph& g) {
+    std::map<std::string, int> c;
+    for (Node* n : g.nodes())
+        if (isReduction(kindOf(n))) ++c[kindOf(n)];
+    return c;
+}
+
+struct SeedRun {
+    std::vector<at::Tensor> inputs, params;
+    at::Tensor ref;
+};
+
+} // namespace
+
+// ---- analysis --------------------------------------------------------------------------------
+
+InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyOptions& opt,
+                                       const DeviceCeilings& ceilings) {
+    InefficiencyReport rep;
+    rep.taskId = spec.id;
+    rep.taskName = spec.name;
+    rep.runs = opt.runs;
+    try {
+        c10::InferenceMode guard;
+        useEagerSemantics();
+        const DeviceInfo info = probeDevice(opt.device);
+        rep.device = info.device;
+        rep.preset = opt.preset.value_or(info.device == "cuda" ? Preset::Full : Preset::Small);
+        if (ceilings.device != info.device)
+            throw Error("the ceilings are for " + ceilings.device + " but the task runs on " + info.device);
+        const at::Device dev = info.device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+        const CompiledTask ct = compileTask(spec);
+        const TaskGraph tg = taskGraph(spec, ct, dev);
+
+        // Operands and reference outputs per seed (the task as the engine runs it).
+        std::vector<SeedRun> seeds;
+        for (int s = 0; s < std::max(opt.seeds, 1); ++s) {
+            seedAll(static_cast<uint64_t>(s));
+            SeedRun r;
+            r.params = drawParams(spec, rep.preset, dev);
+            r.inputs = drawInputs(spec, rep.preset, dev);
+            r.ref = runForward(spec, ct, r.inputs, r.params);
+            seeds.push_back(std::move(r));
+        }
+        const SeedRun& s0 = seeds.front();
+
+        // Bytes: every input and parameter read once, the output written once.
+        for (const auto* list : {&s0.inputs, &s0.params})
+            for (const auto& t : *list) rep.bytes += static_cast<double>(t.numel()) * t.element_size();
+        rep.bytes += static_cast<double>(s0.ref.numel()) * s0.ref.element_size();
+
+        // FLOPs: the graph once more with every top-level tensor value returned, for the shapes.
+        {
+            auto g = tg.graph->copy();
+            std::vector<Value*> vals;
+            for (Value* v : g->inputs())
+                if (isTensor(v)) vals.push_back(v);
+            for (Node* n : g->nodes())
+                for (Value* v : n->outputs())
+                    if (isTensor(v)) vals.push_back(v);
+            Node* tup = g->createTuple(vals);
+            g->appendNode(tup);
+            while (!g->outputs().empty()) g->eraseOutput(0);
+            g->registerOutput(tup->output());
+            const auto out = runGraph(g, tg, s0.inputs, s0.params);
+            const auto elems = out.front().toTupleRef().elements();
+            Shapes shapes;
+            for (size_t i = 0; i < vals.size() && i < elems.size(); ++i)
+                if (elems[i].isTensor()) shapes[vals[i]] = elems[i].toTensor().sizes().vec();
+            for (Node* n : g->nodes())
+                if (n != tup) rep.flops += nodeFlops(n, shapes);
+        }
+
+        rep.bandwidthGBs = ceilings.bandwidthAt(rep.bytes);
+        rep.memoryFloorMs = rep.bytes / (rep.bandwidthGBs * 1e9) * 1e3;
+        rep.computeFloorMs = rep.flops / (ceilings.fp32PeakGflops * 1e9) * 1e3;
+        rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
+        rep.eagerMs = timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
+                            &rep.eagerMedianMs);
+        rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
+
+        // Runs, checks and times one rewritten graph.
+        auto evaluate = [&](RewriteResult& rr, const std::shared_ptr<Graph>& g) {
+            try {
+                torch::jit::EliminateDeadCode(g);
+                for (const auto& s : seeds) {
+                    const at::Tensor got = runGraph(g, tg, s.inputs, s.params).front().toTensor();
+                    if (got.sizes() != s.ref.sizes()) {
+                        rr.equal = false;
+                        rr.error = "the rewrite changes the output shape";
+                        return;
+                    }
+                    const at::Tensor a = got.to(at::kFloat), b = s.ref.to(at::kFloat);
+                    rr.maxAbsDiff = std::max(rr.maxAbsDiff, b.numel() ? (a - b).abs().max().item<double>() : 0.0);
+                    if (!at::allclose(a, b, opt.rtol, opt.atol, /*equal_nan=*/true)) {
+                        rr.equal = false;
+                        return;
+                    }
+                }
+                rr.equal = true;
+                rr.timeMs = timeMs([&] { runGraph(g, tg, s0.inputs, s0.params); }, opt.warmup, opt.runs, dev);
+                rr.speedup = rr.timeMs > 0 ? rep.eagerMs / rr.timeMs : 0;
+            } catch (const std::exception& e) {
+                rr.equal = false;
+                rr.error = shortError(e);
+            }
+        };
+
+        const auto base = topNodes(*tg.graph);
+        for (const Rule& rule : rules()) {
+            for (size_t i = 0; i < base.size(); ++i) {
+                const auto m = rule.match(base[i], i);
+                if (!m) continue;
+                RewriteResult rr;
+                rr.rule = rule.name;
+                rr.what = m->what;
+                rr.node = nodeText(base[i]);
+                rr.line = lineOf(base[i]);
+                rr.implemented = m->implemented && rule.apply;
+                if (rr.implemented) {
+                    auto g = tg.graph->copy();
+                    const auto nodes = topNodes(*g);
+                    rule.apply(*g, nodes.at(m->index));
+                    evaluate(rr, g);
+                }
+                rep.rewrites.push_back(std::move(rr));
+            }
+        }
+        // A reduction computed twice: common-subexpression elimination keeps one of each.
+        {
+            auto g = tg.graph->copy();
+            torch::jit::ConstantPooling(g);
+            const auto before = reductionCounts(*g);
+            auto h = g->copy();
+            torch::jit::EliminateCommonSubexpression(h);
+            const auto after = reductionCounts(*h);
+            std::string dup;
+            for (const auto& [k, c] : before) {
+                const int left = after.count(k) ? after.at(k) : 0;
+                if (left < c) dup += (dup.empty() ? "" : ", ") + k.substr(6) + " " + std::to_string(c) + "x -> " + std::to_string(left) + "x";
+            }
+            if (!dup.empty()) {
+                RewriteResult rr;
+                rr.rule = "duplicate-reduction";
+                rr.what = "the same reduction is computed more than once (" + dup + "); rewritten to compute it once";
+                for (Node* n : g->nodes())
+                    if (isReduction(kindOf(n))) {
+                        rr.node = nodeText(n);
+                        rr.line = lineOf(n);
+                        break;
+                    }
+                evaluate(rr, h);
+                rep.rewrites.push_back(std::move(rr));
+            }
+        }
+
+        for (const auto& rr : rep.rewrites) {
+            if (!rr.implemented || !rr.equal || rr.speedup <= rep.bestSpeedup) continue;
+            rep.bestSpeedup = rr.speedup;
+            rep.bestRule = rr.rule;
+        }
+        for (const auto& rr : rep.rewrites)
+            if (rr.implemented && !rr.equal)
+                rep.notes.push_back("rewrite " + rr.rule + " was not equal to the task" +
+                                    (rr.error.empty() ? "" : " (" + rr.error + ")") + "; ignored");
+        rep.flaggedRewrite = rep.bestSpeedup >= opt.minSpeedup;
+        rep.flaggedEfficiency = rep.eagerMs > 0 && rep.efficiency < opt.minEfficiency;
+        rep.flagged = rep.flaggedRewrite || rep.flaggedEfficiency;
+        if (dev.is_cpu()) rep.notes.push_back("timings are CPU timings (" + std::to_string(at::get_num_threads()) + " threads)");
+    } catch (const std::exception& e) {
+        rep.error = "task " + spec.id + ": " + shortError(e);
+    }
+    return rep;
+}
+
+std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, const DeviceCeilings& c,
+                               const InefficiencyOptions& o) {
+    using jsonutil::num;
+    json tasks = json::array();
+    for (const auto& r : reports) {
+        json rw = json::array();
+        for (const auto& x : r.rewrites)
+            rw.push_back({{"rule", x.rule}, {"what", x.what}, {"node", x.node}, {"line", x.line},
+                          {"implemented", x.implemented}, {"equal", x.equal}, {"max_abs_diff", num(x.maxAbsDiff)},
+                          {"time_ms", num(x.timeMs)}, {"speedup", num(x.speedup)}, {"error", x.error}});
+        tasks.push_back({{"id", r.taskId}, {"name", r.taskName}, {"device", r.device},
+                         {"timings_on", r.device == "cpu" ? "CPU" : "CUDA"}, {"preset", presetName(r.preset)},
+                         {"runs", r.runs}, {"bytes", num(r.bytes)}, {"flops", num(r.flops)},
+                         {"bandwidth_gbs", num(r.bandwidthGBs)}, {"memory_floor_ms", num(r.memoryFloorMs)},
+                         {"compute_floor_ms", num(r.computeFloorMs)}, {"floor_ms", num(r.floorMs)},
+                         {"eager_ms", num(r.eagerMs)}, {"eager_median_ms", num(r.eagerMedianMs)},
+                         {"efficiency", num(r.efficiency)}, {"rewrites", rw},
+                         {"best_speedup", num(r.bestSpeedup)}, {"best_rule", r.bestRule},
+                         {"flagged_rewrite", r.flaggedRewrite}, {"flagged_efficiency", r.flaggedEfficiency},
+                         {"flagged", r.flagged}, {"notes", r.notes}, {"error", r.error}});
+    }
+    json cj = ceilingsToJson(c);
+    cj["source"] = c.source;
+    return json{{"kind", "kernelsieve.inefficiency"},
+                {"tool_version", toolVersion()},
+                {"created", isoTimeNow()},
+                {"ceilings", cj},
+                {"options",
+                 {{"warmup", o.warmup}, {"runs", o.runs}, {"seeds", o.seeds}, {"rtol", o.rtol}, {"atol", o.atol},
+                  {"min_speedup", o.minSpeedup}, {"min_efficiency", o.minEfficiency}}},
+                {"tasks", tasks}}
+        .dump(2);
+}
+
+} // namespace ks

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Filter 5, baseline inefficiency, on the CPU: every rewrite rule on a small task built for it
+// (tests/data/inefficiency), negative cases that must not fire, the ceilings cache, and the seed's
+// Table 1 column on the built-in suite at the small preset. Timing assertions keep wide margins:
+// this runs on a loaded 2-core machine; the deterministic parts (rule fired, rewrite equal) are
+// asserted strictly and the timings are printed.
+
+#include "ks/core/inefficiency.h"
+#include "ks/core/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace ks;
+
+namespace {
+
+const DeviceCeilings& cpuCeilings() {
+    static const DeviceCeilings c = [] {
+        DeviceCeilings m = deviceCeilings("cpu", false, KS_WORK_DIR);
+        std::printf("ceilings: copy %.2f GB/s (largest), peak %.1f GFLOP/s, %s\n", m.copyBandwidthGBs,
+                    m.fp32PeakGflops, m.source.c_str());
+        for (const auto& [b, g] : m.copyCurve) std::printf("  copy curve: %.0f bytes -> %.2f GB/s\n", b, g);
+        return m;
+    }();
+    return c;
+}
+
+const Suite& testSuite() {
+    static const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/inefficiency");
+    return s;
+}
+
+InefficiencyOptions cpuOptions() {
+    InefficiencyOptions o;
+    o.device = "cpu";
+    o.runs = 15;
+    return o;
+}
+
+InefficiencyReport analyse(const TaskSpec& spec, const InefficiencyOptions& o = cpuOptions()) {
+    InefficiencyReport r = analyseInefficiency(spec, o, cpuCeilings());
+    std::printf("%s: eager %.4f ms, floor %.4f ms (mem %.4f, compute %.4f), efficiency %.4f, best %s %.2fx\n",
+                spec.id.c_str(), r.eagerMs, r.floorMs, r.memoryFloorMs, r.computeFloorMs, r.efficiency,
+                r.bestRule.c_str(), r.bestSpeedup);
+    for (const auto& rr : r.rewrites)
+        std::printf("  %s (line %d): equal=%d diff=%.3g time %.4f ms speedup %.2fx %s\n", rr.rule.c_str(), rr.line,
+                    rr.equal, rr.maxAbsDiff, rr.timeMs, rr.speedup, rr.error.c_str());
+    return r;
+}
+
+InefficiencyReport analyseTest(const std::string& id) {
+    const TaskSpec* spec = testSuite().find(id);
+    if (!spec) throw Error("test task " + id + " missing");
+    return analyse(*spec);
+}
+
+const RewriteResult* findRule(const InefficiencyReport& r, const std::string& rule) {
+    for (const auto& rr : r.rewrites)
+        if (rr.rule == rule) return &rr;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(Inefficiency, SuiteLoads) {
+    EXPECT_TRUE(testSuite().issues.empty());
+    EXPECT_EQ(testSuite().tasks.size(), 9u);
+}
+
+TEST(Inefficiency, CeilingsAreMeasuredAndCached) {
+    const DeviceCeilings& c = cpuCeilings();
+    EXPECT_EQ(c.device, "cpu");
+    EXPECT_GT(c.copyBandwidthGBs, 0.1);
+    EXPECT_GT(c.fp32PeakGflops, 0.1);
+    ASSERT_GE(c.copyCurve.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.bandwidthAt(1.0), c.copyCurve.front().second);
+    EXPECT_DOUBLE_EQ(c.bandwidthAt(1e15), c.copyCurve.back().second);
+    // A second call reads the file the first one wrote.
+    const DeviceCeilings again = deviceCeilings("cpu", false, KS_WORK_DIR);
+    EXPECT_TRUE(std::filesystem::exists(again.source)) << again.source;
+    EXPECT_DOUBLE_EQ(again.fp32PeakGflops, c.fp32PeakGflops);
+    EXPECT_DOUBLE_EQ(again.copyBandwidthGBs, c.copyBandwidthGBs);
+}
+
+TEST(Inefficiency, DiagMatmulLeftIsRewrittenAndFaster) {
+    const auto r = analyseTest("I-diag-left");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "diag-matmul");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_TRUE(rr->implemented);
+    EXPECT_TRUE(rr->equal) << rr->error;
+    EXPECT_EQ(rr->line, 2);
+    // 2*512^3 FLOPs against 512^2 multiplies: even a loaded machine shows well over 2x.
+    EXPECT_GT(rr->speedup, 2.0);
+    EXPECT_TRUE(r.flaggedRewrite);
+    EXPECT_EQ(r.bestRule, "diag-matmul");
+    EXPECT_DOUBLE_EQ(r.flops, 2.0 * 512 * 512 * 512); // the matmul; building diag(v) only moves data
+}
+
+TEST(Inefficiency, DiagMatmulRightIsRewritten) {
+    const auto r = analyseTest("I-diag-right");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "diag-matmul");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_TRUE(rr->equal) << rr->error;
+    EXPECT_GT(rr->speedup, 1.0);
+}
+
+TEST(Inefficiency, MaskAfterMatmulIsDetectedOnly) {
+    const auto r = analyseTest("I-mask-matmul");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "mask-after-matmul");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_FALSE(rr->implemented);
+    EXPECT_FALSE(r.flaggedRewrite);
+}
+
+TEST(Inefficiency, SoftmaxThenLogBecomesLogSoftmax) {
+    const auto r = analyseTest("I-softmax-log");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "softmax-log");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_TRUE(rr->equal) << rr->error << " diff " << rr->maxAbsDiff;
+    EXPECT_GT(rr->timeMs, 0.0);
+}
+
+TEST(Inefficiency, MaterialisedBroadcastBecomesBroadcasting) {
+    const auto r = analyseTest("I-broadcast");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    int fired = 0;
+    for (const auto& rr : r.rewrites)
+        if (rr.rule == "materialised-broadcast") {
+            ++fired;
+            EXPECT_TRUE(rr.equal) << rr.error;
+            EXPECT_GT(rr.timeMs, 0.0);
+        }
+    EXPECT_EQ(fired, 2); // expand().contiguous() before mul, repeat() before add
+}
+
+TEST(Inefficiency, RepeatedTransposesAreDropped) {
+    const auto r = analyseTest("I-transposes");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "repeated-layout");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_TRUE(rr->equal) << rr->error;
+    // Two full copies dropped from three passes: report, and expect at least no slowdown.
+    EXPECT_GT(rr->speedup, 0.8);
+}
+
+TEST(Inefficiency, ReductionComputedTwiceIsComputedOnce) {
+    const auto r = analyseTest("I-dup-reduction");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto* rr = findRule(r, "duplicate-reduction");
+    ASSERT_NE(rr, nullptr);
+    EXPECT_TRUE(rr->equal) << rr->error;
+    EXPECT_NE(rr->what.find("mean 2x -> 1x"), std::string::npos) << rr->what;
+}
+
+TEST(Inefficiency, RealMatmulFiresNothing) {
+    const auto r = analyseTest("I-neg-matmul");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(r.rewrites.empty());
+    EXPECT_FALSE(r.flaggedRewrite);
+    EXPECT_DOUBLE_EQ(r.flops, 2.0 * 256 * 256 * 256);
+    EXPECT_GT(r.efficiency, 0.0);
+}
+
+TEST(Inefficiency, SoftmaxWithoutLogFiresNothing) {
+    const auto r = analyseTest("I-neg-softmax");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(r.rewrites.empty());
+    EXPECT_FALSE(r.flaggedRewrite);
+}
+
+TEST(Inefficiency, ReportWritesJson) {
+    const auto r = analyseTest("I-neg-softmax");
+    const std::string j = inefficiencyToJson({r}, cpuCeilings(), cpuOptions());
+    EXPECT_NE(j.find("\"kernelsieve.inefficiency\""), std::string::npos);
+    EXPECT_NE(j.find("\"timings_on\": \"CPU\""), std::string::npos);
+}
+
+// The seed's Table 1, column "baseline efficiency", at the small preset on the CPU.
+TEST(Inefficiency, SeedTable1OnCpu) {
+    const Suite builtin = loadBuiltinSuite();
+    const TaskSpec* diag = builtin.find("L1-12");
+    const TaskSpec* softmax = builtin.find("L1-23");
+    const TaskSpec* rms = builtin.find("L1-36");
+    ASSERT_TRUE(diag && softmax && rms);
+    const InefficiencyOptions o = cpuOptions();
+
+    const auto d = analyse(*diag, o);
+    ASSERT_TRUE(d.error.empty()) << d.error;
+    EXPECT_TRUE(d.flagged);
+    EXPECT_TRUE(d.flaggedRewrite);
+    EXPECT_GE(d.bestSpeedup, 2.0);
+
+    const auto s = analyse(*softmax, o);
+    ASSERT_TRUE(s.error.empty()) << s.error;
+    EXPECT_TRUE(s.rewrites.empty());
+    EXPECT_FALSE(s.flagged) << "softmax efficiency " << s.efficiency;
+
+    const auto r = analyse(*rms, o);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.efficiency, 0.0);
+    EXPECT_GT(r.floorMs, 0.0);
+    EXPECT_TRUE(r.rewrites.empty()); // no rule applies: its waste is passes, which only the roofline sees
+    // Not asserted: RMSNorm below the bound. At the small preset its 1 MiB tensor stays in cache and
+    // LibTorch's CPU kernels make the extra passes cheap; measured here, efficiency ~0.29 against
+    // softmax ~0.18 (docs/inefficiency.md). The CUDA full-shape run is where it must show.
+    std::printf("RMSNorm efficiency %.4f (flagged %d), softmax %.4f, bound %.3f\n", r.efficiency,
+                r.flaggedEfficiency, s.efficiency, o.minEfficiency);
+}
