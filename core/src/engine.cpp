@@ -15,7 +15,6 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -48,45 +47,6 @@ std::string cpuName() {
     const auto eol = text.find('\n', colon);
     std::string name = text.substr(colon + 2, eol - colon - 2);
     return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
-}
-
-std::string specJsonOf(const TaskSpec& spec) {
-    // Keep the spec as the user wrote it when we can read it back; the results file then
-    // carries everything needed to re-run the task.
-    nlohmann::json j;
-    j["id"] = spec.id;
-    j["level"] = spec.level;
-    j["number"] = spec.number;
-    j["name"] = spec.name;
-    j["category"] = spec.category;
-    j["entry"] = spec.entry;
-    j["dims"] = spec.dims;
-    auto tensors = [](const std::vector<TensorSpec>& list) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& t : list) {
-            nlohmann::json shape = nlohmann::json::array();
-            for (const auto& d : t.shape) shape.push_back(d.name.empty() ? nlohmann::json(d.value) : nlohmann::json(d.name));
-            nlohmann::json init{{"dist", distributionName(t.init.kind)}};
-            switch (t.init.kind) {
-            case Distribution::Kind::Normal: init["mean"] = t.init.a; init["std"] = t.init.b; break;
-            case Distribution::Kind::Uniform:
-            case Distribution::Kind::RandInt: init["low"] = t.init.a; init["high"] = t.init.b; break;
-            case Distribution::Kind::Constant: init["value"] = t.init.a; break;
-            case Distribution::Kind::KaimingUniform:
-                if (t.init.fanIn) init["fan_in"] = *t.init.fanIn;
-                if (!t.init.fanInOf.empty()) init["fan_in_of"] = t.init.fanInOf;
-                break;
-            }
-            arr.push_back({{"name", t.name}, {"shape", shape}, {"dtype", t.dtype}, {"init", init},
-                           {"post_transforms", t.post.size()}});
-        }
-        return arr;
-    };
-    j["inputs"] = tensors(spec.inputs);
-    j["params"] = tensors(spec.params);
-    j["tags"] = spec.tags;
-    j["spec_path"] = spec.specPath;
-    return j.dump();
 }
 
 std::string joinShape(const std::vector<int64_t>& s) {
@@ -155,7 +115,7 @@ TaskResult resultSkeleton(const TaskSpec& spec) {
     r.description = spec.description;
     r.tags = spec.tags;
     r.source = spec.source;
-    r.specJson = specJsonOf(spec);
+    r.specJson = spec.specText;
     return r;
 }
 

@@ -769,18 +769,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         }
         for (const auto* v : variantsForOp(tb.op)) {
             if (cancel && cancel->load()) break;
-            if (!opt.variantPattern.empty()) {
-                bool match = false;
-                size_t start = 0;
-                while (start <= opt.variantPattern.size()) {
-                    const size_t comma = opt.variantPattern.find(',', start);
-                    const std::string g = opt.variantPattern.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                    if (!g.empty() && globMatch(g, v->name)) match = true;
-                    if (comma == std::string::npos) break;
-                    start = comma + 1;
-                }
-                if (!match) continue;
-            }
+            if (!opt.variantPattern.empty() && !matchesAnyGlob(opt.variantPattern, v->name)) continue;
             say(spec.id + ": " + v->name);
             std::vector<std::string> args{"--job", "variant", "--suite", suite, "--task", spec.id, "--variant", v->name,
                                           "--baseline-ms", std::to_string(baselineMs)};

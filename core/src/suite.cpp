@@ -144,24 +144,23 @@ bool globMatch(const std::string& pattern, const std::string& text) {
     return p == pattern.size();
 }
 
-std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern) {
-    if (pattern.empty()) return suite.tasks;
-    std::vector<std::string> globs;
+bool matchesAnyGlob(const std::string& patterns, const std::string& text) {
     size_t start = 0;
-    while (start <= pattern.size()) {
-        const size_t comma = pattern.find(',', start);
-        const std::string g = pattern.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!g.empty()) globs.push_back(g);
+    while (start <= patterns.size()) {
+        const size_t comma = patterns.find(',', start);
+        const std::string g = patterns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!g.empty() && globMatch(g, text)) return true;
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    return false;
+}
+
+std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern) {
+    if (pattern.empty()) return suite.tasks;
     std::vector<TaskSpec> out;
     for (const auto& t : suite.tasks)
-        for (const auto& g : globs)
-            if (globMatch(g, t.id) || globMatch(g, t.name)) {
-                out.push_back(t);
-                break;
-            }
+        if (matchesAnyGlob(pattern, t.id) || matchesAnyGlob(pattern, t.name)) out.push_back(t);
     return out;
 }
 

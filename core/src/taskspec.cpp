@@ -257,6 +257,7 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
 
     TaskSpec t;
     t.specPath = path;
+    t.specText = jsonText;
     t.id = str(j, "id", path, true);
     if (t.id.empty()) fail(path, "'id' must not be empty");
     const std::string ctx = path + " (task " + t.id + ")";

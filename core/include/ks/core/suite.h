@@ -33,6 +33,8 @@ Suite loadSuiteDir(const std::string& dir);
 // matched case-insensitively against the id and the name. Empty pattern = all.
 std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern);
 bool globMatch(const std::string& pattern, const std::string& text);
+// True if `text` matches any glob of a comma-separated list (an empty list matches nothing).
+bool matchesAnyGlob(const std::string& patterns, const std::string& text);
 
 // Built-in resources (suite files and profiles) embedded at build time.
 struct EmbeddedFile {

@@ -75,6 +75,7 @@ struct TaskSpec {
     std::string torchVersion;    // torch the artifact was traced with
     std::vector<std::string> warnings; // non-fatal load notes (also appended to `description`)
     std::string specPath;   // the JSON file (for messages)
+    std::string specText;   // the JSON as written, kept so results files carry the spec verbatim
     std::string entry = "forward";
     std::map<std::string, std::map<std::string, int64_t>> dims; // preset name -> dim -> size
     std::vector<TensorSpec> inputs;
