@@ -58,7 +58,7 @@ struct RewriteResult {
     bool equal = false;      // the rewritten graph matched the original on every seed
     double maxAbsDiff = 0;   // largest |rewritten - original| over the seeds
     double timeMs = 0;       // time of the rewritten graph (statistic as eagerMs)
-    double speedup = 0;      // eager median / rewritten median (0 when not run or not equal)
+    double speedup = 0;      // original graph time / rewritten graph time, both run the same way (0 when not run or not equal)
     std::string error;       // the rewrite failed to run (the rule is then ignored)
 };
 
