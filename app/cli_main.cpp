@@ -88,14 +88,6 @@ ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<s
     return t;
 }
 
-ks::TaskResult loadIssueResult(const ks::LoadIssue& issue) {
-    ks::TaskResult r;
-    r.id = std::filesystem::path(issue.file).stem().string();
-    r.name = r.id;
-    r.status = ks::TaskStatus::Error;
-    r.error = issue.message;
-    return r;
-}
 
 } // namespace
 
@@ -359,7 +351,7 @@ int main(int argc, char** argv) {
     if (pattern.empty())
         for (const auto& issue : s.issues) {
             std::cerr << "error: " << issue.message << "\n";
-            partial.tasks.push_back(loadIssueResult(issue));
+            partial.tasks.push_back(ks::failedLoadResult(issue));
         }
     const auto loadFailures = static_cast<long>(partial.tasks.size());
     auto save = [&](const ks::RunResults& r) {

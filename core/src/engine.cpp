@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/engine.h"
 #include "ks/core/streamstats.h"
+#include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
 
 #include <ATen/Context.h>
@@ -103,20 +104,6 @@ DeviceInfo probeDevice(const std::string& requested) {
         info.name = cpuName();
     }
     return info;
-}
-
-TaskResult resultSkeleton(const TaskSpec& spec) {
-    TaskResult r;
-    r.id = spec.id;
-    r.name = spec.name;
-    r.level = spec.level;
-    r.number = spec.number;
-    r.category = spec.category;
-    r.description = spec.description;
-    r.tags = spec.tags;
-    r.source = spec.source;
-    r.specJson = spec.specText;
-    return r;
 }
 
 struct Engine::Impl {

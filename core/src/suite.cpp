@@ -120,6 +120,29 @@ Suite loadSuite(const std::string& nameOrPath) {
     return loadSuiteDir(nameOrPath);
 }
 
+TaskResult resultSkeleton(const TaskSpec& spec) {
+    TaskResult r;
+    r.id = spec.id;
+    r.name = spec.name;
+    r.level = spec.level;
+    r.number = spec.number;
+    r.category = spec.category;
+    r.description = spec.description;
+    r.tags = spec.tags;
+    r.source = spec.source;
+    r.specJson = spec.specText;
+    return r;
+}
+
+TaskResult failedLoadResult(const LoadIssue& issue) {
+    TaskResult r;
+    r.id = fs::path(issue.file).filename().string();
+    r.name = r.id;
+    r.status = TaskStatus::Error;
+    r.error = issue.message;
+    return r;
+}
+
 bool globMatch(const std::string& pattern, const std::string& text) {
     // Iterative wildcard match with backtracking on the last '*'.
     size_t p = 0, t = 0, star = std::string::npos, mark = 0;

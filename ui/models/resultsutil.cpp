@@ -14,34 +14,11 @@ ks::RunResults resultsFromSuite(const ks::Suite& suite) {
     r.run.suite = suite.name;
     r.thresholds = ks::Thresholds::defaults();
     for (const auto& spec : suite.tasks) {
-        ks::TaskResult t;
-        t.id = spec.id;
-        t.name = spec.name;
-        t.category = spec.category;
-        t.description = spec.description;
-        t.level = spec.level;
-        t.number = spec.number;
-        t.tags = spec.tags;
-        t.source = spec.source;
+        ks::TaskResult t = ks::resultSkeleton(spec);
         t.status = ks::TaskStatus::Skipped;
-        try {
-            // Show the spec as written: embedded text for the built-in suite, the file otherwise.
-            t.specJson = suite.name == "builtin" ? ks::embeddedFile(spec.specPath)
-                                                 : ks::readFile(spec.specPath);
-        } catch (const ks::Error&) {
-            t.specJson.clear();
-        }
         r.tasks.push_back(std::move(t));
     }
-    for (const auto& issue : suite.issues) {
-        ks::TaskResult t;
-        const auto slash = issue.file.find_last_of('/');
-        t.id = slash == std::string::npos ? issue.file : issue.file.substr(slash + 1);
-        t.name = t.id;
-        t.status = ks::TaskStatus::Error;
-        t.error = issue.message;
-        r.tasks.push_back(std::move(t));
-    }
+    for (const auto& issue : suite.issues) r.tasks.push_back(ks::failedLoadResult(issue));
     return r;
 }
 

@@ -70,9 +70,6 @@ private:
     std::unique_ptr<Impl> d;
 };
 
-// Copies spec identity into a result (also for tasks that fail before running).
-TaskResult resultSkeleton(const TaskSpec& spec);
-
 std::string isoTimeNow();
 std::string toolVersion();
 

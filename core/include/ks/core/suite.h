@@ -3,6 +3,7 @@
 // A suite: the task specs found in a folder (or the built-in suite embedded in the binary),
 // plus the files that could not be loaded, each with its reason.
 
+#include "ks/core/results.h"
 #include "ks/core/taskspec.h"
 
 #include <string>
@@ -35,6 +36,11 @@ std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern
 bool globMatch(const std::string& pattern, const std::string& text);
 // True if `text` matches any glob of a comma-separated list (an empty list matches nothing).
 bool matchesAnyGlob(const std::string& patterns, const std::string& text);
+
+// A result row for a task that has not run yet: its identity, source and spec, status Ok.
+TaskResult resultSkeleton(const TaskSpec& spec);
+// A failed row for a file the loader rejected: id = the file name, error = the reason.
+TaskResult failedLoadResult(const LoadIssue& issue);
 
 // Built-in resources (suite files and profiles) embedded at build time.
 struct EmbeddedFile {
