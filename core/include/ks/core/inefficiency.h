@@ -72,6 +72,7 @@ struct InefficiencyOptions {
     double atol = 1e-5;
     double minSpeedup = 2.0;     // flag when a checked rewrite is at least this much faster
     double minEfficiency = 0.05; // flag when floor / eager time is below this (docs/inefficiency.md)
+    double maxPasses = 2.0;      // flag a memory-bound task whose eager graph moves >= this many times its fewest bytes
 };
 
 struct InefficiencyReport {
@@ -88,11 +89,17 @@ struct InefficiencyReport {
     double eagerMs = 0;         // eager time of the task: CUDA the median, CPU the minimum of the runs
     double eagerMedianMs = 0;   // the median, for the record
     double efficiency = 0;      // floorMs / eagerMs (may exceed 1 when the data sits in cache)
+    // Unfused passes: bytes the eager graph moves (every non-view op reads its tensor operands
+    // and writes its output) over `bytes`, the fewest a single fused pass needs.
+    double eagerTrafficBytes = 0;
+    double passes = 0;          // eagerTrafficBytes / bytes
+    bool memoryBound = false;   // memoryFloorMs >= computeFloorMs
     std::vector<RewriteResult> rewrites;
     double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)
     std::string bestRule;
     bool flaggedRewrite = false;
     bool flaggedEfficiency = false;
+    bool flaggedPasses = false; // memoryBound and passes >= maxPasses
     bool flagged = false;
     std::vector<std::string> notes;
     std::string error; // non-empty: the analysis failed (message names the task)
