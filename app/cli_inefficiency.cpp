@@ -55,8 +55,8 @@ int run(const Options& o) {
     std::printf("device %s (%s): copy %.1f GB/s, FP32 %.1f GFLOP/s [%s]%s\n", ceil.device.c_str(),
                 ceil.deviceName.c_str(), ceil.copyBandwidthGBs, ceil.fp32PeakGflops, ceil.source.c_str(),
                 cpu ? "  -- timings are CPU timings" : "");
-    std::printf("%-10s %10s %10s %8s %9s  %-22s %s\n", "task", cpu ? "eager(CPU)" : "eager", "floor", "effic.",
-                "best", "rule", "flag");
+    std::printf("%-10s %10s %10s %8s %7s %9s  %-22s %s\n", "task", cpu ? "eager(CPU)" : "eager", "floor", "effic.",
+                "passes", "best", "rule", "flag");
     std::vector<InefficiencyReport> reports;
     int errors = 0;
     for (const auto& t : tasks) {
@@ -67,8 +67,9 @@ int run(const Options& o) {
         } else {
             std::string flag = r.flaggedRewrite ? "rewrite" : "";
             if (r.flaggedEfficiency) flag += flag.empty() ? "efficiency" : "+efficiency";
-            std::printf("%-10s %8.3fms %8.3fms %8.4f %8.2fx  %-22s %s\n", t.id.c_str(), r.eagerMs, r.floorMs,
-                        r.efficiency, r.bestSpeedup, r.bestRule.empty() ? "-" : r.bestRule.c_str(),
+            if (r.flaggedPasses) flag += flag.empty() ? "passes" : "+passes";
+            std::printf("%-10s %8.3fms %8.3fms %8.4f %7.2f %8.2fx  %-22s %s\n", t.id.c_str(), r.eagerMs, r.floorMs,
+                        r.efficiency, r.passes, r.bestSpeedup, r.bestRule.empty() ? "-" : r.bestRule.c_str(),
                         flag.empty() ? "-" : flag.c_str());
             for (const auto& rr : r.rewrites)
                 std::printf("           %s line %d: %s%s\n", rr.rule.c_str(), rr.line,
@@ -110,6 +111,9 @@ void addInefficiencyCommand(CLI::App& app, std::function<int()>& action) {
     sc->add_option("--min-speedup", opts->analysis.minSpeedup, "Flag when a checked rewrite is this much faster")
         ->capture_default_str();
     sc->add_option("--min-efficiency", opts->analysis.minEfficiency, "Flag when floor / eager time is below this")
+        ->capture_default_str();
+    sc->add_option("--max-passes", opts->analysis.maxPasses,
+                   "Flag a memory-bound task whose eager graph moves this many times its fewest bytes")
         ->capture_default_str();
     sc->add_flag("--remeasure", opts->remeasure, "Measure the device ceilings again (ignore the cache)");
     sc->add_option("--out", opts->out, "Write the report (kernelsieve.inefficiency JSON) here");

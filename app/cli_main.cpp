@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
     int bSeeds = 100, bWarmup = 25, bRuns = 2000;
     double bAtol = 1e-5, bRtol = 1e-4, bTimeout = 600;
     bool bL2 = false, bNoEdges = false, bList = false;
+    bool bCountLaunch = false;
     for (auto* sc : {bench, validate}) {
         sc->add_option("--suite", bSuite, "'builtin' or a suite folder")->capture_default_str();
         sc->add_option("--tasks", bTasks, "Only these tasks (globs); default: every task with kernels");
@@ -149,6 +150,9 @@ int main(int argc, char** argv) {
     bench->add_option("--warmup", bWarmup, "Warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
     bench->add_option("--runs", bRuns, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
     bench->add_flag("--l2-flush", bL2, "Flush L2 between timed runs");
+    bench->add_flag("--count-launch-latency", bCountLaunch,
+                    "Count host launch latency in each timed run, as KernelBench does (default: a spin "
+                    "kernel queued before each run hides it, for baseline and variants alike)");
     auto* worker = app.add_subcommand("worker", "(internal) run one isolated harness job");
     worker->group("");
     worker->allow_extras();
@@ -222,6 +226,7 @@ int main(int argc, char** argv) {
         ho.warmup = bWarmup;
         ho.runs = bRuns;
         ho.l2Flush = bL2;
+        ho.hideLaunchLatency = !bCountLaunch;
         ho.preset = *ks::parsePreset(bPreset);
         ho.jobTimeoutSeconds = bTimeout;
         ho.variantPattern = bVariants;

@@ -202,15 +202,27 @@ TEST(Inefficiency, SeedTable1OnCpu) {
     ASSERT_TRUE(s.error.empty()) << s.error;
     EXPECT_TRUE(s.rewrites.empty());
     EXPECT_FALSE(s.flagged) << "softmax efficiency " << s.efficiency;
+    // one op: reads its input once and writes its output once, a single pass
+    EXPECT_DOUBLE_EQ(s.passes, 1.0);
+    EXPECT_TRUE(s.memoryBound);
+    EXPECT_FALSE(s.flaggedPasses);
 
     const auto r = analyse(*rms, o);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_GT(r.efficiency, 0.0);
     EXPECT_GT(r.floorMs, 0.0);
-    EXPECT_TRUE(r.rewrites.empty()); // no rule applies: its waste is passes, which only the roofline sees
-    // Not asserted: RMSNorm below the bound. At the small preset its 1 MiB tensor stays in cache and
-    // LibTorch's CPU kernels make the extra passes cheap; measured here, efficiency ~0.29 against
-    // softmax ~0.18 (docs/inefficiency.md). The CUDA full-shape run is where it must show.
+    EXPECT_TRUE(r.rewrites.empty()); // no rewrite rule applies: its waste is the unfused passes
+    // x**2 (read x, write x^2), mean over C (read x^2, write 1/C), + eps and sqrt on the 1/C-sized
+    // tensor, x / rms (read x and rms, write y): 5 full passes + 6 of size N/C, against the 2 of
+    // one fused pass (read x, write y). Memory-bound, so flagged whatever the cache hides.
+    EXPECT_NEAR(r.passes, 2.5 + 3.0 / 64, 1e-9);
+    EXPECT_TRUE(r.memoryBound);
+    EXPECT_TRUE(r.flaggedPasses);
+    EXPECT_TRUE(r.flagged);
+    // the diagonal matmul moves 2x its fewest bytes too, but its (wasteful) matmul makes it
+    // compute-bound: the rewrite rule is what flags it
+    EXPECT_FALSE(d.memoryBound);
+    EXPECT_FALSE(d.flaggedPasses);
     std::printf("RMSNorm efficiency %.4f (flagged %d), softmax %.4f, bound %.3f\n", r.efficiency,
                 r.flaggedEfficiency, s.efficiency, o.minEfficiency);
 }

@@ -23,6 +23,7 @@ std::vector<double> numArrayFrom(const json& j, const char* key) {
 
 json timingToJson(const TimingStats& t) {
     return json{{"warmup", t.warmup},       {"runs", t.runs},         {"l2_flush", t.l2Flush},
+                {"hide_launch_latency", t.hideLaunchLatency}, {"spin_us", num(t.spinUs)},
                 {"median_ms", num(t.medianMs)}, {"mean_ms", num(t.meanMs)}, {"min_ms", num(t.minMs)},
                 {"q1_ms", num(t.q1Ms)},     {"q3_ms", num(t.q3Ms)},   {"samples_ms", numArray(t.samplesMs)}};
 }
@@ -33,6 +34,8 @@ TimingStats timingFromJson(const json& j) {
     t.warmup = j.value("warmup", 0);
     t.runs = j.value("runs", 0);
     t.l2Flush = j.value("l2_flush", false);
+    t.hideLaunchLatency = j.value("hide_launch_latency", false);
+    t.spinUs = j.contains("spin_us") ? getNum(j, "spin_us") : 0.0;
     t.medianMs = getNum(j, "median_ms");
     t.meanMs = getNum(j, "mean_ms");
     t.minMs = getNum(j, "min_ms");

@@ -141,6 +141,21 @@ DeviceCeilings ceilingsFromJson(const json& j) {
 
 } // namespace
 
+// Sets LibTorch's intra-op thread count for a scope (n <= 0: leaves it). CPU timings use one
+// thread by default: with every core busy, a parallel kernel waits at its thread-pool barrier for
+// descheduled workers, and a 0.02 ms softmax was measured at 8 ms on the loaded 2-core dev box.
+struct CpuThreads {
+    int old = 0;
+    explicit CpuThreads(int n) : old(n > 0 ? at::get_num_threads() : 0) {
+        if (n > 0 && n != old) at::set_num_threads(n);
+    }
+    ~CpuThreads() {
+        if (old > 0 && old != at::get_num_threads()) at::set_num_threads(old);
+    }
+    CpuThreads(const CpuThreads&) = delete;
+    CpuThreads& operator=(const CpuThreads&) = delete;
+};
+
 double DeviceCeilings::bandwidthAt(double bytes) const {
     if (copyCurve.empty()) return copyBandwidthGBs;
     if (bytes <= copyCurve.front().first) return copyCurve.front().second;
@@ -156,8 +171,9 @@ double DeviceCeilings::bandwidthAt(double bytes) const {
     return copyCurve.back().second;
 }
 
-DeviceCeilings measureCeilings(const std::string& device) {
+DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
     c10::InferenceMode guard;
+    const CpuThreads threads(device == "cuda" ? 0 : cpuThreads);
     const DeviceInfo info = probeDevice(device);
     DeviceCeilings c;
     c.device = info.device;
@@ -213,9 +229,11 @@ std::string defaultCeilingsCacheDir() {
     return (std::filesystem::temp_directory_path() / "kernelsieve").string();
 }
 
-DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const std::string& cacheDir) {
+DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const std::string& cacheDir,
+                              int cpuThreads) {
     namespace fs = std::filesystem;
     const DeviceInfo info = probeDevice(device);
+    const int wantThreads = cpuThreads > 0 ? cpuThreads : at::get_num_threads();
     const fs::path dir = cacheDir.empty() ? fs::path(defaultCeilingsCacheDir()) : fs::path(cacheDir);
     const fs::path file = dir / ("ceilings-" + info.device + ".json");
     const std::string wantName = info.device == "cuda" ? info.name : cpuModelName();
@@ -225,7 +243,7 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const s
             try {
                 DeviceCeilings c = ceilingsFromJson(json::parse(in));
                 if (c.device == info.device && c.deviceName == wantName &&
-                    (info.device == "cuda" || c.threads == at::get_num_threads())) {
+                    (info.device == "cuda" || c.threads == wantThreads)) {
                     c.source = file.string();
                     return c;
                 }
@@ -234,7 +252,7 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const s
             }
         }
     }
-    DeviceCeilings c = measureCeilings(info.device);
+    DeviceCeilings c = measureCeilings(info.device, cpuThreads);
     std::error_code ec;
     fs::create_directories(dir, ec);
     const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid());
@@ -415,6 +433,32 @@ double nodeFlops(const Node* n, const Shapes& shapes) {
         return in ? numelOf(*in) : outN;
     }
     return outN; // elementwise
+}
+
+// Ops that return a view or an alias of an input (or nothing): no memory traffic of their own.
+// contiguous/clone/repeat/cat and the like copy, so they are not here.
+bool isAlias(const std::string& k) {
+    static const std::set<std::string> ops{
+        "aten::view", "aten::reshape", "aten::flatten", "aten::unflatten", "aten::squeeze", "aten::unsqueeze",
+        "aten::transpose", "aten::t", "aten::permute", "aten::expand", "aten::expand_as", "aten::broadcast_to",
+        "aten::select", "aten::slice", "aten::narrow", "aten::split", "aten::chunk", "aten::detach", "aten::size",
+        "aten::numel", "aten::dim", "aten::movedim", "aten::view_as", "aten::reshape_as", "aten::dropout",
+        "aten::type_as", "aten::to", "aten::empty", "aten::empty_like", "aten::unbind", "aten::alias"};
+    return ops.count(k) > 0;
+}
+
+// Bytes an eager op moves through memory: every tensor operand read once, every tensor result
+// written once. A fused single pass over the task moves only its inputs and output (`bytes`),
+// so the sum over the graph against that is the number of unfused passes.
+double nodeTraffic(const Node* n, const std::map<const Value*, double>& tensorBytes) {
+    const std::string k = kindOf(n);
+    if (k.rfind("prim::", 0) == 0 || isAlias(k)) return 0;
+    double b = 0;
+    for (const Value* v : n->inputs())
+        if (const auto it = tensorBytes.find(v); it != tensorBytes.end()) b += it->second;
+    for (const Value* v : n->outputs())
+        if (const auto it = tensorBytes.find(v); it != tensorBytes.end()) b += it->second;
+    return b;
 }
 
 // ---- rewrite rules ---------------------------------------------------------------------------
@@ -622,6 +666,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
     rep.runs = opt.runs;
     try {
         c10::InferenceMode guard;
+        const CpuThreads threads(opt.cpuThreads); // only CPU kernels read the intra-op thread count
         useEagerSemantics();
         const DeviceInfo info = probeDevice(opt.device);
         rep.device = info.device;
@@ -665,16 +710,26 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             const auto out = runGraph(g, tg, s0.inputs, s0.params);
             const auto elems = out.front().toTupleRef().elements();
             Shapes shapes;
+            std::map<const Value*, double> tensorBytes;
             for (size_t i = 0; i < vals.size() && i < elems.size(); ++i)
-                if (elems[i].isTensor()) shapes[vals[i]] = elems[i].toTensor().sizes().vec();
+                if (elems[i].isTensor()) {
+                    const at::Tensor& t = elems[i].toTensor();
+                    shapes[vals[i]] = t.sizes().vec();
+                    tensorBytes[vals[i]] = static_cast<double>(t.numel()) * t.element_size();
+                }
             for (Node* n : g->nodes())
-                if (n != tup) rep.flops += nodeFlops(n, shapes);
+                if (n != tup) {
+                    rep.flops += nodeFlops(n, shapes);
+                    rep.eagerTrafficBytes += nodeTraffic(n, tensorBytes);
+                }
         }
 
         rep.bandwidthGBs = ceilings.bandwidthAt(rep.bytes);
         rep.memoryFloorMs = rep.bytes / (rep.bandwidthGBs * 1e9) * 1e3;
         rep.computeFloorMs = rep.flops / (ceilings.fp32PeakGflops * 1e9) * 1e3;
         rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
+        rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
+        rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / rep.bytes : 0;
         rep.eagerMs = timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
                             &rep.eagerMedianMs);
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
@@ -771,7 +826,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                     (rr.error.empty() ? "" : " (" + rr.error + ")") + "; ignored");
         rep.flaggedRewrite = rep.bestSpeedup >= opt.minSpeedup;
         rep.flaggedEfficiency = rep.eagerMs > 0 && rep.efficiency < opt.minEfficiency;
-        rep.flagged = rep.flaggedRewrite || rep.flaggedEfficiency;
+        rep.flaggedPasses = rep.memoryBound && rep.passes >= opt.maxPasses;
+        rep.flagged = rep.flaggedRewrite || rep.flaggedEfficiency || rep.flaggedPasses;
         if (dev.is_cpu()) rep.notes.push_back("timings are CPU timings (" + std::to_string(at::get_num_threads()) + " threads)");
     } catch (const std::exception& e) {
         rep.error = "task " + spec.id + ": " + shortError(e);
@@ -795,7 +851,9 @@ std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, c
                          {"bandwidth_gbs", num(r.bandwidthGBs)}, {"memory_floor_ms", num(r.memoryFloorMs)},
                          {"compute_floor_ms", num(r.computeFloorMs)}, {"floor_ms", num(r.floorMs)},
                          {"eager_ms", num(r.eagerMs)}, {"eager_median_ms", num(r.eagerMedianMs)},
-                         {"efficiency", num(r.efficiency)}, {"rewrites", rw},
+                         {"efficiency", num(r.efficiency)}, {"eager_traffic_bytes", num(r.eagerTrafficBytes)},
+                         {"passes", num(r.passes)}, {"memory_bound", r.memoryBound},
+                         {"flagged_passes", r.flaggedPasses}, {"rewrites", rw},
                          {"best_speedup", num(r.bestSpeedup)}, {"best_rule", r.bestRule},
                          {"flagged_rewrite", r.flaggedRewrite}, {"flagged_efficiency", r.flaggedEfficiency},
                          {"flagged", r.flagged}, {"notes", r.notes}, {"error", r.error}});

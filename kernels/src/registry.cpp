@@ -37,6 +37,9 @@ const Variant kVariants[] = {
     {kSoftmax, "softmax_kernel4", 4,
      "row split over a thread-block cluster, kept in shared memory: HBM read once", false,
      softmax::launch4, softmax::supports4},
+    {kSoftmax, "softmax_kernel5", 5,
+     "row split over a cluster, streamed: HBM read once, write pass re-reads from L2", false,
+     softmax::launch5, softmax::supports},
 
     {kRms, "rmsnorm_kernel1", 1, "naive: one thread per (b,h,w) column, loops C twice", false,
      rmsnorm::launch1, rmsnorm::supports},

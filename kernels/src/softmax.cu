@@ -11,6 +11,9 @@
 // softmax_kernel4  a row split over a thread-block cluster (up to 16 blocks) held in shared
 //                  memory (cp.async, whole chunk in flight): HBM read once; block partials of
 //                  max and sum exchanged through DSMEM
+// softmax_kernel5  a row split over a cluster without staging: online max/sum streamed from HBM,
+//                  partials exchanged through DSMEM, the write pass re-reads the chunk from L2
+//                  (the cluster grows until the rows in flight fit in L2); streaming stores
 #include "checks.h"
 #include "common.cuh"
 #include "variants.h"
@@ -265,6 +268,98 @@ __global__ void __launch_bounds__(512, 2)
 #endif // launch4 refuses devices below sm_90 before launching, so no other arch runs this
 }
 
+
+// Online max/sum over one vector: the max first, then one exp per element. -Inf adds nothing
+// (also while m is still -Inf, where exp(-inf - -inf) would be NaN); NaN and +Inf turn s NaN
+// as the three-pass form does (fmaxf skips NaN, so the NaN reaches the sum instead).
+__device__ __forceinline__ void onlineAddVec(float& m, float& s, const float* v, int n) {
+    float mq = v[0];
+    for (int i = 1; i < n; ++i)
+        mq = fmaxf(mq, v[i]);
+    if (mq > m) {
+        s = s == 0.f ? 0.f : s * expf(m - mq);
+        m = mq;
+    }
+    for (int i = 0; i < n; ++i)
+        s += v[i] == -INFINITY ? 0.f : expf(v[i] - m);
+}
+
+template <int VEC>
+__global__ void __launch_bounds__(512, 2)
+    softmax_kernel5(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                    long long cols, long long chunk) {
+#ifdef KS_HAVE_CLUSTERS
+    using V = typename VecT<VEC>::T;
+    __shared__ float shM[32], shS[32];
+    __shared__ float partM[2], partS[2]; // double-buffered by row parity, as in kernel4
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned cs = cluster.num_blocks();
+    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
+    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const long long nv = len / VEC;
+    const long long clusters = gridDim.x / cs;
+    const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = bd >> 5;
+    int buf = 0;
+    for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
+        const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
+        V* yr = reinterpret_cast<V*>(y + r * cols + begin);
+        float m = -INFINITY, s = 0.f;
+        for (long long v = tid; v < nv; v += bd) {
+            const V q = __ldg(xr + v);
+            onlineAddVec(m, s, reinterpret_cast<const float*>(&q), VEC);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            onlineMerge(m, s, m2, s2);
+        }
+        if (lane == 0) shM[warp] = m, shS[warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < nw ? shM[lane] : -INFINITY;
+            s = lane < nw ? shS[lane] : 0.f;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+                onlineMerge(m, s, m2, s2);
+            }
+            if (lane == 0) partM[buf] = m, partS[buf] = s;
+        }
+        cluster.sync();
+        // Lane k of every warp fetches block k's partials; the xor butterfly gives every lane of
+        // every block of the cluster the bitwise same (max, sum) (the merge is symmetric).
+        m = -INFINITY, s = 0.f;
+        if (lane < static_cast<int>(cs)) {
+            m = *cluster.map_shared_rank(&partM[buf], lane);
+            s = *cluster.map_shared_rank(&partS[buf], lane);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            onlineMerge(m, s, m2, s2);
+        }
+        const float inv = 1.f / s;
+        // Last use of x and write-once y: evict-first loads and stores keep L2 for the rows
+        // whose first pass is still to be re-read.
+        for (long long v = tid; v < nv; v += bd) {
+            if constexpr (VEC == 4) {
+                const float4 q = __ldcs(reinterpret_cast<const float4*>(xr) + v);
+                __stcs(reinterpret_cast<float4*>(yr) + v,
+                       make_float4(expf(q.x - m) * inv, expf(q.y - m) * inv, expf(q.z - m) * inv,
+                                   expf(q.w - m) * inv));
+            } else {
+                __stcs(reinterpret_cast<float*>(yr) + v,
+                       expf(__ldcs(reinterpret_cast<const float*>(xr) + v) - m) * inv);
+            }
+        }
+    }
+    cluster.sync(); // peers may still read this block's partials
+#endif
+}
+
 struct Operands {
     const float* x;
     float* y;
@@ -427,6 +522,51 @@ cudaError_t launch4(const Args& args, cudaStream_t stream) {
     }
     return detail::recordError(cudaErrorInvalidClusterSize, __FILE__, __LINE__,
                                "softmax_kernel4: no cluster configuration can be scheduled");
+}
+
+
+cudaError_t launch5(const Args& args, cudaStream_t stream) {
+    const auto o = operands(args);
+    if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
+    DeviceLimits d;
+    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
+    if (d.major < 9)
+        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
+                                   "softmax_kernel5 needs thread-block clusters (sm_90 or newer)");
+    int dev = 0, l2 = 0;
+    KS_CUDA_CHECK(cudaGetDevice(&dev));
+    KS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    const bool vec = canVec4(o);
+    auto kernel = vec ? softmax_kernel5<4> : softmax_kernel5<1>;
+    for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
+        const auto p = plan::planSoftmaxSplit(o.rows, o.cols, vec ? 4 : 1, d.sms, l2, maxCluster);
+        if (p.clusterSize > 8)
+            KS_CUDA_CHECK(
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        const long long clusters = plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(static_cast<unsigned>(clusters * p.clusterSize));
+        cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
+        cfg.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(p.clusterSize);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (p.clusterSize > 8) {
+            // a non-portable size: fall back to 8 when this device cannot co-schedule 16
+            int active = 0;
+            KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&active, kernel, &cfg));
+            if (active <= 0) continue;
+        }
+        KS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
+        KS_CUDA_CHECK_LAUNCH();
+        return cudaSuccess;
+    }
+    return detail::recordError(cudaErrorInvalidClusterSize, __FILE__, __LINE__,
+                               "softmax_kernel5: no cluster configuration can be scheduled");
 }
 
 } // namespace ks::kernels::softmax

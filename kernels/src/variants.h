@@ -21,6 +21,7 @@ cudaError_t launch1(const Args&, cudaStream_t);
 cudaError_t launch2(const Args&, cudaStream_t);
 cudaError_t launch3(const Args&, cudaStream_t);
 cudaError_t launch4(const Args&, cudaStream_t);
+cudaError_t launch5(const Args&, cudaStream_t);
 const char* supports(const Args&);
 const char* supports4(const Args&); // a row must fit in one cluster's shared memory
 } // namespace softmax

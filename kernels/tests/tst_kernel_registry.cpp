@@ -432,6 +432,38 @@ TEST(Plan, SoftmaxBlocksAndClusters) {
     EXPECT_EQ(kp::planSoftmaxCluster(0, 16384, 4, 132, smem, 16).threads, 0);
 }
 
+TEST(Plan, SoftmaxSplit) {
+    constexpr long long l2 = 50LL << 20; // H100/H200
+    // rows of 393216 floats (1.5 MiB): 264 resident blocks would hold 264 rows; 16-block
+    // clusters leave 16 rows (24 MiB) in flight, inside half of L2, so the re-read hits L2
+    const auto big = kp::planSoftmaxSplit(1024, 393216, 4, 132, l2, 16);
+    EXPECT_EQ(big.clusterSize, 16);
+    EXPECT_EQ(big.chunk, 24576);
+    EXPECT_EQ(big.threads, 512);
+    EXPECT_LE((2 * 132 / big.clusterSize) * 393216LL * 4, l2 / 2);
+    // a smaller L2 cannot be met with clusters of 16: the largest allowed size is taken
+    EXPECT_EQ(kp::planSoftmaxSplit(1024, 393216, 4, 132, 4LL << 20, 8).clusterSize, 8);
+    // 16 short rows: split over 8 blocks of 2048 to use more SMs, as kernel4
+    const auto task = kp::planSoftmaxSplit(16, 16384, 4, 132, l2, 16);
+    EXPECT_EQ(task.clusterSize, 8);
+    EXPECT_EQ(task.chunk, 2048);
+    EXPECT_EQ(task.threads, 128);
+    // many rows that fit in L2 anyway: one block per row
+    EXPECT_EQ(kp::planSoftmaxSplit(100000, 10, 1, 132, l2, 16).clusterSize, 1);
+    for (long long cols : {1LL, 3LL, 10LL, 1001LL, 16384LL, 300001LL, 1000000LL, 10000000LL})
+        for (int vec : {1, 4}) {
+            if (vec == 4 && cols % 4) continue;
+            const auto p = kp::planSoftmaxSplit(3, cols, vec, 132, l2, 16);
+            EXPECT_GE(p.chunk * p.clusterSize, cols) << cols;
+            EXPECT_LT(p.chunk * (p.clusterSize - 1), cols) << cols; // no block left empty
+            EXPECT_EQ(p.chunk % vec, 0) << cols;
+            EXPECT_EQ(p.threads % 32, 0);
+            EXPECT_GE(p.threads, 64);
+            EXPECT_LE(p.threads, kp::kSoftmaxSplitThreads);
+        }
+    EXPECT_EQ(kp::planSoftmaxSplit(0, 16384, 4, 132, l2, 16).threads, 0);
+}
+
 TEST(Plan, Rmsnorm) {
     const auto t = kp::planRmsnorm(16, 64, 256 * 256, true);
     EXPECT_EQ(t.vec, 4);

@@ -15,6 +15,8 @@ inline constexpr int BenchSchemaVersion = 1;
 struct TimingStats {
     int warmup = 0, runs = 0;
     bool l2Flush = false;
+    bool hideLaunchLatency = false; // settings: a spin kernel was queued before each timed run
+    double spinUs = 0;              // per task: that spin's length (0: launch latency counted)
     double medianMs = NaN, meanMs = NaN, minMs = NaN, q1Ms = NaN, q3Ms = NaN;
     std::vector<double> samplesMs; // up to a few hundred evenly spaced samples, for distribution plots
     double iqrMs() const { return q3Ms - q1Ms; }

@@ -25,6 +25,9 @@ struct HarnessOptions {
     bool time = true;        // false: validate only
     int warmup = 25, runs = 2000;
     bool l2Flush = false;
+    // Queue a spin kernel before each timed run so host launch latency stays out of the events
+    // (device time). false: KernelBench-style, the launch latency of an idle device is counted.
+    bool hideLaunchLatency = true;
     Preset preset = Preset::Full;
     double jobTimeoutSeconds = 600; // a worker taking longer is killed and reported
     std::string variantPattern;     // globs on variant names; empty = all

@@ -38,13 +38,15 @@ struct DeviceCeilings {
 // Measures the ceilings of `device` ("cpu" or "cuda") now. CPU: tensor copies from 16 KiB to 64 MiB
 // (read + write counted) and at::mm on 2048x2048 float32. CUDA: what the kernel harness measures (1 GiB
 // cudaMemcpy-class copy, 8192^2 FP32 mm with TF32 off). Throws ks::Error for an unusable device.
-DeviceCeilings measureCeilings(const std::string& device);
+DeviceCeilings measureCeilings(const std::string& device, int cpuThreads = 1);
 
 // The ceilings for `device` from the cache (cacheDir/ceilings-<device>.json, default
 // $XDG_CACHE_HOME or ~/.cache/kernelsieve), measured and stored when missing, unreadable,
 // measured on another device name or `remeasure` is set. A cache that cannot be written is only
 // noted in `source`.
-DeviceCeilings deviceCeilings(const std::string& device, bool remeasure = false, const std::string& cacheDir = {});
+// cpuThreads: the intra-op thread count CPU ceilings are measured (and cached) with; 0 = LibTorch's.
+DeviceCeilings deviceCeilings(const std::string& device, bool remeasure = false, const std::string& cacheDir = {},
+                              int cpuThreads = 1);
 std::string defaultCeilingsCacheDir();
 
 // One rewrite rule applied at one place in the graph.
@@ -72,6 +74,7 @@ struct InefficiencyOptions {
     double atol = 1e-5;
     double minSpeedup = 2.0;     // flag when a checked rewrite is at least this much faster
     double minEfficiency = 0.05; // flag when floor / eager time is below this (docs/inefficiency.md)
+    int cpuThreads = 1;          // intra-op threads for CPU timings (0: LibTorch's default); see inefficiency.cpp
     double maxPasses = 2.0;      // flag a memory-bound task whose eager graph moves >= this many times its fewest bytes
 };
 

@@ -140,6 +140,35 @@ constexpr SoftmaxClusterPlan planSoftmaxCluster(long long rows, long long cols, 
     return p;
 }
 
+// kernel5: a row split over a cluster without staging: each block streams its chunk from HBM
+// once (online max/sum), the partials meet through DSMEM, and the write pass re-reads the chunk
+// while it is still in L2. That holds only if the rows in flight fit in L2, so the cluster
+// grows until (resident blocks / cluster) rows take at most half of it.
+struct SoftmaxSplitPlan {
+    int clusterSize = 1;
+    long long chunk = 0; // elements per block (multiple of vec)
+    int threads = 0;
+};
+inline constexpr int kSoftmaxSplitThreads = 512; // __launch_bounds__(512, 2) in the kernel
+constexpr SoftmaxSplitPlan planSoftmaxSplit(long long rows, long long cols, int vec, int smCount,
+                                            long long l2Bytes, int maxCluster) {
+    SoftmaxSplitPlan p{};
+    if (rows <= 0 || cols <= 0) return p;
+    auto chunkFor = [&](long long cs) { return roundUp(ceilDiv(cols, cs), vec); };
+    const long long resident = 2LL * smCount;
+    const long long rowBytes = cols * 4;
+    long long cs = 1;
+    while (cs < maxCluster && (resident / cs) * rowBytes > l2Bytes / 2)
+        cs *= 2;
+    while (cs < maxCluster && rows * cs < resident && chunkFor(cs * 2) >= kSoftmaxMinChunk)
+        cs *= 2;
+    p.clusterSize = static_cast<int>(cs);
+    p.chunk = chunkFor(cs);
+    p.threads = static_cast<int>(
+        clampLL(pow2Ceil(ceilDiv(p.chunk / vec, 4)), 64, kSoftmaxSplitThreads));
+    return p;
+}
+
 // --- rmsnorm_kernel2 ------------------------------------------------------------------------
 inline constexpr int kRmsTx = 32;    // threads across columns (one vector each)
 inline constexpr int kRmsGroups = 8; // threads across channels
