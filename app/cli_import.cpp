@@ -6,6 +6,7 @@
 
 #include "cli_import.h"
 
+#include "ks/core/analysisreports.h"
 #include "ks/core/criteria.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
@@ -304,8 +305,8 @@ Thresholds thresholdsFor(const ExportOptions& o, const Thresholds& stored) {
     }
     for (const auto& s : o.thresholds) {
         const auto eq = s.find('=');
-        const auto c = eq == std::string::npos ? std::nullopt : criterionFromKey(s.substr(0, eq));
-        if (!c) throw Error("--threshold '" + s + "' must look like NAME=VALUE with NAME a criterion key (output_range, ...)");
+        const auto c = eq == std::string::npos ? std::nullopt : thresholdFromKey(s.substr(0, eq));
+        if (!c) throw Error("--threshold '" + s + "' must look like NAME=VALUE with NAME a threshold key (output_range, ..., baseline_rewrite_speedup, ...)");
         try {
             size_t used = 0;
             const std::string v = s.substr(eq + 1);
@@ -335,9 +336,9 @@ json filterResultsJson(const TaskResult& r, const RunResults& rr, const Threshol
     json metrics = json::object(), thresholds = json::object(), flags = json::object();
     for (const auto& ci : criteria()) {
         metrics[ci.key] = finiteOrNull(r.metric(ci.criterion));
-        thresholds[ci.key] = t.value(ci.criterion);
         flags[ci.key] = ok && r.criterionRun(ci.criterion) ? json(r.flagged(ci.criterion, t)) : json(nullptr);
     }
+    for (const auto& ti : thresholdInfos()) thresholds[ti.key] = t.value(ti.threshold);
     metrics["output_axes_axis"] = r.axes.minAxis() >= 0 ? json(r.axes.minAxis()) : json(nullptr);
     json perAxis = json::array();
     for (double v : r.axes.perAxis) perAxis.push_back(finiteOrNull(v));
@@ -346,6 +347,27 @@ json filterResultsJson(const TaskResult& r, const RunResults& rr, const Threshol
     metrics["output_range_max"] = finiteOrNull(r.range.max);
     metrics["output_std_mean"] = finiteOrNull(r.outputStd.meanStd);
     metrics["input_impact_mean"] = finiteOrNull(r.inputImpact.meanStd);
+    // Filters 5-6, where robust-kbench asks an LLM: what was measured and why it flags.
+    if (r.inefficiency) {
+        const auto& ie = *r.inefficiency;
+        const auto v = inefficiencyVerdict(ie, t);
+        metrics["baseline_inefficiency_detail"] = {
+            {"best_rule", ie.bestRule},          {"best_speedup", finiteOrNull(ie.bestSpeedup)},
+            {"efficiency", finiteOrNull(ie.efficiency)}, {"passes", finiteOrNull(ie.passes)},
+            {"memory_bound", ie.memoryBound},    {"eager_ms", finiteOrNull(ie.eagerMs)},
+            {"floor_ms", finiteOrNull(ie.floorMs)}, {"timed_on", ie.device == "cpu" ? "CPU" : "CUDA"},
+            {"flagged_by", {{"rewrite", v.rewrite}, {"efficiency", v.efficiency}, {"passes", v.passes}}},
+            {"summary", inefficiencySummary(ie, t)}, {"error", ie.error}};
+    }
+    if (r.redundancy) {
+        const auto& re = *r.redundancy;
+        const json rj = redundancyReportToJson(re);
+        metrics["redundant_computation_detail"] = {{"flop_fraction", finiteOrNull(re.flopFraction())},
+                                                   {"nodes", rj.at("nodes")},
+                                                   {"unused_arguments", rj.at("unused_arguments")},
+                                                   {"summary", redundancySummary(re)},
+                                                   {"error", re.error}};
+    }
     j["kernelsieve"] = {
         {"task_id", r.id},
         {"task_name", r.name},

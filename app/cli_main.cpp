@@ -6,6 +6,7 @@
 #include "ks/core/harness.h"
 #include "ks/kernels/registry.h"
 #endif
+#include "ks/core/analysisreports.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "cli_import.h"
@@ -70,11 +71,11 @@ ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<s
         const auto eq = o.find('=');
         if (eq == std::string::npos) throw ks::Error("--threshold '" + o + "' must look like NAME=VALUE");
         const std::string name = o.substr(0, eq), value = o.substr(eq + 1);
-        const auto c = ks::criterionFromKey(name);
+        const auto c = ks::thresholdFromKey(name);
         if (!c) {
             std::string keys;
-            for (const auto& ci : ks::criteria()) keys += (keys.empty() ? "" : ", ") + std::string(ci.key);
-            throw ks::Error("--threshold: unknown criterion '" + name + "' (known: " + keys + ")");
+            for (const auto& ti : ks::thresholdInfos()) keys += (keys.empty() ? "" : ", ") + std::string(ti.key);
+            throw ks::Error("--threshold: unknown threshold '" + name + "' (known: " + keys + ")");
         }
         try {
             size_t used = 0;
@@ -88,6 +89,28 @@ ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<s
     return t;
 }
 
+// --criteria: which filters run. "stat" is filters 1-4 (one pass over the seeds measures all
+// four), "inefficiency" filter 5, "redundancy" filter 6; criterion keys work too.
+void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
+    opt.statistics = opt.inefficiency = opt.redundancy = false;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item == "all") opt.statistics = opt.inefficiency = opt.redundancy = true;
+        else if (item == "stat" || item == "statistics") opt.statistics = true;
+        else if (item == "inefficiency" || item == "baseline_inefficiency") opt.inefficiency = true;
+        else if (item == "redundancy" || item == "redundant_computation") opt.redundancy = true;
+        else if (ks::criterionFromKey(item))
+            throw ks::Error("--criteria: '" + item + "' is one of the four statistical filters, which run together; use 'stat'");
+        else
+            throw ks::Error("--criteria: unknown '" + item + "' (use all, or a comma-separated list of stat, inefficiency, redundancy)");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+}
 
 } // namespace
 
@@ -98,8 +121,10 @@ int main(int argc, char** argv) {
     app.add_flag("--version", version, "Print the version, LibTorch, CUDA and the device, then exit");
 
     // --- filter ---------------------------------------------------------------------------
-    auto* filter = app.add_subcommand("filter", "Run the four statistical filters over a suite");
+    auto* filter = app.add_subcommand("filter", "Run the filters (statistics, baseline inefficiency, redundancy) over a suite");
     std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
+    std::string criteriaList = "all";
+    bool remeasure = false;
     int seeds = 5;
     bool jsonl = false, quiet = false, noOut = false;
     std::vector<std::string> thresholds;
@@ -115,6 +140,11 @@ int main(int argc, char** argv) {
     filter->add_flag("--no-out", noOut, "Do not write a results JSON file");
     filter->add_option("--csv", csv, "Also write the filter table as CSV");
     filter->add_option("--tasks", pattern, "Only tasks whose id or name matches (globs, comma-separated)");
+    filter->add_option("--criteria", criteriaList,
+                       "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
+                       "inefficiency (5), redundancy (6)")
+        ->capture_default_str();
+    filter->add_flag("--remeasure-ceilings", remeasure, "Measure the device ceilings for filter 5 again (ignore the cache)");
     filter->add_flag("--jsonl", jsonl, "Stream progress and per-task results as JSON lines on stdout");
     filter->add_flag("-q,--quiet", quiet, "Do not print the table");
 
@@ -330,6 +360,23 @@ int main(int argc, char** argv) {
     opt.seeds = seeds;
     if (!preset.empty()) opt.preset = ks::parsePreset(preset);
     opt.cancel = &g_cancel;
+    try {
+        applyCriteria(criteriaList, opt);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::Usage;
+    }
+    // The reports' own flags follow the thresholds of this run (the criteria re-derive them anyway).
+    opt.inefficiencyOptions.minSpeedup = th.value(ks::Threshold::BaselineRewriteSpeedup);
+    opt.inefficiencyOptions.minEfficiency = th.value(ks::Threshold::BaselineEfficiency);
+    opt.inefficiencyOptions.maxPasses = th.value(ks::Threshold::BaselinePasses);
+    opt.remeasureCeilings = remeasure;
+    int currentIndex = 0; // of the task being run, for task_phase events
+    if (jsonl)
+        opt.onPhase = [&currentIndex](const ks::TaskSpec& t, const std::string& phase) {
+            std::cout << "{\"event\":\"task_phase\",\"index\":" << currentIndex << ",\"id\":" << jsonString(t.id)
+                      << ",\"phase\":" << jsonString(phase) << "}\n" << std::flush;
+        };
     std::unique_ptr<ks::Engine> engine;
     try {
         engine = std::make_unique<ks::Engine>(opt);
@@ -341,9 +388,22 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, onSignal);
 
     const auto& dev = engine->device();
+    std::string which;
+    for (const auto& [on, name] : {std::pair{opt.statistics, "statistics"}, {opt.inefficiency, "baseline inefficiency"},
+                                   {opt.redundancy, "redundancy"}})
+        if (on) which += (which.empty() ? "" : ", ") + std::string(name);
     std::cerr << "kernelsieve " << ks::toolVersion() << ": " << tasks.size() << " tasks from '" << s.name
               << "', preset " << ks::presetName(engine->preset()) << ", " << seeds << " seeds, on "
-              << dev.device << " (" << dev.name << "), LibTorch " << dev.libtorch << "\n";
+              << dev.device << " (" << dev.name << "), LibTorch " << dev.libtorch << "; filters: " << which << "\n";
+    if (opt.inefficiency) {
+        // Once per run, before the first task: the start event and the results record them.
+        std::cerr << "device ceilings for filter 5 (copy bandwidth, FP32 peak)... " << std::flush;
+        if (const auto* c = engine->ceilings())
+            std::fprintf(stderr, "copy %.1f GB/s, FP32 %.1f GFLOP/s [%s]%s\n", c->copyBandwidthGBs, c->fp32PeakGflops,
+                         c->source.c_str(), c->device == "cpu" ? " -- CPU timings" : "");
+        else
+            std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
+    }
     if (jsonl)
         std::cout << "{\"event\":\"start\",\"total\":" << tasks.size()
                   << ",\"run\":" << ks::runInfoToJson(engine->runInfo(s.name)) << "}\n"
@@ -371,19 +431,30 @@ int main(int argc, char** argv) {
     };
 
     auto onStart = [&](const ks::TaskSpec& t, int i, int n) {
+        currentIndex = i;
         if (jsonl)
             std::cout << "{\"event\":\"task_start\",\"index\":" << i << ",\"total\":" << n
                       << ",\"id\":" << jsonString(t.id) << "}\n" << std::flush;
     };
     auto onDone = [&](const ks::TaskResult& r, int i, int n) {
         std::string flags;
-        for (const auto& c : ks::criteria())
-            if (r.flagged(c.criterion, th)) flags += (flags.empty() ? "" : ",") + std::string(c.key);
-        std::fprintf(stderr, "[%*d/%d] %-8s %-44.44s %6.2fs %s%s\n", static_cast<int>(std::to_string(n).size()),
-                     i + 1, n, r.id.c_str(), r.name.c_str(), r.wallSeconds,
-                     r.status == ks::TaskStatus::Ok ? "" : "ERROR ",
-                     r.status == ks::TaskStatus::Ok ? (flags.empty() ? "no flags" : ("flagged: " + flags).c_str())
-                                                    : r.error.c_str());
+        for (const auto& c : ks::criteria()) {
+            if (!r.flagged(c.criterion, th)) continue;
+            flags += (flags.empty() ? "" : ",") + std::string(c.key);
+            // Filters 5-6 say why: "baseline_inefficiency (34.5x diag-matmul)".
+            if (c.criterion == ks::Criterion::BaselineInefficiency)
+                flags += " (" + ks::inefficiencySummary(*r.inefficiency, th) + ")";
+            if (c.criterion == ks::Criterion::RedundantComputation)
+                flags += " (" + ks::redundancySummary(*r.redundancy) + ")";
+        }
+        std::string verdict = r.status != ks::TaskStatus::Ok ? "ERROR " + r.error
+                              : flags.empty()                  ? std::string("no flags")
+                                                               : "flagged: " + flags;
+        for (ks::Criterion c : {ks::Criterion::BaselineInefficiency, ks::Criterion::RedundantComputation})
+            if (const std::string e = r.criterionError(c); !e.empty())
+                verdict += "; " + std::string(ks::criterionInfo(c).key) + " failed: " + e;
+        std::fprintf(stderr, "[%*d/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1,
+                     n, r.id.c_str(), r.name.c_str(), r.wallSeconds, verdict.c_str());
         if (jsonl)
             std::cout << "{\"event\":\"task\",\"index\":" << i << ",\"total\":" << n
                       << ",\"result\":" << ks::taskResultToJson(r) << "}\n" << std::flush;

@@ -296,9 +296,9 @@ void MainWindow::readSettings() {
             m_thresholds->loadProfile(profileFile, nullptr);
         t = m_thresholds->profile();
         t.profile = profile.toStdString();
-        for (const auto& c : ks::criteria()) {
-            const QString key = QStringLiteral("thresholds/") + QString::fromUtf8(c.key);
-            if (s.contains(key)) t.set(c.criterion, s.value(key).toDouble());
+        for (const auto& i : ks::thresholdInfos()) { // settings from before filters 5-6 lack theirs
+            const QString key = QStringLiteral("thresholds/") + QString::fromUtf8(i.key);
+            if (s.contains(key)) t.set(i.threshold, s.value(key).toDouble());
         }
     }
     m_thresholds->setThresholds(t);
@@ -307,6 +307,8 @@ void MainWindow::readSettings() {
     m_lastRun.preset = s.value(QStringLiteral("run/preset")).toString();
     m_lastRun.device = s.value(QStringLiteral("run/device"), QStringLiteral("auto")).toString();
     m_lastRun.suite = s.value(QStringLiteral("run/suite"), QStringLiteral("builtin")).toString();
+    m_lastRun.inefficiency = s.value(QStringLiteral("run/inefficiency"), true).toBool();
+    m_lastRun.redundancy = s.value(QStringLiteral("run/redundancy"), true).toBool();
 }
 
 void MainWindow::saveSettings() const {
@@ -319,12 +321,14 @@ void MainWindow::saveSettings() const {
     const ks::Thresholds t = m_thresholds->thresholds();
     s.setValue(QStringLiteral("thresholds/profile"), QString::fromStdString(t.profile));
     s.setValue(QStringLiteral("thresholds/profileFile"), m_thresholds->profilePath());
-    for (const auto& c : ks::criteria())
-        s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(c.key), t.value(c.criterion));
+    for (const auto& i : ks::thresholdInfos())
+        s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(i.key), t.value(i.threshold));
     s.setValue(QStringLiteral("run/seeds"), m_lastRun.seeds);
     s.setValue(QStringLiteral("run/preset"), m_lastRun.preset);
     s.setValue(QStringLiteral("run/device"), m_lastRun.device);
     s.setValue(QStringLiteral("run/suite"), m_lastRun.suite);
+    s.setValue(QStringLiteral("run/inefficiency"), m_lastRun.inefficiency);
+    s.setValue(QStringLiteral("run/redundancy"), m_lastRun.redundancy);
     if (!m_resultsPath.isEmpty()) s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
     s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
 }
@@ -672,7 +676,12 @@ void MainWindow::onRunProgress(int done, int total, const QString& current) {
     m_runLabel->setText(
         current.isEmpty() || done >= total
             ? tr("Running: %1 of %2 tasks done").arg(done).arg(total)
-            : tr("Running %1 \u00b7 %2 of %3 tasks done").arg(current).arg(done).arg(total));
+            : tr("Running %1%2 \u00b7 %3 of %4 tasks done")
+                  .arg(current,
+                       m_client->currentPhase().isEmpty() ? QString()
+                                                          : QStringLiteral(" (%1)").arg(m_client->currentPhase()))
+                  .arg(done)
+                  .arg(total));
 }
 
 void MainWindow::onTaskFinished(const ks::TaskResult& task) {

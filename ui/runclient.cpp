@@ -74,6 +74,12 @@ QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
                      o.device.isEmpty() ? QStringLiteral("auto") : o.device};
     if (!o.preset.isEmpty()) args << QStringLiteral("--preset") << o.preset;
     if (!o.taskIds.isEmpty()) args << QStringLiteral("--tasks") << o.taskIds.join(QLatin1Char(','));
+    if (!o.inefficiency || !o.redundancy) { // the worker runs all filters unless told otherwise
+        QStringList criteria{QStringLiteral("stat")};
+        if (o.inefficiency) criteria << QStringLiteral("inefficiency");
+        if (o.redundancy) criteria << QStringLiteral("redundancy");
+        args << QStringLiteral("--criteria") << criteria.join(QLatin1Char(','));
+    }
     args << QStringLiteral("--out") << outFile << QStringLiteral("--jsonl") << QStringLiteral("-q");
     return args;
 }
@@ -203,6 +209,10 @@ void RunClient::handleLine(const QByteArray& raw) {
         } else if (event == "task_start") {
             m_total = j.value("total", m_total);
             m_current = QString::fromStdString(j.value("id", ""));
+            m_phase.clear();
+            emit progress(m_done, m_total, m_current);
+        } else if (event == "task_phase") {
+            m_phase = QString::fromStdString(j.value("phase", ""));
             emit progress(m_done, m_total, m_current);
         } else if (event == "task") {
             m_total = j.value("total", m_total);

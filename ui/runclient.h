@@ -27,6 +27,8 @@ class RunClient : public QObject {
         QString preset;                          // "small" | "full" | "" (worker default)
         QString device = QStringLiteral("auto"); // "auto" | "cuda" | "cpu"
         QStringList taskIds;                     // empty = the whole suite
+        bool inefficiency = true;                // filter 5 after the statistics
+        bool redundancy = true;                  // filter 6 after the statistics
     };
 
     explicit RunClient(QObject* parent = nullptr);
@@ -52,6 +54,9 @@ class RunClient : public QObject {
     // Wall time of the last run as the worker reported it ("done" event), 0 if unknown.
     double totalSeconds() const { return m_totalSeconds; }
     QString currentTask() const { return m_current; }
+    // What the worker does with the current task: "statistics", "inefficiency", "redundancy" or
+    // "" (it did not say); progress() is emitted again when it changes.
+    QString currentPhase() const { return m_phase; }
 
   signals:
     void started(const ks::RunInfo& info, int total);
@@ -79,6 +84,7 @@ class RunClient : public QObject {
     QByteArray m_stderrPartial;
     QTimer m_killTimer;
     QString m_current;
+    QString m_phase;
     int m_done = 0;
     int m_total = 0;
     bool m_cancelRequested = false;

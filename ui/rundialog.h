@@ -8,6 +8,7 @@
 #include <QDialog>
 
 class QButtonGroup;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -31,4 +32,6 @@ class RunDialog : public QDialog {
     QSpinBox* m_seeds = nullptr;
     QComboBox* m_preset = nullptr;
     QComboBox* m_device = nullptr;
+    QCheckBox* m_inefficiency = nullptr;
+    QCheckBox* m_redundancy = nullptr;
 };

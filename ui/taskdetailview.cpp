@@ -5,7 +5,10 @@
 
 #include <models/axesmodel.h>
 #include <models/filtermatrixmodel.h>
+#include <models/redundancymodel.h>
 #include <models/resultsutil.h>
+#include <models/rewritesmodel.h>
+#include <models/rooflinemodel.h>
 #include <models/seedstatsmodel.h>
 
 #include <QCheckBox>
@@ -77,6 +80,38 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     m_tabs->addTab(m_spec, tr("Spec"));
     m_tabs->addTab(makeTable(m_axesModel), tr("Axes"));
     m_tabs->addTab(makeTable(m_seedModel), tr("Seeds"));
+
+    // Filter 5: the roofline numbers above the rewrites that were run, checked and timed.
+    m_rooflineModel = new RooflineModel(this);
+    m_rewritesModel = new RewritesModel(this);
+    auto* inefficiencySplit = new QSplitter(Qt::Vertical);
+    inefficiencySplit->setObjectName(QStringLiteral("inefficiency"));
+    auto* roofline = makeTable(m_rooflineModel);
+    roofline->setObjectName(QStringLiteral("roofline"));
+    auto* rewrites = makeTable(m_rewritesModel);
+    rewrites->setObjectName(QStringLiteral("rewrites"));
+    inefficiencySplit->addWidget(roofline);
+    inefficiencySplit->addWidget(rewrites);
+    inefficiencySplit->setStretchFactor(0, 3);
+    inefficiencySplit->setStretchFactor(1, 2);
+    m_inefficiencyTab = inefficiencySplit;
+    m_tabs->addTab(m_inefficiencyTab, tr("Inefficiency"));
+
+    // Filter 6: one line of summary, then every redundant node and unused argument.
+    m_redundancyModel = new RedundancyModel(this);
+    m_redundancyTab = new QWidget;
+    m_redundancyTab->setObjectName(QStringLiteral("redundancy"));
+    auto* redundancyLayout = new QVBoxLayout(m_redundancyTab);
+    redundancyLayout->setContentsMargins(0, 2, 0, 0);
+    m_redundancySummary = new QLabel;
+    m_redundancySummary->setObjectName(QStringLiteral("redundancySummary"));
+    m_redundancySummary->setWordWrap(true);
+    redundancyLayout->addWidget(m_redundancySummary);
+    auto* redundant = makeTable(m_redundancyModel);
+    redundant->setObjectName(QStringLiteral("redundantNodes"));
+    redundancyLayout->addWidget(redundant, 1);
+    m_tabs->addTab(m_redundancyTab, tr("Redundancy"));
+
     m_tabs->addTab(m_errors, tr("Errors"));
 
     auto* split = new QSplitter(Qt::Horizontal);
@@ -117,6 +152,10 @@ void TaskDetailView::setTask(const QString& id) {
         m_errors->clear();
         m_axesModel->setTask(nullptr, th.value(ks::Criterion::OutputAxes));
         m_seedModel->setTask(nullptr);
+        m_rooflineModel->setTask(nullptr);
+        m_rewritesModel->setTask(nullptr);
+        m_redundancyModel->setTask(nullptr);
+        m_redundancySummary->clear();
         updateHeader();
         return;
     }
@@ -139,9 +178,22 @@ void TaskDetailView::setTask(const QString& id) {
                                                                : tr("Not run yet"));
     m_source->setPlainText(QString::fromStdString(t->source));
     m_spec->setPlainText(QString::fromStdString(t->specJson));
-    m_errors->setPlainText(t->error.empty() ? tr("No errors.") : QString::fromStdString(t->error));
-    m_tabs->setTabText(4, t->error.empty() ? tr("Errors") : tr("Errors (1)"));
+    // The task's own error and those of filters 5-6, each named: one place says why a cell is orange.
+    QStringList errors;
+    if (!t->error.empty()) errors << QString::fromStdString(t->error);
+    for (ks::Criterion c : {ks::Criterion::BaselineInefficiency, ks::Criterion::RedundantComputation})
+        if (const std::string e = t->criterionError(c); !e.empty())
+            errors << tr("%1: %2").arg(QString::fromUtf8(ks::criterionInfo(c).label), QString::fromStdString(e));
+    m_errors->setPlainText(errors.isEmpty() ? tr("No errors.") : errors.join(QStringLiteral("\n\n")));
+    m_tabs->setTabText(m_tabs->indexOf(m_errors),
+                       errors.isEmpty() ? tr("Errors") : tr("Errors (%1)").arg(errors.size()));
     if (!t->error.empty()) m_tabs->setCurrentWidget(m_errors);
+    m_rooflineModel->setThresholds(th);
+    m_rooflineModel->setTask(t);
+    m_rewritesModel->setThresholds(th);
+    m_rewritesModel->setTask(t);
+    m_redundancyModel->setTask(t);
+    m_redundancySummary->setText(m_redundancyModel->summary());
     m_axesModel->setTask(t, th.value(ks::Criterion::OutputAxes));
     m_seedModel->setTask(t);
     updateHeader();
@@ -154,6 +206,8 @@ void TaskDetailView::onThresholdsChanged() {
     m_std->setThreshold(th.value(ks::Criterion::OutputStd));
     m_axes->setThreshold(th.value(ks::Criterion::OutputAxes));
     m_axesModel->setThreshold(th.value(ks::Criterion::OutputAxes));
+    m_rooflineModel->setThresholds(th);
+    m_rewritesModel->setThresholds(th);
     updateHeader();
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Everything about one task: its output-value histogram with the +-range band, the per-element
-// std histogram with the std line, per-axis uniformity, and its source, spec, errors and
-// per-seed statistics. Follows the matrix's current task; thresholds only move the markers.
+// std histogram with the std line, per-axis uniformity, and its source, spec, errors, per-seed
+// statistics, filter 5's roofline numbers and rewrites, and filter 6's redundant nodes. Follows
+// the matrix's current task; thresholds only move the markers and flag marks.
 
 #include <QWidget>
 
@@ -15,6 +16,10 @@ class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QTabWidget;
+class QTableView;
+class RedundancyModel;
+class RewritesModel;
+class RooflineModel;
 class SeedStatsModel;
 
 class TaskDetailView : public QWidget {
@@ -36,6 +41,12 @@ class TaskDetailView : public QWidget {
     QPlainTextEdit* sourceEdit() const { return m_source; }
     QPlainTextEdit* errorEdit() const { return m_errors; }
     QTabWidget* textTabs() const { return m_tabs; }
+    QWidget* inefficiencyTab() const { return m_inefficiencyTab; }
+    QWidget* redundancyTab() const { return m_redundancyTab; }
+    RooflineModel* rooflineModel() const { return m_rooflineModel; }
+    RewritesModel* rewritesModel() const { return m_rewritesModel; }
+    RedundancyModel* redundancyModel() const { return m_redundancyModel; }
+    QLabel* redundancySummary() const { return m_redundancySummary; }
 
   private:
     void onThresholdsChanged();
@@ -54,4 +65,10 @@ class TaskDetailView : public QWidget {
     QPlainTextEdit* m_errors = nullptr;
     AxesModel* m_axesModel = nullptr;
     SeedStatsModel* m_seedModel = nullptr;
+    QWidget* m_inefficiencyTab = nullptr;
+    QWidget* m_redundancyTab = nullptr;
+    RooflineModel* m_rooflineModel = nullptr;
+    RewritesModel* m_rewritesModel = nullptr;
+    RedundancyModel* m_redundancyModel = nullptr;
+    QLabel* m_redundancySummary = nullptr;
 };

@@ -20,7 +20,8 @@ namespace {
 // arrow steps along 1-2-5 (0.005, 0.01, 0.02, ...) instead of a fixed increment.
 class ThresholdSpinBox : public QDoubleSpinBox {
   public:
-    ThresholdSpinBox() {
+    // firstStep: where the up arrow goes from 0 (1e-6 suits a std; a FLOP share wants 0.001).
+    explicit ThresholdSpinBox(double firstStep = 1e-6) : m_firstStep(firstStep) {
         setDecimals(12);
         setRange(0, 1e12);
         setKeyboardTracking(true);
@@ -55,15 +56,17 @@ class ThresholdSpinBox : public QDoubleSpinBox {
     }
 
   private:
-    static double next(double v) {
-        if (v <= 0) return 1e-6;
+    double m_firstStep;
+
+    double next(double v) const {
+        if (v <= 0) return m_firstStep;
         const double e = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
         for (double m : {1.0, 2.0, 5.0, 10.0})
             if (m * e > v * (1 + 1e-9)) return m * e;
         return 10 * e;
     }
-    static double previous(double v) {
-        if (v <= 1e-6) return 0;
+    double previous(double v) const {
+        if (v <= m_firstStep * (1 + 1e-9)) return 0;
         const double e = std::pow(10.0, std::floor(std::log10(v) - 1e-9));
         for (double m : {5.0, 2.0, 1.0})
             if (m * e < v * (1 - 1e-9)) return m * e;
@@ -74,8 +77,14 @@ class ThresholdSpinBox : public QDoubleSpinBox {
 } // namespace
 
 ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
-    m_layout = new QBoxLayout(QBoxLayout::LeftToRight, this);
+    // Two rows in a top or bottom dock: eight spin boxes do not fit one row of a 1280-pixel window.
+    m_layout = new QBoxLayout(QBoxLayout::TopToBottom, this);
     m_layout->setContentsMargins(6, 2, 6, 2);
+    m_layout->setSpacing(2);
+    for (auto& row : m_rows) {
+        row = new QBoxLayout(QBoxLayout::LeftToRight);
+        m_layout->addLayout(row);
+    }
 
     auto* profileCell = new QHBoxLayout;
     profileCell->addWidget(new QLabel(tr("Profile:")));
@@ -87,32 +96,61 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
     m_modified = new QLabel;
     m_modified->setObjectName(QStringLiteral("modified"));
     profileCell->addWidget(m_modified);
-    m_layout->addLayout(profileCell);
+    m_rows[0]->addLayout(profileCell);
 
-    for (const auto& c : ks::criteria()) {
-        const auto i = static_cast<size_t>(c.criterion);
-        auto* cell = new QHBoxLayout;
-        // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window.
-        auto* label =
-            new QLabel(tr("%1 <").arg(QString::fromUtf8(c.label).section(QLatin1Char(' '), -1)));
-        label->setToolTip(
-            tr("Flag when %1 < threshold: %2")
-                .arg(QString::fromUtf8(c.metricLabel), QString::fromUtf8(c.description)));
-        auto* spin = new ThresholdSpinBox;
-        spin->setObjectName(QString::fromUtf8(c.key));
-        spin->setToolTip(label->toolTip());
-        label->setBuddy(spin);
-        m_spins[i] = spin;
-        m_counts[i] = new QLabel;
-        m_counts[i]->setObjectName(QString::fromUtf8(c.key) + QStringLiteral("_count"));
+    auto makeCount = [this](ks::Criterion c) {
+        auto* count = new QLabel;
+        count->setObjectName(QString::fromUtf8(ks::criterionInfo(c).key) + QStringLiteral("_count"));
         // Fixed width: a count changing from (9) to (10) must not re-layout the window on every
         // edit.
-        m_counts[i]->setFixedWidth(
-            m_counts[i]->fontMetrics().horizontalAdvance(QStringLiteral("(0000)")));
+        count->setFixedWidth(count->fontMetrics().horizontalAdvance(QStringLiteral("(0000)")));
+        count->setToolTip(tr("Tasks flagged by %1").arg(QString::fromUtf8(ks::criterionInfo(c).label)));
+        m_counts[static_cast<size_t>(c)] = count;
+        return count;
+    };
+    QBoxLayout* group = nullptr;
+    for (const auto& info : ks::thresholdInfos()) {
+        const bool statistical = ks::isStatistical(info.criterion);
+        const auto thresholds = ks::thresholdsOf(info.criterion);
+        if (!statistical && info.threshold == thresholds.front()) {
+            // Filters 5-6: one group per criterion, its name first, its count after its bounds.
+            group = new QBoxLayout(QBoxLayout::LeftToRight);
+            m_groups.push_back(group);
+            auto* name = new QLabel(QStringLiteral("<b>%1:</b>").arg(QString::fromUtf8(ks::criterionInfo(info.criterion).label)));
+            name->setToolTip(tr("Flagged iff %1.<br>%2")
+                                 .arg(QString::fromStdString(
+                                          ks::criterionRuleText(info.criterion, ks::Thresholds::defaults()))
+                                          .toHtmlEscaped(),
+                                      QString::fromUtf8(ks::criterionInfo(info.criterion).description)));
+            group->addWidget(name);
+            m_rows[1]->addLayout(group);
+            m_rows[1]->addSpacing(10);
+        }
+        auto* cell = new QHBoxLayout;
+        // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window.
+        auto* label = new QLabel(
+            QStringLiteral("%1 %2").arg(QString::fromUtf8(info.shortLabel), info.below ? QStringLiteral("<") : QStringLiteral("\u2265")));
+        label->setToolTip(tr("Flag when %1 %2 threshold: %3")
+                              .arg(QString::fromUtf8(info.metricLabel),
+                                   info.below ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
+                                   QString::fromUtf8(info.description)));
+        const double firstStep = info.threshold == ks::Threshold::RedundantFlopFraction ? 1e-3
+                                 : statistical                                         ? 1e-6
+                                                                                       : 1e-2;
+        auto* spin = new ThresholdSpinBox(firstStep);
+        spin->setObjectName(QString::fromUtf8(info.key));
+        spin->setToolTip(label->toolTip());
+        label->setBuddy(spin);
+        m_spins[static_cast<size_t>(info.threshold)] = spin;
         cell->addWidget(label);
         cell->addWidget(spin);
-        cell->addWidget(m_counts[i]);
-        m_layout->addLayout(cell);
+        if (statistical) {
+            cell->addWidget(makeCount(info.criterion));
+            m_rows[0]->addLayout(cell);
+        } else {
+            group->addLayout(cell);
+            if (info.threshold == thresholds.back()) group->addWidget(makeCount(info.criterion));
+        }
         connect(spin, &QDoubleSpinBox::valueChanged, this, &ThresholdPanel::onSpinChanged);
     }
 
@@ -125,8 +163,8 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(m_reset);
     buttons->addWidget(load);
     buttons->addWidget(save);
-    m_layout->addLayout(buttons);
-    m_layout->addStretch(1);
+    m_rows[0]->addLayout(buttons);
+    for (auto* row : m_rows) row->addStretch(1);
 
     connect(m_reset, &QPushButton::clicked, this, &ThresholdPanel::resetToProfile);
     connect(load, &QPushButton::clicked, this, &ThresholdPanel::loadRequested);
@@ -144,17 +182,21 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
     setThresholds(m_profile);
 }
 
+QDoubleSpinBox* ThresholdPanel::spinBox(ks::Criterion c) const {
+    return spinBox(ks::thresholdsOf(c).front());
+}
+
 ks::Thresholds ThresholdPanel::thresholds() const {
     ks::Thresholds t = m_profile;
-    for (const auto& c : ks::criteria())
-        t.set(c.criterion, m_spins[static_cast<size_t>(c.criterion)]->value());
+    for (const auto& i : ks::thresholdInfos())
+        t.set(i.threshold, m_spins[static_cast<size_t>(i.threshold)]->value());
     return t;
 }
 
 void ThresholdPanel::setThresholds(const ks::Thresholds& thresholds) {
     m_updating = true;
-    for (const auto& c : ks::criteria())
-        m_spins[static_cast<size_t>(c.criterion)]->setValue(thresholds.value(c.criterion));
+    for (const auto& i : ks::thresholdInfos())
+        m_spins[static_cast<size_t>(i.threshold)]->setValue(thresholds.value(i.threshold));
     m_updating = false;
     if (thresholds.profile != m_profile.profile) {
         // Values from elsewhere (settings, a file): keep their profile name for Reset if we know
@@ -184,8 +226,8 @@ void ThresholdPanel::resetToProfile() {
 }
 
 bool ThresholdPanel::isModified() const {
-    for (const auto& c : ks::criteria())
-        if (m_spins[static_cast<size_t>(c.criterion)]->value() != m_profile.value(c.criterion))
+    for (const auto& i : ks::thresholdInfos())
+        if (m_spins[static_cast<size_t>(i.threshold)]->value() != m_profile.value(i.threshold))
             return true;
     return false;
 }
@@ -224,8 +266,9 @@ void ThresholdPanel::setCounts(const std::array<int, ks::CriterionCount>& flagge
 }
 
 void ThresholdPanel::setOrientation(Qt::Orientation orientation) {
-    m_layout->setDirection(orientation == Qt::Horizontal ? QBoxLayout::LeftToRight
-                                                         : QBoxLayout::TopToBottom);
+    const auto direction = orientation == Qt::Horizontal ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    for (auto* row : m_rows) row->setDirection(direction);
+    for (auto* group : m_groups) group->setDirection(direction);
 }
 
 void ThresholdPanel::onSpinChanged() {

@@ -2,14 +2,15 @@
 #pragma once
 // Every threshold of the active profile, editable. Each edit is applied at once (the matrix
 // re-derives flags from stored metrics); "Reset" returns to the profile, and profiles can be
-// loaded from and saved to kernelsieve.profile files. Lays out in a row (top/bottom dock) or a
-// column (side dock).
+// loaded from and saved to kernelsieve.profile files. Lays out in two rows (top/bottom dock: the
+// statistical filters, then filters 5-6 with their four bounds) or one column (side dock).
 
 #include <models/metatypes.h>
 
 #include <QWidget>
 
 #include <array>
+#include <vector>
 
 class QBoxLayout;
 class QComboBox;
@@ -39,7 +40,10 @@ class ThresholdPanel : public QWidget {
     void setCounts(const std::array<int, ks::CriterionCount>& flagged);
     void setOrientation(Qt::Orientation orientation);
 
-    QDoubleSpinBox* spinBox(ks::Criterion c) const { return m_spins[static_cast<size_t>(c)]; }
+    // The criterion's primary threshold (the only one of filters 1-4).
+    QDoubleSpinBox* spinBox(ks::Criterion c) const;
+    QDoubleSpinBox* spinBox(ks::Threshold t) const { return m_spins[static_cast<size_t>(t)]; }
+    QLabel* countLabel(ks::Criterion c) const { return m_counts[static_cast<size_t>(c)]; }
     QComboBox* profileBox() const { return m_profileBox; }
 
   signals:
@@ -53,8 +57,10 @@ class ThresholdPanel : public QWidget {
 
     ks::Thresholds m_profile = ks::Thresholds::defaults();
     QString m_profilePath;
-    std::array<QDoubleSpinBox*, ks::CriterionCount> m_spins{};
+    std::array<QDoubleSpinBox*, ks::ThresholdCount> m_spins{};
     std::array<QLabel*, ks::CriterionCount> m_counts{};
+    std::array<QBoxLayout*, 2> m_rows{}; // statistics; filters 5-6
+    std::vector<QBoxLayout*> m_groups;   // one per criterion of filters 5-6
     QComboBox* m_profileBox = nullptr;
     QLabel* m_modified = nullptr;
     QPushButton* m_reset = nullptr;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/engine.h"
+#include "ks/core/inefficiency.h"
+#include "ks/core/redundancy.h"
 #include "ks/core/streamstats.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
@@ -118,6 +120,27 @@ struct Engine::Impl {
     void sync() const {
         if (device.is_cuda()) torch::cuda::synchronize();
     }
+    void phase(const TaskSpec& spec, const char* name) const {
+        if (opt.onPhase) opt.onPhase(spec, name);
+    }
+    void releaseCachedMemory() const {
+        // An OOM leaves cached blocks behind; free them so the next task starts clean.
+        if (!device.is_cuda()) return;
+        try {
+#ifdef KS_TORCH_CUDA
+            c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+        } catch (...) {
+        }
+    }
+
+    std::optional<DeviceCeilings> ceilings;
+    bool ceilingsTried = false;
+    std::string ceilingsError;
+
+    void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs) const;
+    void runAnalyses(const TaskSpec& spec, TaskResult& r);
+    const DeviceCeilings* ensureCeilings();
 };
 
 Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
@@ -144,7 +167,6 @@ const EngineOptions& Engine::options() const { return d->opt; }
 TaskResult Engine::runTask(const TaskSpec& spec) {
     TaskResult r = resultSkeleton(spec);
     const auto t0 = Clock::now();
-    c10::InferenceMode inference;
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {
         try {
@@ -155,14 +177,41 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     }
 #endif
     std::vector<double> callMs;
+    if (d->opt.statistics) {
+        d->phase(spec, "statistics");
+        d->runStatistics(spec, r, callMs);
+    }
+    // A task that could not be run for the statistics (it does not compile, its output is
+    // malformed, it ran out of memory) would fail the same way in the analyses.
+    if (r.status != TaskStatus::Error) d->runAnalyses(spec, r);
+    if (!callMs.empty()) {
+        std::sort(callMs.begin(), callMs.end());
+        r.runMsMedian = callMs[callMs.size() / 2];
+    }
+#ifdef KS_TORCH_CUDA
+    if (d->device.is_cuda()) {
+        try {
+            const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+            r.peakMemoryBytes =
+                stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+        } catch (const std::exception&) {
+        }
+    }
+#endif
+    r.wallSeconds = secondsSince(t0);
+    return r;
+}
+
+void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs) const {
+    c10::InferenceMode inference;
     std::string phase = "compiling";
     int64_t seed = -1;
     auto timedForward = [&](const CompiledTask& ct, const std::vector<at::Tensor>& in,
                             const std::vector<at::Tensor>& params) {
-        d->sync();
+        sync();
         const auto c0 = Clock::now();
         at::Tensor out = runForward(spec, ct, in, params);
-        d->sync();
+        sync();
         callMs.push_back(secondsSince(c0) * 1e3);
         return out;
     };
@@ -172,17 +221,17 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     };
     try {
         const CompiledTask ct = compileTask(spec);
-        const int S = d->opt.seeds;
+        const int S = opt.seeds;
 
         // Pass 1 (filters 1-3): seed s draws parameters then inputs.
         phase = "output pass";
-        OutputAccumulator acc(d->opt.histogramBins);
+        OutputAccumulator acc(opt.histogramBins);
         for (int s = 0; s < S; ++s) {
-            d->checkCancel();
+            checkCancel();
             seed = s;
             seedAll(static_cast<uint64_t>(s));
-            const auto params = drawParams(spec, d->preset, d->device);
-            const auto inputs = drawInputs(spec, d->preset, d->device);
+            const auto params = drawParams(spec, preset, device);
+            const auto inputs = drawInputs(spec, preset, device);
             at::Tensor out = timedForward(ct, inputs, params);
             if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
             if (out.numel() == 0) throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
@@ -196,14 +245,14 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         if (spec.params.empty()) {
             r.inputImpact = r.outputStd;
         } else {
-            seedAll(static_cast<uint64_t>(d->opt.paramSeed));
-            const auto params = drawParams(spec, d->preset, d->device);
+            seedAll(static_cast<uint64_t>(opt.paramSeed));
+            const auto params = drawParams(spec, preset, device);
             SeedMoments moments;
             for (int s = 0; s < S; ++s) {
-                d->checkCancel();
+                checkCancel();
                 seed = s;
                 seedAll(static_cast<uint64_t>(s));
-                const auto inputs = drawInputs(spec, d->preset, d->device);
+                const auto inputs = drawInputs(spec, preset, device);
                 moments.add(timedForward(ct, inputs, params).to(at::kFloat));
             }
             r.inputImpact = moments.metrics();
@@ -229,32 +278,63 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         fail("runtime error during the " + phase + (seed >= 0 ? " (seed " + std::to_string(seed) + ")" : "") +
              ": " + shortError(e));
     }
-    if (r.status == TaskStatus::Error && d->device.is_cuda()) {
-        // An OOM leaves cached blocks behind; free them so the next task starts clean.
-        try {
-#ifdef KS_TORCH_CUDA
-            c10::cuda::CUDACachingAllocator::emptyCache();
-#endif
-        } catch (...) {
-        }
-    }
-    if (!callMs.empty()) {
-        std::sort(callMs.begin(), callMs.end());
-        r.runMsMedian = callMs[callMs.size() / 2];
-    }
-#ifdef KS_TORCH_CUDA
-    if (d->device.is_cuda()) {
-        try {
-            const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-            r.peakMemoryBytes =
-                stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
-        } catch (const std::exception&) {
-        }
-    }
-#endif
-    r.wallSeconds = secondsSince(t0);
-    return r;
+    if (r.status == TaskStatus::Error) releaseCachedMemory();
 }
+
+void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r) {
+    // Runs one analysis; whatever it throws becomes its report's error, naming the task, and the
+    // run goes on. Only a cancel stops the task, between analyses: neither takes a cancel flag, and
+    // each takes well under a second per task at the small preset.
+    auto guarded = [&](const char* phaseName, const std::string& what, auto run) {
+        checkCancel();
+        phase(spec, phaseName);
+        decltype(run()) rep;
+        try {
+            rep = run();
+        } catch (const std::exception& e) {
+            const std::string why = shortError(e);
+            rep.error = why.rfind("task " + spec.id + ":", 0) == 0 ? why : "task " + spec.id + ": " + what + ": " + why;
+        }
+        rep.taskId = spec.id;
+        rep.taskName = spec.name;
+        if (rep.device.empty()) rep.device = dev.device;
+        if (!rep.error.empty()) releaseCachedMemory();
+        return rep;
+    };
+    if (opt.inefficiency)
+        r.inefficiency = guarded("inefficiency", "baseline-inefficiency analysis", [&] {
+            InefficiencyOptions io = opt.inefficiencyOptions;
+            io.device = dev.device;
+            io.preset = preset;
+            const DeviceCeilings* c = ensureCeilings();
+            if (!c) throw Error("no device ceilings: " + ceilingsError);
+            return analyseInefficiency(spec, io, *c);
+        });
+    if (opt.redundancy)
+        r.redundancy = guarded("redundancy", "redundancy analysis", [&] {
+            RedundancyOptions ro = opt.redundancyOptions;
+            ro.device = dev.device;
+            ro.preset = preset;
+            return analyzeRedundancy(spec, ro);
+        });
+}
+
+const DeviceCeilings* Engine::Impl::ensureCeilings() {
+    if (!opt.inefficiency) return nullptr;
+    if (!ceilingsTried) {
+        ceilingsTried = true;
+        try {
+            ceilings = deviceCeilings(dev.device, opt.remeasureCeilings, opt.ceilingsCacheDir);
+        } catch (const std::exception& e) {
+            ceilingsError = shortError(e);
+        }
+    }
+    return ceilings ? &*ceilings : nullptr;
+}
+
+const DeviceCeilings* Engine::ceilings() { return d->ensureCeilings(); }
+
+const std::string& Engine::ceilingsError() const { return d->ceilingsError; }
 
 RunInfo Engine::runInfo(const std::string& suiteName) const {
     RunInfo ri;
@@ -271,12 +351,14 @@ RunInfo Engine::runInfo(const std::string& suiteName) const {
     if (gethostname(host, sizeof host - 1) == 0) ri.host = host;
     ri.seeds = d->opt.seeds;
     ri.inputImpactParamSeed = d->opt.paramSeed;
+    ri.ceilings = d->ceilings;
     return ri;
 }
 
 RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string& suiteName,
                           const Thresholds& thresholds, const StartFn& onStart, const DoneFn& onDone) {
     RunResults rr;
+    ceilings(); // once per run, before the first task, so the run info records them
     rr.run = runInfo(suiteName);
     rr.thresholds = thresholds;
     const auto t0 = Clock::now();

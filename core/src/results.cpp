@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/results.h"
+#include "ks/core/analysisreports.h"
 #include "ks/core/taskspec.h"
 #include "jsonutil.h"
 
@@ -93,6 +94,8 @@ json taskToJsonObj(const TaskResult& t) {
     j["timings"] = {{"wall_s", num(t.wallSeconds)},
                     {"run_ms_median", num(t.runMsMedian)},
                     {"peak_memory_bytes", t.peakMemoryBytes}};
+    if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
+    if (t.redundancy) j["redundancy"] = redundancyReportToJson(*t.redundancy);
     j["source"] = t.source;
     j["spec"] = t.specJson.empty() ? json(nullptr) : json::parse(t.specJson, nullptr, false);
     return j;
@@ -146,6 +149,19 @@ TaskResult taskFromJsonObj(const json& j) {
         t.wallSeconds = getNum(tim, "wall_s", 0);
         t.runMsMedian = getNum(tim, "run_ms_median");
         t.peakMemoryBytes = tim.value("peak_memory_bytes", int64_t{0});
+        // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
+        try {
+            if (j.contains("inefficiency") && !j.at("inefficiency").is_null())
+                t.inefficiency = inefficiencyReportFromJson(j.at("inefficiency"));
+        } catch (const Error& e) {
+            throw Error(std::string("inefficiency: ") + e.what());
+        }
+        try {
+            if (j.contains("redundancy") && !j.at("redundancy").is_null())
+                t.redundancy = redundancyReportFromJson(j.at("redundancy"));
+        } catch (const Error& e) {
+            throw Error(std::string("redundancy: ") + e.what());
+        }
         t.source = j.value("source", "");
         if (j.contains("spec") && !j.at("spec").is_null()) t.specJson = j.at("spec").dump(2);
     } catch (const Error& e) {
@@ -171,7 +187,8 @@ json runInfoToObj(const RunInfo& r) {
                 {"input_impact_param_seed", r.inputImpactParamSeed},
                 {"total_s", num(r.totalSeconds)},
                 {"peak_memory_bytes", r.peakMemoryBytes},
-                {"cancelled", r.cancelled}};
+                {"cancelled", r.cancelled},
+                {"ceilings", r.ceilings ? deviceCeilingsToJson(*r.ceilings) : json(nullptr)}};
 }
 
 RunInfo runInfoFromObj(const json& j) {
@@ -191,6 +208,7 @@ RunInfo runInfoFromObj(const json& j) {
     r.totalSeconds = getNum(j, "total_s", 0);
     r.peakMemoryBytes = j.value("peak_memory_bytes", int64_t{0});
     r.cancelled = j.value("cancelled", false);
+    if (j.contains("ceilings") && !j.at("ceilings").is_null()) r.ceilings = deviceCeilingsFromJson(j.at("ceilings"));
     return r;
 }
 
@@ -239,6 +257,8 @@ double TaskResult::metric(Criterion c) const {
     case Criterion::OutputStd: return outputStd.maxStd;
     case Criterion::OutputAxes: return axes.minValue();
     case Criterion::InputImpact: return inputImpact.maxStd;
+    case Criterion::BaselineInefficiency: return criterionRun(c) ? inefficiency->bestSpeedup : NaN;
+    case Criterion::RedundantComputation: return criterionRun(c) ? redundancy->flopFraction() : NaN;
     }
     return NaN;
 }
@@ -249,12 +269,25 @@ bool TaskResult::criterionRun(Criterion c) const {
     case Criterion::OutputStd: return outputStd.run;
     case Criterion::OutputAxes: return axes.run;
     case Criterion::InputImpact: return inputImpact.run;
+    case Criterion::BaselineInefficiency: return inefficiency && inefficiency->error.empty();
+    case Criterion::RedundantComputation: return redundancy && redundancy->error.empty();
     }
     return false;
 }
 
+std::string TaskResult::criterionError(Criterion c) const {
+    if (c == Criterion::BaselineInefficiency && inefficiency) return inefficiency->error;
+    if (c == Criterion::RedundantComputation && redundancy) return redundancy->error;
+    return {};
+}
+
 bool TaskResult::flagged(Criterion c, const Thresholds& t) const {
-    return criterionRun(c) && flaggedBelow(metric(c), t.value(c));
+    if (!criterionRun(c)) return false;
+    switch (c) {
+    case Criterion::BaselineInefficiency: return inefficiencyVerdict(*inefficiency, t).flagged();
+    case Criterion::RedundantComputation: return redundancyFlagged(*redundancy, t);
+    default: return flaggedBelow(metric(c), t.value(c));
+    }
 }
 
 bool TaskResult::anyFlag(const Thresholds& t) const {
@@ -276,7 +309,7 @@ std::string resultsToJson(const RunResults& r, int indent) {
     j["run"] = runInfoToObj(r.run);
     json th;
     th["profile"] = r.thresholds.profile;
-    for (const auto& c : criteria()) th[c.key] = num(r.thresholds.value(c.criterion));
+    for (const auto& i : thresholdInfos()) th[i.key] = num(r.thresholds.value(i.threshold));
     j["thresholds"] = th;
     j["tasks"] = json::array();
     for (const auto& t : r.tasks) {
@@ -312,8 +345,8 @@ RunResults resultsFromJson(const std::string& text, const std::string& path) {
         r.thresholds = Thresholds::defaults();
         const json th = j.value("thresholds", json::object());
         r.thresholds.profile = th.value("profile", "robust-kbench");
-        for (const auto& c : criteria())
-            if (th.contains(c.key)) r.thresholds.values[c.key] = getNum(th, c.key);
+        for (const auto& i : thresholdInfos()) // keys a file lacks keep their defaults
+            if (th.contains(i.key)) r.thresholds.values[i.key] = getNum(th, i.key);
         for (const auto& tj : j.value("tasks", json::array())) r.tasks.push_back(taskFromJsonObj(tj));
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
@@ -388,13 +421,42 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
+namespace {
+
+// The error column: the task's own error, then those of the analyses, each named, so that one
+// column explains every empty flag cell.
+std::string allErrors(const TaskResult& task) {
+    std::string out = task.error;
+    for (Criterion c : {Criterion::BaselineInefficiency, Criterion::RedundantComputation}) {
+        const std::string e = task.criterionError(c);
+        if (!e.empty()) out += (out.empty() ? "" : "; ") + std::string(criterionInfo(c).key) + ": " + e;
+    }
+    return out;
+}
+
+std::string inefficiencyReasons(const InefficiencyVerdict& v) {
+    std::string out;
+    for (const auto& [on, name] : {std::pair{v.rewrite, "rewrite"}, {v.efficiency, "efficiency"}, {v.passes, "passes"}})
+        if (on) {
+            if (!out.empty()) out += '+';
+            out += name;
+        }
+    return out;
+}
+
+} // namespace
+
 std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
     std::ostringstream os;
     os << "Task ID,Task Name";
     for (const auto& c : criteria()) os << ',' << c.label;
     os << ",Any Flag,Level,Category,Status";
-    for (const auto& c : criteria()) os << ',' << c.key << "_metric";
-    for (const auto& c : criteria()) os << ',' << c.key << "_threshold";
+    for (int c = 0; c < StatisticalCriterionCount; ++c) os << ',' << criteria()[c].key << "_metric";
+    // Filter 5's three measurements (any one flags) and filter 6's, each in its own column.
+    os << ",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes"
+          ",baseline_memory_bound,baseline_eager_ms,baseline_floor_ms,baseline_timed_on,baseline_reasons"
+          ",redundant_flop_fraction,redundant_nodes,redundant_unused_args";
+    for (const auto& i : thresholdInfos()) os << ',' << i.key << "_threshold";
     os << ",output_axes_argmin,seeds,output_shape,error\r\n";
     for (const auto& task : r.tasks) {
         os << csvField(task.id) << ',' << csvField(task.name);
@@ -402,17 +464,34 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
             os << ',' << (task.criterionRun(c.criterion) ? (task.flagged(c.criterion, t) ? "True" : "False") : "");
         os << ',' << (task.anyFlag(t) ? "True" : "False") << ',' << task.level << ','
            << csvField(task.category) << ',' << taskStatusName(task.status);
-        for (const auto& c : criteria()) {
+        for (int c = 0; c < StatisticalCriterionCount; ++c) {
             os << ',';
-            if (task.criterionRun(c.criterion)) os << fmt(task.metric(c.criterion), 9);
+            if (task.criterionRun(static_cast<Criterion>(c))) os << fmt(task.metric(static_cast<Criterion>(c)), 9);
         }
-        for (const auto& c : criteria()) os << ',' << fmt(t.value(c.criterion), 9);
+        if (task.criterionRun(Criterion::BaselineInefficiency)) {
+            const auto& ie = *task.inefficiency;
+            os << ',' << fmt(ie.bestSpeedup, 9) << ',' << csvField(ie.bestRule) << ',' << fmt(ie.efficiency, 9) << ','
+               << fmt(ie.passes, 9) << ',' << (ie.memoryBound ? "True" : "False") << ',' << fmt(ie.eagerMs, 9) << ','
+               << fmt(ie.floorMs, 9) << ',' << (ie.device == "cpu" ? "CPU" : ie.device == "cuda" ? "CUDA" : "") << ','
+               << inefficiencyReasons(inefficiencyVerdict(ie, t));
+        } else {
+            os << ",,,,,,,,,";
+        }
+        if (task.criterionRun(Criterion::RedundantComputation)) {
+            const auto& re = *task.redundancy;
+            os << ',' << fmt(re.flopFraction(), 9) << ',' << re.nodes.size() << ',' << re.unused.size();
+        } else {
+            os << ",,,";
+        }
+        for (const auto& i : thresholdInfos()) os << ',' << fmt(t.value(i.threshold), 9);
         os << ',' << (task.axes.run ? std::to_string(task.axes.minAxis()) : "") << ','
            << task.seeds << ',';
         std::string shape;
-        for (size_t i = 0; i < task.outputShape.size(); ++i)
-            shape += (i ? "x" : "") + std::to_string(task.outputShape[i]);
-        os << csvField(shape) << ',' << csvField(task.error) << "\r\n";
+        for (size_t i = 0; i < task.outputShape.size(); ++i) {
+            if (i) shape += 'x';
+            shape += std::to_string(task.outputShape[i]);
+        }
+        os << csvField(shape) << ',' << csvField(allErrors(task)) << "\r\n";
     }
     return os.str();
 }
@@ -420,21 +499,35 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
 std::string resultsToTable(const RunResults& r, const Thresholds& t) {
     std::ostringstream os;
     auto cell = [&](const TaskResult& task, Criterion c) {
-        if (!task.criterionRun(c)) return std::string("  -   ");
-        std::string v = fmt(task.metric(c), 3);
+        if (!task.criterionRun(c)) return std::string(task.criterionError(c).empty() ? "  -   " : "error");
+        std::string v = c == Criterion::BaselineInefficiency   ? inefficiencySummary(*task.inefficiency, t)
+                        : c == Criterion::RedundantComputation ? redundancySummary(*task.redundancy)
+                                                               : fmt(task.metric(c), 3);
         return std::string(task.flagged(c, t) ? "FLAG " : "ok   ") + v;
+    };
+    // Filter 5's cell names a rule ("FLAG 34.5x diag-matmul"); the others fit a narrower column.
+    auto width = [](Criterion c) {
+        return c == Criterion::BaselineInefficiency ? 29 : c == Criterion::RedundantComputation ? 22 : 15;
     };
     size_t idw = 4;
     for (const auto& task : r.tasks) idw = std::max(idw, task.id.size() + 2);
     const int idW = static_cast<int>(idw);
-    os << std::left << std::setw(idW) << "id" << std::setw(46) << "name";
-    for (const auto& c : criteria()) os << std::setw(20) << c.key;
+    os << std::left << std::setw(idW) << "id" << std::setw(36) << "name";
+    for (const auto& c : criteria())
+        os << std::setw(width(c.criterion))
+           << std::string(c.key).substr(0, static_cast<size_t>(width(c.criterion) - 1));
     os << "status\n";
     for (const auto& task : r.tasks) {
-        os << std::left << std::setw(idW) << task.id << std::setw(46) << task.name.substr(0, 45);
-        for (const auto& c : criteria()) os << std::setw(20) << cell(task, c.criterion);
+        os << std::left << std::setw(idW) << task.id << std::setw(36) << task.name.substr(0, 35);
+        for (const auto& c : criteria()) {
+            std::string v = cell(task, c.criterion);
+            const auto w = static_cast<size_t>(width(c.criterion));
+            if (v.size() >= w) v = v.substr(0, w - 1);
+            os << std::setw(static_cast<int>(w)) << v;
+        }
         os << taskStatusName(task.status);
-        if (!task.error.empty()) os << ": " << task.error;
+        const std::string err = allErrors(task);
+        if (!err.empty()) os << ": " << err;
         os << '\n';
     }
     int flagged[CriterionCount] = {};
@@ -446,8 +539,8 @@ std::string resultsToTable(const RunResults& r, const Thresholds& t) {
     }
     os << "\n" << r.tasks.size() << " tasks, " << errors << " failed; flagged:";
     for (const auto& c : criteria()) os << ' ' << c.key << '=' << flagged[static_cast<int>(c.criterion)];
-    os << "  (thresholds: profile " << t.profile;
-    for (const auto& c : criteria()) os << ", " << c.key << '<' << fmt(t.value(c.criterion));
+    os << "\n(thresholds: profile " << t.profile;
+    for (const auto& i : thresholdInfos()) os << ", " << thresholdRuleText(i.threshold, t.value(i.threshold));
     os << ")\n";
     return os.str();
 }

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The detail models (axes, seed stats, kernel variants) and the ResultsUtil conversions.
+// The detail models (axes, seed stats, filter 5's roofline and rewrites, filter 6's redundant
+// nodes, kernel variants) and the ResultsUtil conversions.
 
 #include <models/axesmodel.h>
+#include <models/redundancymodel.h>
 #include <models/resultsutil.h>
+#include <models/rewritesmodel.h>
+#include <models/rooflinemodel.h>
 #include <models/seedstatsmodel.h>
 #include <models/variantsmodel.h>
 
@@ -53,6 +57,116 @@ class TestDetailModels : public QObject {
         model.setTask(r.find("L3-11"), 0.01); // failed task: no axes
         QCOMPARE(model.rowCount(), 0);
         model.setTask(nullptr, 0.01);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void testRoofline() {
+        RooflineModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto r = fixture();
+        model.setTask(r.find("L1-36"));
+        QCOMPARE(model.columnCount(), int(RooflineModel::ColumnCount));
+        QCOMPARE(model.value(QStringLiteral("Timed on")), QStringLiteral("CUDA (median of 20 calls)"));
+        QCOMPARE(model.value(QStringLiteral("Fewest bytes")), QStringLiteral("537 MB"));
+        QCOMPARE(model.value(QStringLiteral("Passes")), QStringLiteral("2.52"));
+        QCOMPARE(model.value(QStringLiteral("Verdict")), QStringLiteral("flagged: 2.52 passes"));
+        QVERIFY(model.value(QStringLiteral("Floor")).contains(QStringLiteral("memory-bound")));
+        auto row = [&](const QString& q) {
+            for (int i = 0; i < model.rowCount(); ++i)
+                if (model.index(i, RooflineModel::QuantityColumn).data().toString() == q) return i;
+            return -1;
+        };
+        QVERIFY(model.index(row(QStringLiteral("Passes")), 0).data(RooflineModel::FlaggedRole).toBool());
+        QVERIFY(!model.index(row(QStringLiteral("Efficiency")), 0).data(RooflineModel::FlaggedRole).toBool());
+        // Live re-thresholding: a higher pass bound clears the flag without new data.
+        auto th = ks::Thresholds::defaults();
+        th.set(ks::Threshold::BaselinePasses, 3);
+        model.setThresholds(th);
+        QCOMPARE(model.value(QStringLiteral("Verdict")), QStringLiteral("passed"));
+        QVERIFY(!model.index(row(QStringLiteral("Passes")), 1).data(RooflineModel::FlaggedRole).toBool());
+
+        // CPU timings are marked as CPU timings.
+        ks::TaskResult cpu = *r.find("L1-12");
+        cpu.inefficiency->device = "cpu";
+        model.setTask(&cpu);
+        QVERIFY(model.value(QStringLiteral("Timed on")).startsWith(QStringLiteral("CPU (CPU timings")));
+        QVERIFY(model.value(QStringLiteral("Eager time")).endsWith(QStringLiteral("(CPU)")));
+        cpu.inefficiency->error = "task L1-12: boom";
+        model.setTask(&cpu);
+        QCOMPARE(model.value(QStringLiteral("Error")), QStringLiteral("task L1-12: boom"));
+        model.setTask(r.find("L3-11"));
+        QCOMPARE(model.value(QStringLiteral("Baseline inefficiency")), QStringLiteral("not analysed: the task failed"));
+        model.setTask(nullptr);
+        QCOMPARE(model.rowCount(), 1);
+    }
+
+    void testRewrites() {
+        RewritesModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto r = fixture();
+        model.setTask(r.find("L1-12"));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, RewritesModel::RuleColumn).data().toString(), QStringLiteral("diag-matmul"));
+        QCOMPARE(model.index(0, RewritesModel::LineColumn).data().toString(), QStringLiteral("2"));
+        QCOMPARE(model.index(0, RewritesModel::EqualColumn).data().toString(), QStringLiteral("equal"));
+        QCOMPARE(model.index(0, RewritesModel::MaxDiffColumn).data().toString(), QStringLiteral("0"));
+        QCOMPARE(model.index(0, RewritesModel::TimeColumn).data().toString(), QStringLiteral("0.0529"));
+        QCOMPARE(model.index(0, RewritesModel::SpeedupColumn).data().toString(), QStringLiteral("\u2691 51.1x"));
+        QVERIFY(model.index(0, 0).data(RewritesModel::FlaggedRole).toBool());
+        QCOMPARE(model.headerData(RewritesModel::TimeColumn, Qt::Horizontal).toString(), QStringLiteral("Time ms"));
+        auto th = ks::Thresholds::defaults();
+        th.set(ks::Threshold::BaselineRewriteSpeedup, 100);
+        model.setThresholds(th);
+        QCOMPARE(model.index(0, RewritesModel::SpeedupColumn).data().toString(), QStringLiteral("51.1x"));
+
+        // Detected-only and unequal rewrites, on the CPU.
+        ks::TaskResult t = *r.find("L1-12");
+        t.inefficiency->device = "cpu";
+        ks::RewriteResult mask;
+        mask.rule = "mask-after-matmul";
+        mask.implemented = false;
+        ks::RewriteResult wrong;
+        wrong.rule = "softmax-log";
+        wrong.equal = false;
+        wrong.maxAbsDiff = 0.5;
+        t.inefficiency->rewrites = {mask, wrong};
+        model.setTask(&t);
+        QCOMPARE(model.headerData(RewritesModel::TimeColumn, Qt::Horizontal).toString(), QStringLiteral("Time ms (CPU)"));
+        QCOMPARE(model.index(0, RewritesModel::EqualColumn).data().toString(), QStringLiteral("detected only"));
+        QCOMPARE(model.index(0, RewritesModel::LineColumn).data().toString(), QStringLiteral("?"));
+        QCOMPARE(model.index(1, RewritesModel::EqualColumn).data().toString(), QStringLiteral("NOT equal"));
+        QCOMPARE(model.index(1, RewritesModel::MaxDiffColumn).data().toString(), QStringLiteral("0.5"));
+        QCOMPARE(model.index(1, RewritesModel::SpeedupColumn).data().toString(), QStringLiteral("\u2014"));
+        model.setTask(r.find("L1-4"));
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void testRedundancy() {
+        RedundancyModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto r = fixture();
+        model.setTask(r.find("L2-13"));
+        QCOMPARE(model.rowCount(), 6); // 4 nodes, 2 unused arguments
+        QCOMPARE(model.index(0, RedundancyModel::KindColumn).data().toString(), QStringLiteral("constant"));
+        QCOMPARE(model.index(0, RedundancyModel::OpColumn).data().toString(), QStringLiteral("aten::softmax"));
+        QCOMPARE(model.index(0, RedundancyModel::LineColumn).data().toString(), QStringLiteral("4"));
+        QVERIFY(model.index(0, RedundancyModel::SourceColumn).data().toString().startsWith(QStringLiteral("x = torch.softmax")));
+        QVERIFY(model.index(0, RedundancyModel::ReasonColumn).data().toString().contains(QStringLiteral("size-1 axis")));
+        QCOMPARE(model.index(1, RedundancyModel::FlopsColumn).data().toString(), QStringLiteral("2.09e+11"));
+        QCOMPARE(model.index(1, RedundancyModel::KindColumn).data().toString(), QStringLiteral("feeds-redundant"));
+        QCOMPARE(model.index(5, RedundancyModel::KindColumn).data().toString(), QStringLiteral("unused parameter"));
+        QCOMPARE(model.index(5, RedundancyModel::OpColumn).data().toString(), QStringLiteral("w"));
+        QVERIFY(model.summary().startsWith(QStringLiteral("99.6% of the FLOPs are redundant: 4 ops, 2 unused arguments")));
+        QVERIFY2(model.summary().contains(QStringLiteral("3 seeds, full preset, CUDA")), qPrintable(model.summary()));
+        model.setTask(r.find("L1-1"));
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(model.summary().startsWith(QStringLiteral("No redundant computation")));
+        model.setTask(r.find("L1-4"));
+        QVERIFY(model.summary().contains(QStringLiteral("not run")));
+        model.setTask(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
 
@@ -136,8 +250,16 @@ class TestDetailModels : public QObject {
                      .value(QStringLiteral("output_std"))
                      .toDouble(),
                  0.01);
+        QCOMPARE(doc.value(QStringLiteral("thresholds"))
+                     .toObject()
+                     .value(QStringLiteral("baseline_passes"))
+                     .toDouble(),
+                 2.0);
+        QCOMPARE(doc.value(QStringLiteral("flags")).toObject().value(QStringLiteral("baseline_inefficiency")).toBool(true),
+                 false);
+        QVERIFY(doc.value(QStringLiteral("redundancy")).isObject()); // the reports travel with the task
         QCOMPARE(ResultsUtil::flaggedCriteria(*r.find("L2-13"), ks::Thresholds::defaults()),
-                 (QStringList{"Output Std", "Output Axes", "Input Impact"}));
+                 (QStringList{"Output Std", "Output Axes", "Input Impact", "Redundant Computation"}));
     }
 
     void testSuiteAsNotRunRows() {

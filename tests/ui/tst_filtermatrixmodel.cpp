@@ -16,15 +16,16 @@ ks::RunResults fixture() {
     return ks::resultsFromJson(ks::readFile(path), path);
 }
 
-// One line per row: "id | R S A I | any", with F = flagged, . = passed, - = not run, E = error.
+// One line per row: "id | R S A I B D | any" (the four statistical filters, baseline
+// inefficiency, redundant computation), with F = flagged, . = passed, - = not run, E = error.
 QString dump(const QAbstractItemModel& model) {
     QStringList lines;
     for (int row = 0; row < model.rowCount(); ++row) {
         QString line =
             model.index(row, FilterMatrixModel::IdColumn).data().toString().leftJustified(7) +
             QStringLiteral("|");
-        for (int c = FilterMatrixModel::OutputRangeColumn;
-             c <= FilterMatrixModel::InputImpactColumn; ++c) {
+        for (int c = FilterMatrixModel::FirstCriterionColumn;
+             c <= FilterMatrixModel::LastCriterionColumn; ++c) {
             const auto state = model.index(row, c)
                                    .data(FilterMatrixModel::CellStateRole)
                                    .value<FilterMatrixModel::CellState>();
@@ -97,26 +98,28 @@ class TestFilterMatrixModel : public QObject {
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResults(fixture());
-        const QString expected = QStringLiteral("L1-1   | . . . . | clean\n"
-                                                "L1-4   | - - - - | \u2014\n"
-                                                "L1-12  | . . . . | clean\n"
-                                                "L1-19  | . . . . | clean\n"
-                                                "L1-23  | F F F F | flagged\n"
-                                                "L1-24  | . . . . | clean\n"
-                                                "L1-33  | . . . . | clean\n"
-                                                "L1-36  | . . . . | clean\n"
-                                                "L1-47  | . . . . | clean\n"
-                                                "L1-95  | . F F F | flagged\n"
-                                                "L2-13  | . F F F | flagged\n"
-                                                "L2-13r | . . . . | clean\n"
-                                                "L2-66  | . F F F | flagged\n"
-                                                "L2-80  | F F F F | flagged\n"
-                                                "L3-11  | E E E E | error\n"
-                                                "KS-3   | . F F F | flagged");
+        const QString expected = QStringLiteral("L1-1   | . . . . . . | clean\n"
+                                                "L1-4   | - - - - - - | \u2014\n"
+                                                "L1-12  | . . . . F . | flagged\n"
+                                                "L1-19  | . . . . . . | clean\n"
+                                                "L1-23  | F F F F . . | flagged\n"
+                                                "L1-24  | . . . . . . | clean\n"
+                                                "L1-33  | . . . . . . | clean\n"
+                                                "L1-36  | . . . . F . | flagged\n"
+                                                "L1-47  | . . . . F . | flagged\n"
+                                                "L1-95  | . F F F F . | flagged\n"
+                                                "L2-13  | . F F F . F | flagged\n"
+                                                "L2-13r | . . . . . . | clean\n"
+                                                "L2-66  | . F F F . F | flagged\n"
+                                                "L2-80  | F F F F . F | flagged\n"
+                                                "L3-11  | E E E E E E | error\n"
+                                                "KS-3   | . F F F F F | flagged");
         QCOMPARE(dump(model), expected);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputStd), 6);
-        QCOMPARE(model.anyFlagCount(), 6);
+        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 5);
+        QCOMPARE(model.flaggedCount(ks::Criterion::RedundantComputation), 4);
+        QCOMPARE(model.anyFlagCount(), 9);
         QCOMPARE(model.errorCount(), 1);
         QCOMPARE(model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Output Std (6)"));
@@ -140,6 +143,84 @@ class TestFilterMatrixModel : public QObject {
                      .data(Qt::BackgroundRole)
                      .value<QColor>(),
                  FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+    }
+
+    void testAnalysisColumnsShowTheReason() {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(fixture());
+        auto cell = [&](const char* id, int column, int role = Qt::DisplayRole) {
+            return model.index(model.rowOf(QString::fromLatin1(id)), column).data(role);
+        };
+        const int B = FilterMatrixModel::BaselineInefficiencyColumn;
+        const int D = FilterMatrixModel::RedundantComputationColumn;
+        QCOMPARE(model.headerData(B, Qt::Horizontal).toString(), QStringLiteral("Baseline Inefficiency (5)"));
+        QCOMPARE(model.headerData(D, Qt::Horizontal).toString(), QStringLiteral("Redundant Computation (4)"));
+        // The dominant reason of each flag, and for a passed task the closest call.
+        QCOMPARE(cell("L1-12", B).toString(), QStringLiteral("\u2691 51.1x diag-matmul"));
+        QCOMPARE(cell("L1-36", B).toString(), QStringLiteral("\u2691 2.52 passes"));
+        QCOMPARE(cell("L1-47", B).toString(), QStringLiteral("\u2691 eff 0.00839"));
+        QCOMPARE(cell("L1-24", B).toString(), QStringLiteral("1.02x repeated-layout"));
+        QCOMPARE(cell("L1-23", B).toString(), QStringLiteral("eff 0.403"));
+        QCOMPARE(cell("L2-13", D).toString(), QStringLiteral("\u2691 99.6%, 4 ops"));
+        QCOMPARE(cell("L1-1", D).toString(), QStringLiteral("none"));
+        QCOMPARE(cell("L1-4", B).toString(), QStringLiteral("\u2014")); // not run
+        QCOMPARE(cell("L3-11", D).toString(), QStringLiteral("error"));  // the task failed
+        QCOMPARE(cell("L1-12", B, FilterMatrixModel::MetricRole).toDouble(), 2.702 / 0.0529);
+        QCOMPARE(cell("L1-12", B, FilterMatrixModel::ThresholdRole).toDouble(), 2.0);
+        QCOMPARE(cell("L1-12", B, Qt::BackgroundRole).value<QColor>(),
+                 FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+        QCOMPARE(cell("L1-23", B, Qt::BackgroundRole).value<QColor>(),
+                 FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Passed));
+
+        // Tooltips say every rule with its value and bound, the firing one marked, CPU or CUDA.
+        const QString tip = cell("L1-36", B, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("<b>\u2691 2.52 passes over the data, memory-bound")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("efficiency = floor / eager")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("timings on CUDA")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("baseline_passes &gt;= 2")), qPrintable(tip));
+        const QString dtip = cell("L2-13", D, Qt::ToolTipRole).toString();
+        QVERIFY2(dtip.contains(QStringLiteral("constant <tt>aten::softmax</tt> (line 4)")), qPrintable(dtip));
+        QVERIFY2(dtip.contains(QStringLiteral("parameter <tt>w</tt> only feeds redundant ops")), qPrintable(dtip));
+        QVERIFY(model.headerData(B, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("baseline_efficiency &lt; 0.05")));
+
+        // Sorting ascending puts the most suspicious first: flagged, then the largest speedup.
+        FilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(B, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("L1-12"));
+        proxy.sort(D, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("L2-66")); // the largest share
+    }
+
+    void testAnalysisErrorAndOldResults() {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto r = fixture();
+        // An analysis that failed: orange, its error in the tooltip, never flagged or passed.
+        auto& t = const_cast<ks::TaskResult&>(*r.find("L1-12"));
+        t.inefficiency->error = "task L1-12: baseline-inefficiency analysis failed: boom";
+        // A task from a results file written before filters 5-6: not run, grey.
+        auto& old = const_cast<ks::TaskResult&>(*r.find("L1-23"));
+        old.inefficiency.reset();
+        old.redundancy.reset();
+        model.setResults(r);
+        const int row = model.rowOf(QStringLiteral("L1-12"));
+        QCOMPARE(model.cellState(row, ks::Criterion::BaselineInefficiency), FilterMatrixModel::CellState::Error);
+        QVERIFY(model.index(row, FilterMatrixModel::BaselineInefficiencyColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("the analysis failed: task L1-12")));
+        QCOMPARE(model.cellState(row, ks::Criterion::OutputRange), FilterMatrixModel::CellState::Passed);
+        QCOMPARE(model.anyFlagState(row), FilterMatrixModel::CellState::Passed);
+        const int oldRow = model.rowOf(QStringLiteral("L1-23"));
+        QCOMPARE(model.cellState(oldRow, ks::Criterion::BaselineInefficiency), FilterMatrixModel::CellState::NotRun);
+        QCOMPARE(model.cellState(oldRow, ks::Criterion::RedundantComputation), FilterMatrixModel::CellState::NotRun);
+        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 4);
     }
 
     void testRethresholdTouchesOnlyFlagColumns() {
@@ -170,12 +251,12 @@ class TestFilterMatrixModel : public QObject {
         QCOMPARE(model.cellState(model.rowOf(QStringLiteral("L2-13")), ks::Criterion::OutputRange),
                  FilterMatrixModel::CellState::Flagged);
         QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L2-13r"))));
-        QCOMPARE(model.anyFlagCount(), 7);
+        QCOMPARE(model.anyFlagCount(), 10);
 
         // Back to the profile: the original matrix again, with nothing re-run.
         model.setThresholds(ks::Thresholds::defaults());
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
-        QCOMPARE(model.anyFlagCount(), 6);
+        QCOMPARE(model.anyFlagCount(), 9);
     }
 
     void testProxyFilters() {
@@ -189,14 +270,22 @@ class TestFilterMatrixModel : public QObject {
         QVERIFY(!proxy.isFiltering());
 
         proxy.setFlaggedOnly(true);
-        QCOMPARE(proxy.rowCount(), 6);
+        QCOMPARE(proxy.rowCount(), 9);
         // Dynamic: loosening a threshold adds rows to "flagged only" without touching the proxy.
         auto th = model.thresholds();
         th.set(ks::Criterion::OutputRange, 2.0);
         model.setThresholds(th);
-        QCOMPARE(proxy.rowCount(), 7);
+        QCOMPARE(proxy.rowCount(), 10);
+        // Filters 5-6 count for "flagged only" like the others: without the efficiency bound
+        // L1-47 (flagged by nothing else) goes; L1-12 (rewrite) and L1-36 (passes) stay.
+        th = ks::Thresholds::defaults();
+        th.set(ks::Threshold::BaselineEfficiency, 0);
+        model.setThresholds(th);
+        QCOMPARE(proxy.rowCount(), 8);
+        QVERIFY(proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-36"))));
+        QVERIFY(!proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-47"))));
         model.setThresholds(ks::Thresholds::defaults());
-        QCOMPARE(proxy.rowCount(), 6);
+        QCOMPARE(proxy.rowCount(), 9);
 
         proxy.setLevel(2);
         QCOMPARE(proxy.rowCount(), 3); // L2-13, L2-66, L2-80

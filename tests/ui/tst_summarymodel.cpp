@@ -44,7 +44,9 @@ class TestSummaryModel : public QObject {
                                                "Output Std 6 2 3 0 1\n"
                                                "Output Axes 6 2 3 0 1\n"
                                                "Input Impact 6 2 3 0 1\n"
-                                               "Any flag 6 2 3 0 1\n"
+                                               "Baseline Inefficiency 5 4 0 0 1\n"
+                                               "Redundant Computation 4 0 3 0 1\n"
+                                               "Any flag 9 5 3 0 1\n"
                                                "Failed 1 0 0 1 0\n"
                                                "Not run 1 1 0 0 0\n"
                                                "Tasks 16 10 4 1 1"));
@@ -54,7 +56,15 @@ class TestSummaryModel : public QObject {
         matrix.setThresholds(th);
         QCOMPARE(summary.count(int(ks::Criterion::OutputRange), SummaryModel::TotalColumn), 6);
         QCOMPARE(summary.count(int(ks::Criterion::OutputRange), SummaryModel::Level2Column), 4);
-        QCOMPARE(summary.count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 7);
+        QCOMPARE(summary.count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 10);
+        // Filters 5-6 re-count from their stored reports too: a rewrite bound of 60x drops L1-12.
+        th.set(ks::Threshold::BaselineRewriteSpeedup, 60);
+        matrix.setThresholds(th);
+        QCOMPARE(summary.count(int(ks::Criterion::BaselineInefficiency), SummaryModel::TotalColumn), 4);
+        QVERIFY(summary.index(int(ks::Criterion::BaselineInefficiency), SummaryModel::LabelColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("baseline_rewrite_speedup >= 60")));
 
         ks::TaskResult t = *matrix.task(0);
         t.id = "L3-50";
@@ -81,6 +91,11 @@ class TestSummaryModel : public QObject {
         QCOMPARE(model.value(QStringLiteral("Tasks")), QStringLiteral("16"));
         QVERIFY(model.value(QStringLiteral("Thresholds in file"))
                     .startsWith(QStringLiteral("robust-kbench")));
+        QVERIFY(model.value(QStringLiteral("Thresholds in file"))
+                    .contains(QStringLiteral("redundant_flop_fraction >= 0")));
+        QVERIFY2(model.value(QStringLiteral("Device ceilings (filter 5)"))
+                     .contains(QStringLiteral("copy 4300.0 GB/s, FP32 51000.0 GFLOP/s")),
+                 qPrintable(model.value(QStringLiteral("Device ceilings (filter 5)"))));
         model.setRunInfo({}, ks::Thresholds::defaults(), 0);
         QCOMPARE(model.value(QStringLiteral("LibTorch")), QStringLiteral("\u2014"));
     }

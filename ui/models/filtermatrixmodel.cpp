@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "filtermatrixmodel.h"
 
+#include <ks/core/analysisreports.h>
+
 #include <QColor>
 #include <QFont>
 
@@ -26,12 +28,73 @@ qint64 taskOrderKey(const ks::TaskResult& t) {
 double sortableMetric(double v) {
     return std::isnan(v) ? std::numeric_limits<double>::infinity() : v;
 }
+
+QString num(double v) { return QString::number(v, 'g', 3); }
+
+QString ruleLine(bool fired, const QString& text) {
+    return fired ? QStringLiteral("<b>\u2691 %1</b>").arg(text) : text;
+}
+
+// Filter 5's tooltip: each of its three rules with the measured value and the bound, the ones
+// that fire in bold, so a researcher sees why without opening the task.
+QString inefficiencyDetail(const ks::InefficiencyReport& r, const ks::Thresholds& t) {
+    const auto v = ks::inefficiencyVerdict(r, t);
+    const bool cpu = r.device == "cpu";
+    QStringList lines;
+    lines << ruleLine(v.rewrite,
+                      r.bestRule.empty()
+                          ? QObject::tr("no equal rewrite is faster (flags at &ge; %1x)")
+                                .arg(num(t.value(ks::Threshold::BaselineRewriteSpeedup)))
+                          : QObject::tr("best equal rewrite: %1x faster, %2 (flags at &ge; %3x)")
+                                .arg(num(r.bestSpeedup), QString::fromStdString(r.bestRule),
+                                     num(t.value(ks::Threshold::BaselineRewriteSpeedup))));
+    lines << ruleLine(v.efficiency,
+                      QObject::tr("efficiency = floor / eager = %1 ms / %2 ms = %3 (flags below %4)")
+                          .arg(num(r.floorMs), num(r.eagerMs), num(r.efficiency),
+                               num(t.value(ks::Threshold::BaselineEfficiency))));
+    lines << ruleLine(v.passes,
+                      r.passes > 0
+                          ? QObject::tr("%1 passes over the data, %2 (flags at &ge; %3 when memory-bound)")
+                                .arg(num(r.passes),
+                                     r.memoryBound ? QObject::tr("memory-bound") : QObject::tr("compute-bound"),
+                                     num(t.value(ks::Threshold::BaselinePasses)))
+                          : QObject::tr("passes over the data: not measured"));
+    lines << (cpu ? QObject::tr("<i>timings on the CPU</i> (the fastest of %1 calls), preset %2")
+                  : QObject::tr("timings on CUDA (median of %1 calls), preset %2"))
+                 .arg(r.runs)
+                 .arg(QString::fromUtf8(ks::presetName(r.preset)));
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QString redundancyDetail(const ks::RedundancyReport& r, const ks::Thresholds& t) {
+    QStringList lines;
+    lines << QObject::tr("redundant FLOP fraction = %1% (%2 of %3 FLOPs); flags at &ge; %4% when anything is redundant")
+                 .arg(num(100 * r.flopFraction()), num(r.redundantFlops), num(r.totalFlops),
+                      num(100 * t.value(ks::Threshold::RedundantFlopFraction)));
+    constexpr size_t Shown = 6; // a tooltip, not the list: the task detail view has every node
+    for (size_t i = 0; i < r.nodes.size() && i < Shown; ++i) {
+        const auto& n = r.nodes[i];
+        lines << QObject::tr("&bull; %1 <tt>%2</tt>%3: %4")
+                     .arg(QString::fromUtf8(ks::redundantKindName(n.kind)),
+                          QString::fromStdString(n.op).toHtmlEscaped(),
+                          n.line > 0 ? QObject::tr(" (line %1)").arg(n.line) : QString(),
+                          QString::fromStdString(n.reason).toHtmlEscaped());
+    }
+    if (r.nodes.size() > Shown) lines << QObject::tr("&hellip; and %1 more").arg(r.nodes.size() - Shown);
+    for (const auto& u : r.unused)
+        lines << QObject::tr("&bull; %1 <tt>%2</tt> %3")
+                     .arg(u.isParam ? QObject::tr("parameter") : QObject::tr("input"),
+                          QString::fromStdString(u.name).toHtmlEscaped(), QString::fromStdString(u.reason).toHtmlEscaped());
+    if (!r.hasRedundancy())
+        lines << QObject::tr("%1 ops tried on %2 seeds: none redundant").arg(r.opsExamined).arg(r.seeds);
+    return lines.join(QStringLiteral("<br>"));
+}
 } // namespace
 
 FilterMatrixModel::FilterMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 std::optional<ks::Criterion> FilterMatrixModel::criterionOf(int column) {
-    if (column < OutputRangeColumn || column > InputImpactColumn) return std::nullopt;
+    if (column < FirstCriterionColumn || column > LastCriterionColumn) return std::nullopt;
     return static_cast<ks::Criterion>(column - OutputRangeColumn);
 }
 
@@ -72,7 +135,21 @@ FilterMatrixModel::CellState FilterMatrixModel::cellState(int row, ks::Criterion
     if (t->criterionRun(c))
         return (m_flags[static_cast<size_t>(row)] >> static_cast<int>(c)) & 1 ? CellState::Flagged
                                                                               : CellState::Passed;
-    return t->status == ks::TaskStatus::Error ? CellState::Error : CellState::NotRun;
+    return t->status == ks::TaskStatus::Error || !t->criterionError(c).empty() ? CellState::Error
+                                                                                : CellState::NotRun;
+}
+
+QString FilterMatrixModel::cellText(int row, ks::Criterion c) const {
+    const auto* t = task(row);
+    if (!t || !t->criterionRun(c)) return {};
+    switch (c) {
+    case ks::Criterion::BaselineInefficiency:
+        return QString::fromStdString(ks::inefficiencySummary(*t->inefficiency, m_thresholds));
+    case ks::Criterion::RedundantComputation:
+        return QString::fromStdString(ks::redundancySummary(*t->redundancy));
+    default:
+        return formatMetric(t->metric(c));
+    }
 }
 
 FilterMatrixModel::CellState FilterMatrixModel::anyFlagState(int row) const {
@@ -118,9 +195,9 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             switch (state) {
             case CellState::Flagged:
-                return QStringLiteral("\u2691 ") + formatMetric(metric);
+                return QStringLiteral("\u2691 ") + cellText(row, *c);
             case CellState::Passed:
-                return formatMetric(metric);
+                return cellText(row, *c);
             case CellState::NotRun:
                 return QStringLiteral("\u2014");
             case CellState::Error:
@@ -145,9 +222,20 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
             case CellState::NotRun:
                 return tr("%1: not run").arg(QString::fromUtf8(info.label));
             case CellState::Error:
+                if (const std::string e = t.criterionError(*c); !e.empty())
+                    return tr("%1: the analysis failed: %2")
+                        .arg(QString::fromUtf8(info.label), QString::fromStdString(e));
                 return tr("%1: the task failed: %2")
                     .arg(QString::fromUtf8(info.label), QString::fromStdString(t.error));
             }
+            if (!ks::isStatistical(*c))
+                return tr("<p><b>%1</b> for %2: %3</p><p>%4</p><p>flagged iff %5</p><p>%6</p>")
+                    .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id), status,
+                         *c == ks::Criterion::BaselineInefficiency
+                             ? inefficiencyDetail(*t.inefficiency, m_thresholds)
+                             : redundancyDetail(*t.redundancy, m_thresholds),
+                         QString::fromStdString(ks::criterionRuleText(*c, m_thresholds)).toHtmlEscaped(),
+                         QString::fromUtf8(info.description).toHtmlEscaped());
             return tr("<p><b>%1</b> for %2: %3</p><p>%4 = %5<br>threshold = %6 (flagged iff %4 "
                       "&lt; threshold)</p><p>%7</p>")
                 .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id), status,
@@ -156,9 +244,13 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
                      QString::fromUtf8(info.description).toHtmlEscaped());
         }
         case SortRole:
-            return state == CellState::NotRun || state == CellState::Error
-                       ? std::numeric_limits<double>::infinity()
-                       : sortableMetric(metric);
+            if (state == CellState::NotRun || state == CellState::Error)
+                return std::numeric_limits<double>::infinity();
+            // Filters 5-6 flag at or above a bound, so "most suspicious first" is flagged tasks
+            // first, then the largest metric (rewrite speedup, redundant FLOP share).
+            if (!ks::isStatistical(*c))
+                return (state == CellState::Flagged ? -1e12 : 0.0) - sortableMetric(metric);
+            return sortableMetric(metric);
         case CellStateRole:
             return QVariant::fromValue(state);
         case MetricRole:
@@ -252,11 +344,10 @@ QVariant FilterMatrixModel::headerData(int section, Qt::Orientation orientation,
             // The count in the header is the per-criterion tally researchers watch while tuning.
             return tr("%1 (%2)").arg(QString::fromUtf8(info.label)).arg(flaggedCount(*c));
         if (role == Qt::ToolTipRole)
-            return tr("<b>%1</b>: %2<br>metric: %3, threshold %4; %5 task(s) flagged")
+            return tr("<b>%1</b>: %2<br>flagged iff %3<br>%4 task(s) flagged")
                 .arg(QString::fromUtf8(info.label),
                      QString::fromUtf8(info.description).toHtmlEscaped(),
-                     QString::fromUtf8(info.metricLabel))
-                .arg(m_thresholds.value(*c), 0, 'g', 6)
+                     QString::fromStdString(ks::criterionRuleText(*c, m_thresholds)).toHtmlEscaped())
                 .arg(flaggedCount(*c));
         return {};
     }
@@ -314,7 +405,7 @@ void FilterMatrixModel::upsertTask(ks::TaskResult task) {
         recomputeCounts();
         endInsertRows();
     }
-    emit headerDataChanged(Qt::Horizontal, OutputRangeColumn, AnyFlagColumn);
+    emit headerDataChanged(Qt::Horizontal, FirstCriterionColumn, AnyFlagColumn);
     emit flagsChanged();
 }
 
@@ -329,8 +420,8 @@ void FilterMatrixModel::setThresholds(const ks::Thresholds& thresholds) {
     recomputeCounts();
     if (rowCount() > 0)
         // Only the flag columns depend on thresholds; id/name/category views need no repaint.
-        emit dataChanged(index(0, OutputRangeColumn), index(rowCount() - 1, AnyFlagColumn));
-    emit headerDataChanged(Qt::Horizontal, OutputRangeColumn, AnyFlagColumn);
+        emit dataChanged(index(0, FirstCriterionColumn), index(rowCount() - 1, AnyFlagColumn));
+    emit headerDataChanged(Qt::Horizontal, FirstCriterionColumn, AnyFlagColumn);
     emit flagsChanged();
 }
 

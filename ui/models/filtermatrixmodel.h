@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The filter matrix: one row per task, one coloured cell per criterion. The model owns the
-// RunResults and the active Thresholds; flags are derived from the stored metrics, so
-// setThresholds() is O(tasks) and never needs a re-run.
+// The filter matrix: one row per task, one coloured cell per criterion (the four statistical
+// filters, baseline inefficiency, redundant computation). The model owns the RunResults and the
+// active Thresholds; flags are derived from the stored metrics and reports, so setThresholds() is
+// O(tasks) and never needs a re-run.
 
 #include "metatypes.h"
 
@@ -25,10 +26,14 @@ class FilterMatrixModel : public QAbstractTableModel {
         OutputStdColumn,
         OutputAxesColumn,
         InputImpactColumn,
+        BaselineInefficiencyColumn,
+        RedundantComputationColumn,
         AnyFlagColumn,
         ColumnCount
     };
-    static_assert(InputImpactColumn - OutputRangeColumn + 1 == ks::CriterionCount);
+    static constexpr int FirstCriterionColumn = OutputRangeColumn;
+    static constexpr int LastCriterionColumn = RedundantComputationColumn;
+    static_assert(LastCriterionColumn - FirstCriterionColumn + 1 == ks::CriterionCount);
 
     enum class CellState { Passed, Flagged, NotRun, Error };
     Q_ENUM(CellState)
@@ -36,8 +41,9 @@ class FilterMatrixModel : public QAbstractTableModel {
     enum Roles {
         SortRole = Qt::UserRole + 1,
         CellStateRole, // CellState of a criterion or the any-flag column
-        MetricRole,    // the raw metric behind a criterion cell (double, NaN if none)
-        ThresholdRole, // the active threshold of a criterion cell
+        MetricRole,    // the raw metric behind a criterion cell (double, NaN if none): filters 5-6
+                       // the best rewrite speedup and the redundant FLOP fraction
+        ThresholdRole, // the active (primary) threshold of a criterion cell
         TaskIdRole,    // any column: the task id
         AnyFlagRole,   // any column: bool
         LevelRole,     // any column: int
@@ -68,6 +74,9 @@ class FilterMatrixModel : public QAbstractTableModel {
     const ks::TaskResult* task(int row) const;
     int rowOf(const QString& id) const;
     CellState cellState(int row, ks::Criterion c) const;
+    // The text of a criterion cell without the flag mark: the metric, or for filters 5-6 the
+    // dominant reason ("34.5x diag-matmul", "eff 0.03", "50%, 2 ops").
+    QString cellText(int row, ks::Criterion c) const;
     CellState anyFlagState(int row) const;
     bool anyFlag(int row) const;
     // Tasks flagged per criterion, under the active thresholds.

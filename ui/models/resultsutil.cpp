@@ -36,12 +36,11 @@ ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows) {
 std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& thresholds) {
     auto j = nlohmann::json::parse(ks::taskResultToJson(task));
     nlohmann::json flags, th;
-    for (const auto& c : ks::criteria()) {
+    for (const auto& c : ks::criteria())
         flags[c.key] = task.criterionRun(c.criterion)
                            ? nlohmann::json(task.flagged(c.criterion, thresholds))
                            : nlohmann::json(nullptr);
-        th[c.key] = thresholds.value(c.criterion);
-    }
+    for (const auto& i : ks::thresholdInfos()) th[i.key] = thresholds.value(i.threshold);
     th["profile"] = thresholds.profile;
     j["flags"] = flags;
     j["any_flag"] = task.anyFlag(thresholds);

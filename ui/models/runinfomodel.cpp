@@ -31,9 +31,20 @@ void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, in
     add(tr("Created"), r.created);
     add(tr("Host"), r.host);
     add(tr("Tool version"), r.toolVersion);
+    if (r.ceilings) {
+        // What filter 5's roofline used; CPU ceilings make its timings CPU timings.
+        const auto& c = *r.ceilings;
+        m_rows.emplace_back(tr("Device ceilings (filter 5)"),
+                            tr("%1 (%2): copy %3 GB/s, FP32 %4 GFLOP/s; %5")
+                                .arg(QString::fromStdString(c.device == "cpu" ? "CPU" : "CUDA"),
+                                     QString::fromStdString(c.deviceName))
+                                .arg(c.copyBandwidthGBs, 0, 'f', 1)
+                                .arg(c.fp32PeakGflops, 0, 'f', 1)
+                                .arg(QString::fromStdString(c.source.empty() ? c.measured : c.source)));
+    }
     QStringList ths;
-    for (const auto& c : ks::criteria())
-        ths << QStringLiteral("%1 < %2").arg(QString::fromUtf8(c.key)).arg(th.value(c.criterion));
+    for (const auto& i : ks::thresholdInfos())
+        ths << QString::fromStdString(ks::thresholdRuleText(i.threshold, th.value(i.threshold)));
     m_rows.emplace_back(tr("Thresholds in file"),
                         QStringLiteral("%1: %2").arg(QString::fromStdString(th.profile),
                                                      ths.join(QStringLiteral(", "))));

@@ -101,9 +101,8 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
         }
         if (role == Qt::ToolTipRole && row < ks::CriterionCount && m_source) {
             const auto& c = ks::criteria()[static_cast<size_t>(row)];
-            return tr("%1 < %2")
-                .arg(QString::fromUtf8(c.metricLabel))
-                .arg(m_source->thresholds().value(c.criterion));
+            return tr("flagged iff %1")
+                .arg(QString::fromStdString(ks::criterionRuleText(c.criterion, m_source->thresholds())));
         }
         return {};
     }

@@ -3,6 +3,8 @@
 // Flag counts per criterion and level, kept in step with a FilterMatrixModel: recounted in
 // O(tasks) from the matrix's cached flags whenever they change.
 
+#include <ks/core/criteria.h>
+
 #include <QAbstractTableModel>
 
 #include <array>
@@ -22,7 +24,7 @@ class SummaryModel : public QAbstractTableModel {
         ColumnCount
     };
     // Rows 0..CriterionCount-1 are the criteria in ks::criteria() order.
-    enum Rows { AnyFlagRow = 4, ErrorRow, NotRunRow, TaskRow, RowCount };
+    enum Rows { AnyFlagRow = ks::CriterionCount, ErrorRow, NotRunRow, TaskRow, RowCount };
 
     explicit SummaryModel(QObject* parent = nullptr);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The filter criteria, their thresholds and the flag rule. Flags are never stored as truth:
+// The filter criteria, their thresholds and the flag rules. Flags are never stored as truth:
 // they are derived from stored metrics, so re-thresholding never needs a re-run.
 
 #include <cmath>
@@ -8,24 +8,69 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ks {
 
-enum class Criterion { OutputRange, OutputStd, OutputAxes, InputImpact };
-inline constexpr int CriterionCount = 4;
+// Filters 1-4 are robust-kbench's statistics of the task's outputs; 5 and 6 are ours, measured on
+// the task's graph (docs/inefficiency.md, docs/redundancy.md).
+enum class Criterion {
+    OutputRange,
+    OutputStd,
+    OutputAxes,
+    InputImpact,
+    BaselineInefficiency,
+    RedundantComputation
+};
+inline constexpr int CriterionCount = 6;
+inline constexpr int StatisticalCriterionCount = 4; // OutputRange..InputImpact: one `metric < t` each
+
+inline bool isStatistical(Criterion c) { return static_cast<int>(c) < StatisticalCriterionCount; }
 
 struct CriterionInfo {
     Criterion criterion;
     const char* key;          // JSON/CSV key, robust-kbench style: "output_range"
     const char* label;        // column title: "Output Range"
-    const char* metricLabel;  // what the metric is: "max |value|"
+    const char* metricLabel;  // what TaskResult::metric() is: "max |value|"
     const char* description;  // one line for tooltips and --help
-    double defaultThreshold;  // robust-kbench-compatible profile
 };
 std::span<const CriterionInfo> criteria();
 const CriterionInfo& criterionInfo(Criterion c);
 std::optional<Criterion> criterionFromKey(const std::string& key);
+
+// Every editable threshold. The four statistical criteria have one each, keyed like the
+// criterion (so profiles and results files written before filters 5-6 still read); baseline
+// inefficiency has three (any one flags) and redundant computation one.
+enum class Threshold {
+    OutputRange,
+    OutputStd,
+    OutputAxes,
+    InputImpact,
+    BaselineRewriteSpeedup, // flagged when the best equal rewrite is at least this much faster
+    BaselineEfficiency,     // flagged when roofline floor / eager time is below this
+    BaselinePasses,         // flagged when memory-bound and the eager graph makes at least this many passes
+    RedundantFlopFraction   // flagged when redundant ops exist and take at least this share of FLOPs
+};
+inline constexpr int ThresholdCount = 8;
+
+struct ThresholdInfo {
+    Threshold threshold;
+    Criterion criterion;
+    const char* key;         // profile / results / --threshold key
+    const char* shortLabel;  // threshold panel: "Range", "Rewrite"
+    const char* metricLabel; // the quantity compared: "max |value|", "best rewrite speedup"
+    bool below;              // flagged iff metric < t (true) or metric >= t (false)
+    const char* description; // one line for tooltips
+    double defaultValue;     // the robust-kbench profile
+};
+std::span<const ThresholdInfo> thresholdInfos();
+const ThresholdInfo& thresholdInfo(Threshold t);
+std::optional<Threshold> thresholdFromKey(std::string_view key);
+// The thresholds of one criterion, in table order (the first is its primary one).
+std::vector<Threshold> thresholdsOf(Criterion c);
+// "output_range < 0.01", "baseline_rewrite_speedup >= 2": the rule as text, for tables and tooltips.
+std::string thresholdRuleText(Threshold t, double value);
 
 // Flag rule shared by all four statistical filters: flagged iff metric < threshold, compared in
 // float32 as torch compares a float32 tensor with a Python scalar (robust-kbench's code), so an
@@ -34,19 +79,30 @@ std::optional<Criterion> criterionFromKey(const std::string& key);
 inline bool flaggedBelow(double metric, double threshold) {
     return static_cast<float>(metric) < static_cast<float>(threshold);
 }
+// Filters 5 and 6 flag at or above a bound (a speedup, a pass count, a FLOP share). They are our
+// own measurements, so no float32 emulation; NaN never flags.
+inline bool flaggedAtLeast(double metric, double threshold) { return metric >= threshold; }
 
 struct Thresholds {
     std::string profile = "robust-kbench";
-    std::map<std::string, double> values; // key -> threshold
+    std::map<std::string, double> values; // threshold key -> value
 
     static Thresholds defaults();
+    double value(Threshold t) const;
+    void set(Threshold t, double v);
+    // The criterion's primary threshold (the only one of filters 1-4).
     double value(Criterion c) const;
     void set(Criterion c, double v);
     bool operator==(const Thresholds&) const = default;
 };
 
+// A criterion's whole flag rule under `t`, as text: "output_range < 0.01"; "baseline_rewrite_speedup
+// >= 2 or baseline_efficiency < 0.05 or (memory-bound and baseline_passes >= 2)".
+std::string criterionRuleText(Criterion c, const Thresholds& t);
+
 // A threshold profile file: {"kind":"kernelsieve.profile","name":..,"thresholds":{key:value}}.
-// Unknown keys and non-numeric values are errors naming the file. Throws ks::Error.
+// Keys missing from the file keep their defaults (profiles written before filters 5-6 still
+// load); unknown keys and non-numeric values are errors naming the file. Throws ks::Error.
 Thresholds parseProfile(const std::string& jsonText, const std::string& path);
 std::string profileToJson(const Thresholds& t, const std::string& description = {});
 // Built-in profiles by name ("robust-kbench", "strict"); empty if unknown.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The filter engine: runs tasks on CUDA or CPU through LibTorch and measures the four
-// statistical filters. No torch in this header (pimpl), so front ends compile fast.
+// The filter engine: runs tasks on CUDA or CPU through LibTorch, measures the four statistical
+// filters and then runs the analyses of filters 5 (baseline inefficiency) and 6 (redundant
+// computation) on each task. No torch in this header (pimpl), so front ends compile fast.
 
 #include "ks/core/results.h"
 #include "ks/core/taskspec.h"
@@ -34,7 +35,20 @@ struct EngineOptions {
     int seeds = 5;
     int64_t paramSeed = 42; // parameters for the input-impact pass
     int histogramBins = 64;
-    const std::atomic<bool>* cancel = nullptr; // checked between seeds
+    const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
+
+    // Which filters run. The analyses follow the statistics on the same device and preset (their
+    // options' device and preset are ignored); a failed analysis lands in its report's `error`.
+    bool statistics = true;   // filters 1-4
+    bool inefficiency = true; // filter 5 (needs the device ceilings, measured once per engine)
+    bool redundancy = true;   // filter 6
+    InefficiencyOptions inefficiencyOptions;
+    RedundancyOptions redundancyOptions;
+    bool remeasureCeilings = false;        // ignore the ceilings cache
+    std::string ceilingsCacheDir;          // default: defaultCeilingsCacheDir()
+    // Called as a task enters each phase ("statistics", "inefficiency", "redundancy"), for
+    // progress displays.
+    std::function<void(const TaskSpec&, const std::string& phase)> onPhase;
 };
 
 // Thrown out of runTask when the cancel flag is set; finished tasks are kept by the caller.
@@ -64,6 +78,12 @@ public:
                       const Thresholds& thresholds, const StartFn& onStart = {},
                       const DoneFn& onDone = {});
     RunInfo runInfo(const std::string& suiteName) const;
+
+    // The device ceilings filter 5 uses, from the cache or measured on the first call (seconds on
+    // a CPU without a cache). Null when filter 5 is off or they could not be measured
+    // (ceilingsError() says why; every inefficiency report then carries that error).
+    const DeviceCeilings* ceilings();
+    const std::string& ceilingsError() const;
 
 private:
     struct Impl;

@@ -4,10 +4,13 @@
 // No torch and no Qt: the GUI reads and writes these without loading the engine.
 
 #include "ks/core/criteria.h"
+#include "ks/core/inefficiency.h"
+#include "ks/core/redundancy.h"
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,8 +85,18 @@ struct TaskResult {
     double runMsMedian = NaN;   // one forward call, median over the calls made
     int64_t peakMemoryBytes = 0; // device peak during this task (CUDA), 0 if unknown
 
-    double metric(Criterion c) const;     // the scalar behind the flag
+    // Filters 5 and 6 (absent: not run, e.g. results from before they existed or a run without
+    // them). A report whose `error` is set counts as not run, with that error.
+    std::optional<InefficiencyReport> inefficiency;
+    std::optional<RedundancyReport> redundancy;
+
+    // The scalar behind the flag (criterionInfo(c).metricLabel): filters 1-4 their statistic,
+    // filter 5 the best equal rewrite speedup (1 if none), filter 6 the redundant FLOP fraction.
+    // NaN when not run.
+    double metric(Criterion c) const;
     bool criterionRun(Criterion c) const;
+    // The error of the analysis behind a criterion of filters 5-6, else empty.
+    std::string criterionError(Criterion c) const;
     bool flagged(Criterion c, const Thresholds& t) const; // false unless run
     bool anyFlag(const Thresholds& t) const;
 };
@@ -104,6 +117,8 @@ struct RunInfo {
     double totalSeconds = 0.0;
     int64_t peakMemoryBytes = 0;
     bool cancelled = false;
+    // What filter 5's roofline used, measured (or read from the cache) once per run.
+    std::optional<DeviceCeilings> ceilings;
 };
 
 struct RunResults {
@@ -114,7 +129,8 @@ struct RunResults {
     const TaskResult* find(const std::string& id) const;
 };
 
-// JSON (schema "kernelsieve.results", version ResultsSchemaVersion). Throws ks::Error naming `path`.
+// JSON (schema "kernelsieve.results", version ResultsSchemaVersion; the analyses of filters 5-6
+// are optional objects per task, so version 1 readers and files stay compatible). Throws ks::Error naming `path`.
 std::string resultsToJson(const RunResults& r, int indent = 1);
 RunResults resultsFromJson(const std::string& text, const std::string& path);
 std::string taskResultToJson(const TaskResult& t, int indent = -1); // one line, for streaming
@@ -126,8 +142,9 @@ RunInfo runInfoFromJson(const std::string& text, const std::string& path);
 void writeFileAtomic(const std::string& path, const std::string& contents);
 std::string readFile(const std::string& path); // throws ks::Error naming the path
 
-// CSV: task_id, task_name, one True/False column per criterion (the seed's Table 1), then
-// level, category, status, the metric values, the thresholds, error. RFC 4180 quoting.
+// CSV: task_id, task_name, one True/False column per criterion (the seed's Table 1 four, then
+// filters 5-6; empty when not run), then any flag, level, category, status, the metric values,
+// the thresholds, error. RFC 4180 quoting, CRLF line ends. README "File formats" lists columns.
 std::string resultsToCsv(const RunResults& r, const Thresholds& t);
 std::string csvField(const std::string& s);
 

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Filters 5 (baseline inefficiency) and 6 (redundant computation) as criteria of the filter
+// matrix, without torch: their flag rules under editable thresholds, the text a matrix cell or
+// the terminal table shows, and the JSON form of their reports, shared by results files, the
+// standalone `inefficiency` / `redundancy` outputs and the GUI (which never links the engine).
+
+#include "ks/core/criteria.h"
+#include "ks/core/inefficiency.h"
+#include "ks/core/redundancy.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ks {
+
+// Which rules of filter 5 fire under `t`. Derived from the report's measurements on every call,
+// never from the report's own flagged* fields (those hold the thresholds of the run).
+struct InefficiencyVerdict {
+    bool rewrite = false;    // an equal, implemented rewrite is >= baseline_rewrite_speedup times faster
+    bool efficiency = false; // roofline floor / eager time < baseline_efficiency
+    bool passes = false;     // memory-bound and eager traffic / fewest bytes >= baseline_passes
+    bool flagged() const { return rewrite || efficiency || passes; }
+};
+InefficiencyVerdict inefficiencyVerdict(const InefficiencyReport& r, const Thresholds& t);
+// Filter 6: redundant nodes or unused arguments exist and their FLOP share >= redundant_flop_fraction.
+bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t);
+
+// What a matrix cell or table cell shows. Flagged: the dominant reason, in the order rewrite,
+// efficiency, passes ("97.5x diag-matmul", "eff 0.03", "2.5 passes"); otherwise the best rewrite
+// if one was found, else the efficiency.
+std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t);
+// "12%, 2 ops", "0%, 2 unused", "none".
+std::string redundancySummary(const RedundancyReport& r);
+
+// One report as a JSON object (the measurements only; flags are derived by whoever reads it).
+// The readers accept what older writers left out; a wrong type throws ks::Error naming the field.
+nlohmann::json inefficiencyReportToJson(const InefficiencyReport& r);
+InefficiencyReport inefficiencyReportFromJson(const nlohmann::json& j);
+nlohmann::json redundancyReportToJson(const RedundancyReport& r);
+RedundancyReport redundancyReportFromJson(const nlohmann::json& j);
+// The ceilings' JSON, as in the cache file ($XDG_CACHE_HOME/kernelsieve/ceilings-<device>.json).
+nlohmann::json deviceCeilingsToJson(const DeviceCeilings& c);
+DeviceCeilings deviceCeilingsFromJson(const nlohmann::json& j);
+
+// redundantKindKey's keys ("dead", "no-effect", ...) and back, without the analysis library
+// (redundantKindKey lives with the analysis in ks_core, which the GUI does not link).
+const char* redundantKindName(RedundantNode::Kind k);
+std::optional<RedundantNode::Kind> redundantKindFromKey(std::string_view key);
+
+} // namespace ks

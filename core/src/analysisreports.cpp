@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/analysisreports.h"
+#include "jsonutil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <utility>
+
+namespace ks {
+namespace {
+using json = nlohmann::json;
+using jsonutil::getNum;
+using jsonutil::num;
+
+// The keys redundancy.cpp's redundantKindKey writes. That function lives with the analysis (in the
+// torch library); the GUI reads reports without it, so the table is repeated here for both ways.
+constexpr std::array<std::pair<RedundantNode::Kind, const char*>, 5> KindKeys{{
+    {RedundantNode::Kind::Dead, "dead"},
+    {RedundantNode::Kind::NoEffect, "no-effect"},
+    {RedundantNode::Kind::Duplicate, "duplicate"},
+    {RedundantNode::Kind::ConstantOutput, "constant"},
+    {RedundantNode::Kind::FeedsRedundant, "feeds-redundant"},
+}};
+
+std::string fmt3(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+std::string str(const json& j, const char* key) {
+    if (!j.contains(key) || j.at(key).is_null()) return {};
+    if (!j.at(key).is_string()) throw Error(std::string("field '") + key + "' is not a string");
+    return j.at(key).get<std::string>();
+}
+
+std::vector<std::string> strings(const json& j, const char* key) {
+    std::vector<std::string> out;
+    if (!j.contains(key)) return out;
+    for (const auto& v : j.at(key)) {
+        if (!v.is_string()) throw Error(std::string("field '") + key + "' holds a non-string");
+        out.push_back(v.get<std::string>());
+    }
+    return out;
+}
+
+Preset presetOf(const json& j) {
+    const std::string p = str(j, "preset");
+    if (p.empty()) return Preset::Small;
+    if (const auto v = parsePreset(p)) return *v;
+    throw Error("unknown preset '" + p + "'");
+}
+
+} // namespace
+
+const char* redundantKindName(RedundantNode::Kind k) {
+    for (const auto& [kind, key] : KindKeys)
+        if (kind == k) return key;
+    return "?";
+}
+
+std::optional<RedundantNode::Kind> redundantKindFromKey(std::string_view key) {
+    for (const auto& [kind, k] : KindKeys)
+        if (key == k) return kind;
+    return std::nullopt;
+}
+
+InefficiencyVerdict inefficiencyVerdict(const InefficiencyReport& r, const Thresholds& t) {
+    InefficiencyVerdict v;
+    if (!r.error.empty()) return v;
+    // bestSpeedup is 1 when no rewrite beat the original; without a rule there is nothing to flag,
+    // even under a threshold of 1 or less.
+    v.rewrite = !r.bestRule.empty() && flaggedAtLeast(r.bestSpeedup, t.value(Threshold::BaselineRewriteSpeedup));
+    v.efficiency = r.eagerMs > 0 && r.efficiency < t.value(Threshold::BaselineEfficiency);
+    // passes is 0 when it was not measured (reports from before the traffic estimate).
+    v.passes = r.memoryBound && r.passes > 0 && flaggedAtLeast(r.passes, t.value(Threshold::BaselinePasses));
+    return v;
+}
+
+bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t) {
+    return r.error.empty() && r.hasRedundancy() &&
+           flaggedAtLeast(r.flopFraction(), t.value(Threshold::RedundantFlopFraction));
+}
+
+std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t) {
+    if (!r.error.empty()) return "error";
+    const auto v = inefficiencyVerdict(r, t);
+    const std::string rewrite = fmt3(r.bestSpeedup) + "x " + r.bestRule;
+    const std::string efficiency = "eff " + fmt3(r.efficiency);
+    if (v.rewrite) return rewrite;
+    if (v.efficiency) return efficiency;
+    if (v.passes) return fmt3(r.passes) + " passes";
+    if (!r.bestRule.empty()) return rewrite;
+    return r.eagerMs > 0 ? efficiency : "-";
+}
+
+std::string redundancySummary(const RedundancyReport& r) {
+    if (!r.error.empty()) return "error";
+    if (!r.hasRedundancy()) return "none";
+    const std::string pct = fmt3(100.0 * r.flopFraction()) + "%";
+    if (!r.nodes.empty()) return pct + ", " + std::to_string(r.nodes.size()) + (r.nodes.size() == 1 ? " op" : " ops");
+    return pct + ", " + std::to_string(r.unused.size()) + " unused";
+}
+
+json inefficiencyReportToJson(const InefficiencyReport& r) {
+    json rw = json::array();
+    for (const auto& x : r.rewrites)
+        rw.push_back({{"rule", x.rule},
+                      {"what", x.what},
+                      {"node", x.node},
+                      {"line", x.line},
+                      {"implemented", x.implemented},
+                      {"equal", x.equal},
+                      {"max_abs_diff", num(x.maxAbsDiff)},
+                      {"time_ms", num(x.timeMs)},
+                      {"speedup", num(x.speedup)},
+                      {"error", x.error}});
+    return json{{"id", r.taskId},
+                {"name", r.taskName},
+                {"device", r.device},
+                // Said in words because CPU timings say little about a GPU kernel's baseline.
+                {"timings_on", r.device == "cpu" ? "CPU" : r.device == "cuda" ? "CUDA" : ""},
+                {"preset", presetName(r.preset)},
+                {"runs", r.runs},
+                {"bytes", num(r.bytes)},
+                {"flops", num(r.flops)},
+                {"bandwidth_gbs", num(r.bandwidthGBs)},
+                {"memory_floor_ms", num(r.memoryFloorMs)},
+                {"compute_floor_ms", num(r.computeFloorMs)},
+                {"floor_ms", num(r.floorMs)},
+                {"eager_ms", num(r.eagerMs)},
+                {"eager_median_ms", num(r.eagerMedianMs)},
+                {"efficiency", num(r.efficiency)},
+                {"eager_traffic_bytes", num(r.eagerTrafficBytes)},
+                {"passes", num(r.passes)},
+                {"memory_bound", r.memoryBound},
+                {"rewrites", rw},
+                {"best_speedup", num(r.bestSpeedup)},
+                {"best_rule", r.bestRule},
+                {"notes", r.notes},
+                {"error", r.error}};
+}
+
+InefficiencyReport inefficiencyReportFromJson(const json& j) {
+    if (!j.is_object()) throw Error("an inefficiency report is not an object");
+    InefficiencyReport r;
+    r.taskId = str(j, "id");
+    r.taskName = str(j, "name");
+    r.device = str(j, "device");
+    r.preset = presetOf(j);
+    r.runs = j.value("runs", 0);
+    r.bytes = getNum(j, "bytes", 0);
+    r.flops = getNum(j, "flops", 0);
+    r.bandwidthGBs = getNum(j, "bandwidth_gbs", 0);
+    r.memoryFloorMs = getNum(j, "memory_floor_ms", 0);
+    r.computeFloorMs = getNum(j, "compute_floor_ms", 0);
+    r.floorMs = getNum(j, "floor_ms", 0);
+    r.eagerMs = getNum(j, "eager_ms", 0);
+    r.eagerMedianMs = getNum(j, "eager_median_ms", 0);
+    r.efficiency = getNum(j, "efficiency", 0);
+    r.eagerTrafficBytes = getNum(j, "eager_traffic_bytes", 0);
+    r.passes = getNum(j, "passes", 0);
+    r.memoryBound = j.value("memory_bound", false);
+    for (const auto& x : j.value("rewrites", json::array())) {
+        RewriteResult rr;
+        rr.rule = str(x, "rule");
+        rr.what = str(x, "what");
+        rr.node = str(x, "node");
+        rr.line = x.value("line", 0);
+        rr.implemented = x.value("implemented", true);
+        rr.equal = x.value("equal", false);
+        rr.maxAbsDiff = getNum(x, "max_abs_diff", 0);
+        rr.timeMs = getNum(x, "time_ms", 0);
+        rr.speedup = getNum(x, "speedup", 0);
+        rr.error = str(x, "error");
+        r.rewrites.push_back(std::move(rr));
+    }
+    r.bestSpeedup = getNum(j, "best_speedup", 1);
+    r.bestRule = str(j, "best_rule");
+    // The standalone output also carries the run's flags; keep them, though criteria re-derive.
+    r.flaggedRewrite = j.value("flagged_rewrite", false);
+    r.flaggedEfficiency = j.value("flagged_efficiency", false);
+    r.flaggedPasses = j.value("flagged_passes", false);
+    r.flagged = j.value("flagged", false);
+    r.notes = strings(j, "notes");
+    r.error = str(j, "error");
+    return r;
+}
+
+json redundancyReportToJson(const RedundancyReport& r) {
+    json nodes = json::array();
+    for (const auto& n : r.nodes)
+        nodes.push_back({{"kind", redundantKindName(n.kind)},
+                         {"op", n.op},
+                         {"line", n.line},
+                         {"source", n.sourceText},
+                         {"reason", n.reason},
+                         {"node", n.node},
+                         {"flops", num(n.flops)}});
+    json unused = json::array();
+    for (const auto& u : r.unused) unused.push_back({{"name", u.name}, {"param", u.isParam}, {"reason", u.reason}});
+    json t = {{"id", r.taskId},
+              {"name", r.taskName},
+              {"device", r.device},
+              {"preset", presetName(r.preset)},
+              {"seeds", r.seeds},
+              {"redundant", r.hasRedundancy()},       // derived, for readers without our code
+              {"flop_fraction", num(r.flopFraction())}, // derived, likewise
+              {"total_flops", num(r.totalFlops)},
+              {"redundant_flops", num(r.redundantFlops)},
+              {"ops_examined", r.opsExamined},
+              {"nodes", nodes},
+              {"unused_arguments", unused},
+              {"notes", r.notes},
+              {"wall_s", num(r.wallSeconds)}};
+    if (!r.error.empty()) t["error"] = r.error;
+    return t;
+}
+
+RedundancyReport redundancyReportFromJson(const json& j) {
+    if (!j.is_object()) throw Error("a redundancy report is not an object");
+    RedundancyReport r;
+    r.taskId = str(j, "id");
+    r.taskName = str(j, "name");
+    r.device = str(j, "device");
+    r.preset = presetOf(j);
+    r.seeds = j.value("seeds", 0);
+    r.totalFlops = getNum(j, "total_flops", 0);
+    r.redundantFlops = getNum(j, "redundant_flops", 0);
+    r.opsExamined = j.value("ops_examined", 0);
+    for (const auto& x : j.value("nodes", json::array())) {
+        RedundantNode n;
+        const std::string kind = str(x, "kind");
+        const auto k = redundantKindFromKey(kind);
+        if (!k) throw Error("unknown redundant-node kind '" + kind + "'");
+        n.kind = *k;
+        n.op = str(x, "op");
+        n.line = x.value("line", 0);
+        n.sourceText = str(x, "source");
+        n.reason = str(x, "reason");
+        n.node = str(x, "node");
+        n.flops = getNum(x, "flops", 0);
+        r.nodes.push_back(std::move(n));
+    }
+    for (const auto& x : j.value("unused_arguments", json::array()))
+        r.unused.push_back({str(x, "name"), x.value("param", false), str(x, "reason")});
+    r.notes = strings(j, "notes");
+    r.error = str(j, "error");
+    r.wallSeconds = getNum(j, "wall_s", 0);
+    return r;
+}
+
+json deviceCeilingsToJson(const DeviceCeilings& c) {
+    json curve = json::array();
+    for (const auto& [bytes, gbs] : c.copyCurve) curve.push_back({num(bytes), num(gbs)});
+    return json{{"kind", "kernelsieve.ceilings"},
+                {"device", c.device},
+                {"device_name", c.deviceName},
+                {"measured", c.measured},
+                {"copy_bandwidth_gbs", num(c.copyBandwidthGBs)},
+                {"copy_curve", curve},
+                {"fp32_peak_gflops", num(c.fp32PeakGflops)},
+                {"threads", c.threads},
+                {"method", c.method},
+                {"source", c.source}};
+}
+
+DeviceCeilings deviceCeilingsFromJson(const json& j) {
+    if (!j.is_object()) throw Error("the device ceilings are not an object");
+    DeviceCeilings c;
+    c.device = str(j, "device");
+    c.deviceName = str(j, "device_name");
+    c.measured = str(j, "measured");
+    c.copyBandwidthGBs = getNum(j, "copy_bandwidth_gbs", 0);
+    for (const auto& p : j.value("copy_curve", json::array())) {
+        if (!p.is_array() || p.size() != 2) throw Error("field 'copy_curve' holds a point that is not [bytes, GB/s]");
+        c.copyCurve.emplace_back(jsonutil::toNum(p.at(0), "copy_curve"), jsonutil::toNum(p.at(1), "copy_curve"));
+    }
+    c.fp32PeakGflops = getNum(j, "fp32_peak_gflops", 0);
+    c.threads = j.value("threads", 0);
+    c.method = str(j, "method");
+    c.source = str(j, "source");
+    return c;
+}
+
+} // namespace ks
