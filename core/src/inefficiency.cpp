@@ -5,6 +5,7 @@
 // task, checked equal to the task's own output on several seeds, then timed.
 
 #include "ks/core/inefficiency.h"
+#include "ks/core/analysisreports.h"
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
@@ -156,6 +157,15 @@ struct CpuThreads {
     CpuThreads& operator=(const CpuThreads&) = delete;
 };
 
+double DeviceCeilings::copyTimeMs(double bytes) const {
+    // Below the smallest measured copy the time does not shrink with the bytes any more (it is
+    // launch or dispatch overhead): a task can never be cheaper than that copy.
+    if (!copyCurve.empty() && bytes < copyCurve.front().first)
+        return copyCurve.front().first / (copyCurve.front().second * 1e9) * 1e3;
+    const double bw = bandwidthAt(bytes);
+    return bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
+}
+
 double DeviceCeilings::bandwidthAt(double bytes) const {
     if (copyCurve.empty()) return copyBandwidthGBs;
     if (bytes <= copyCurve.front().first) return copyCurve.front().second;
@@ -185,7 +195,10 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
         const at::Device dev(at::kCUDA, 0);
         const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
         c.deviceName = info.name;
-        for (int64_t bytes : {int64_t{1} << 20, int64_t{8} << 20, int64_t{64} << 20, int64_t{1} << 30}) {
+        // From 4 KiB, where one copy is all launch latency: the smallest point is also the floor
+        // of any task smaller than it (copyTimeMs).
+        for (int64_t bytes : {int64_t{4} << 10, int64_t{64} << 10, int64_t{1} << 20, int64_t{8} << 20,
+                              int64_t{64} << 20, int64_t{1} << 30}) {
             const int64_t n = bytes / 4;
             at::Tensor src = at::randn({n}, opts), dst = at::empty({n}, opts);
             const double ms = timeMs([&] { dst.copy_(src); }, 3, 20, dev);
@@ -198,7 +211,7 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
         const double mmMs = timeMs([&] { at::mm_out(out, a, b); }, 2, 10, dev);
         at::globalContext().setAllowTF32CuBLAS(tf32);
         c.fp32PeakGflops = 2.0 * std::pow(static_cast<double>(m), 3) / (mmMs * 1e-3) / 1e9;
-        c.method = "copy_ of 1 MiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off; CUDA events, medians";
+        c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off; CUDA events, medians";
     } else {
         const at::Device dev(at::kCPU);
         const auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -725,7 +738,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         }
 
         rep.bandwidthGBs = ceilings.bandwidthAt(rep.bytes);
-        rep.memoryFloorMs = rep.bytes / (rep.bandwidthGBs * 1e9) * 1e3;
+        rep.memoryFloorMs = ceilings.copyTimeMs(rep.bytes);
         rep.computeFloorMs = rep.flops / (ceilings.fp32PeakGflops * 1e9) * 1e3;
         rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
         rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
@@ -837,26 +850,16 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
 
 std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, const DeviceCeilings& c,
                                const InefficiencyOptions& o) {
-    using jsonutil::num;
+    // One task's JSON is the results file's (analysisreports.cpp); this file adds the flags the
+    // options' bounds gave, since a reader of it alone has no thresholds to derive them from.
     json tasks = json::array();
     for (const auto& r : reports) {
-        json rw = json::array();
-        for (const auto& x : r.rewrites)
-            rw.push_back({{"rule", x.rule}, {"what", x.what}, {"node", x.node}, {"line", x.line},
-                          {"implemented", x.implemented}, {"equal", x.equal}, {"max_abs_diff", num(x.maxAbsDiff)},
-                          {"time_ms", num(x.timeMs)}, {"speedup", num(x.speedup)}, {"error", x.error}});
-        tasks.push_back({{"id", r.taskId}, {"name", r.taskName}, {"device", r.device},
-                         {"timings_on", r.device == "cpu" ? "CPU" : "CUDA"}, {"preset", presetName(r.preset)},
-                         {"runs", r.runs}, {"bytes", num(r.bytes)}, {"flops", num(r.flops)},
-                         {"bandwidth_gbs", num(r.bandwidthGBs)}, {"memory_floor_ms", num(r.memoryFloorMs)},
-                         {"compute_floor_ms", num(r.computeFloorMs)}, {"floor_ms", num(r.floorMs)},
-                         {"eager_ms", num(r.eagerMs)}, {"eager_median_ms", num(r.eagerMedianMs)},
-                         {"efficiency", num(r.efficiency)}, {"eager_traffic_bytes", num(r.eagerTrafficBytes)},
-                         {"passes", num(r.passes)}, {"memory_bound", r.memoryBound},
-                         {"flagged_passes", r.flaggedPasses}, {"rewrites", rw},
-                         {"best_speedup", num(r.bestSpeedup)}, {"best_rule", r.bestRule},
-                         {"flagged_rewrite", r.flaggedRewrite}, {"flagged_efficiency", r.flaggedEfficiency},
-                         {"flagged", r.flagged}, {"notes", r.notes}, {"error", r.error}});
+        json t = inefficiencyReportToJson(r);
+        t["flagged_rewrite"] = r.flaggedRewrite;
+        t["flagged_efficiency"] = r.flaggedEfficiency;
+        t["flagged_passes"] = r.flaggedPasses;
+        t["flagged"] = r.flagged;
+        tasks.push_back(std::move(t));
     }
     json cj = ceilingsToJson(c);
     cj["source"] = c.source;
@@ -866,7 +869,7 @@ std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, c
                 {"ceilings", cj},
                 {"options",
                  {{"warmup", o.warmup}, {"runs", o.runs}, {"seeds", o.seeds}, {"rtol", o.rtol}, {"atol", o.atol},
-                  {"min_speedup", o.minSpeedup}, {"min_efficiency", o.minEfficiency}}},
+                  {"min_speedup", o.minSpeedup}, {"min_efficiency", o.minEfficiency}, {"max_passes", o.maxPasses}}},
                 {"tasks", tasks}}
         .dump(2);
 }

@@ -33,6 +33,9 @@ struct DeviceCeilings {
 
     // Copy bandwidth (GB/s) for moving `bytes` (read + written); copyBandwidthGBs without a curve.
     double bandwidthAt(double bytes) const;
+    // Time (ms) of the cheapest copy of `bytes`: bytes / bandwidthAt(bytes), but never below the
+    // time of the smallest measured copy (launch/dispatch overhead does not shrink with size).
+    double copyTimeMs(double bytes) const;
 };
 
 // Measures the ceilings of `device` ("cpu" or "cuda") now. CPU: tensor copies from 16 KiB to 64 MiB
