@@ -23,7 +23,9 @@ default init for their type (Linear / Conv* / ConvTranspose*: kaiming_uniform, t
 recorded. Parameters are listed in the order their constructors drew them, inputs in call
 order, so the engine's seed semantics (seed, parameters in order, then inputs in order) replay
 ``torch.manual_seed(s); Model(*init); get_inputs()``. The exporter checks that replay on the
-CPU for seed 0 and records the outcome as ``import.rng_compatible``.
+CPU for seed 0 and records the outcome as ``import.rng_compatible`` (and the order it checked as
+``import.rng_order``). robust-kbench's filters draw the other way round, ``set_seed(s);
+get_inputs(); Model(*init)`` (docs/task-format.md, "Seed order compared with robust-kbench").
 
 The model runs in training mode, as KernelBench and robust-kbench run it.
 
@@ -63,7 +65,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
-EXPORTER_VERSION = "1.0"
+EXPORTER_VERSION = "1.1"
+# The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every parameter
+# in spec order, then every input. The seed-0 replay below checks exactly this order.
+ENGINE_SEED_ORDER = "params-then-inputs"
 ARTIFACT_META = "kernelsieve.json"
 
 try:
@@ -916,6 +921,9 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
                 mod.Model(*init_inputs)
                 actual_i = [v for v in mod.get_inputs() if isinstance(v, torch.Tensor)]
         torch.manual_seed(0)
+        # The recorded tensors above were drawn Model first, get_inputs() second: this replay
+        # checks that order only. Another ENGINE_SEED_ORDER needs the recording run that way too.
+        assert ENGINE_SEED_ORDER == "params-then-inputs"
         drawn_p = [draw_engine(s, by_name) for s in param_specs]
         drawn_i = [draw_engine(s, by_name) for s in input_specs]
         bad = []
@@ -1009,6 +1017,7 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
             "training_mode": bool(model.training),
             "rng_compatible": rng.get("compatible"),
             "rng_note": rng.get("why", ""),
+            "rng_order": ENGINE_SEED_ORDER,
             "notes": notes,
         },
         "tags": ["imported", "kernelbench"],
