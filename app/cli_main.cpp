@@ -125,11 +125,16 @@ int main(int argc, char** argv) {
     std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
     std::string criteriaList = "all";
     bool remeasure = false;
+    std::string rng = "cpu";
     int seeds = 5;
     bool jsonl = false, quiet = false, noOut = false;
     std::vector<std::string> thresholds;
     filter->add_option("--suite", suite, "'builtin' or a suite folder")->capture_default_str();
     filter->add_option("--seeds", seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
+    filter->add_option("--rng", rng,
+                       "Generator the tensors are drawn on: cpu (robust-kbench's, copied to the device) or "
+                       "device (faster for multi-GB inputs, other samples)")
+        ->capture_default_str()->check(CLI::IsMember({"cpu", "device"}));
     filter->add_option("--preset", preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
         ->check(CLI::IsMember({"small", "full"}));
     filter->add_option("--device", device, "auto|cuda|cpu")->capture_default_str()
@@ -358,6 +363,7 @@ int main(int argc, char** argv) {
     ks::EngineOptions opt;
     opt.device = device;
     opt.seeds = seeds;
+    opt.cpuGenerator = rng == "cpu";
     if (!preset.empty()) opt.preset = ks::parsePreset(preset);
     opt.cancel = &g_cancel;
     try {

@@ -2,6 +2,7 @@
 // The four filters on synthetic tasks whose answers are known, and every bad-input case.
 #include "ks/core/engine.h"
 #include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
 
 #include <gtest/gtest.h>
 
@@ -105,6 +106,28 @@ TEST_F(Filters, PlainNormalIsClean) {
     EXPECT_EQ(r.seedStats.size(), 5u);
     EXPECT_EQ(r.valueHistogram.total(), 5u * 8 * 16); // every value counted once
     EXPECT_EQ(r.stdHistogram.total(), 8u * 16);
+}
+
+// Seed s draws the inputs, then the parameters, as robust-kbench's filter code does
+// (get_inputs() before the model is built). T-input-indep returns its parameter, so each seed's
+// output statistics show which draw the parameter came from.
+TEST_F(Filters, SeedDrawsInputsThenParameters) {
+    const TaskResult& r = results().at("T-input-indep");
+    const Suite suite = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
+    const TaskSpec* spec = suite.find("T-input-indep");
+    ASSERT_TRUE(spec);
+    ASSERT_EQ(r.seedStats.size(), 5u);
+    const at::Device cpu(at::kCPU);
+    for (int s = 0; s < 5; ++s) {
+        seedAll(static_cast<uint64_t>(s));
+        drawInputs(*spec, Preset::Full, cpu);
+        const at::Tensor w = drawParams(*spec, Preset::Full, cpu).at(0);
+        seedAll(static_cast<uint64_t>(s));
+        const at::Tensor paramsFirst = drawParams(*spec, Preset::Full, cpu).at(0);
+        ASSERT_FALSE(at::equal(w, paramsFirst)); // the two orders draw different parameters
+        EXPECT_EQ(r.seedStats[static_cast<size_t>(s)].min, w.min().item<double>()) << "seed " << s;
+        EXPECT_EQ(r.seedStats[static_cast<size_t>(s)].max, w.max().item<double>()) << "seed " << s;
+    }
 }
 
 TEST(FiltersSeeds, SingleSeedStdIsNaNAndNeverFlags) {

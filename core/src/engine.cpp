@@ -223,15 +223,28 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         const CompiledTask ct = compileTask(spec);
         const int S = opt.seeds;
 
-        // Pass 1 (filters 1-3): seed s draws parameters then inputs.
+        // Tensors are drawn as robust-kbench's filter code draws them (docs/task-format.md, "Seed
+        // order"): on the CPU generator, then copied to the device, unless the run asks for the
+        // device's own generator (faster for huge inputs, other samples).
+        const at::Device drawOn = opt.cpuGenerator ? at::Device(at::kCPU) : device;
+        auto onDevice = [&](std::vector<at::Tensor> ts) {
+            if (drawOn != device)
+                for (auto& t : ts) t = t.to(device);
+            return ts;
+        };
+        auto inputsOf = [&] { return onDevice(drawInputs(spec, preset, drawOn)); };
+        auto paramsOf = [&] { return onDevice(drawParams(spec, preset, drawOn)); };
+
+        // Pass 1 (filters 1-3): seed s draws the inputs, then the parameters (robust-kbench calls
+        // get_inputs() before building the model).
         phase = "output pass";
         OutputAccumulator acc(opt.histogramBins);
         for (int s = 0; s < S; ++s) {
             checkCancel();
             seed = s;
             seedAll(static_cast<uint64_t>(s));
-            const auto params = drawParams(spec, preset, device);
-            const auto inputs = drawInputs(spec, preset, device);
+            const auto inputs = inputsOf();
+            const auto params = paramsOf();
             at::Tensor out = timedForward(ct, inputs, params);
             if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
             if (out.numel() == 0) throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
@@ -246,13 +259,13 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
             r.inputImpact = r.outputStd;
         } else {
             seedAll(static_cast<uint64_t>(opt.paramSeed));
-            const auto params = drawParams(spec, preset, device);
+            const auto params = paramsOf();
             SeedMoments moments;
             for (int s = 0; s < S; ++s) {
                 checkCancel();
                 seed = s;
                 seedAll(static_cast<uint64_t>(s));
-                const auto inputs = drawInputs(spec, preset, device);
+                const auto inputs = inputsOf();
                 moments.add(timedForward(ct, inputs, params).to(at::kFloat));
             }
             r.inputImpact = moments.metrics();
@@ -351,6 +364,7 @@ RunInfo Engine::runInfo(const std::string& suiteName) const {
     if (gethostname(host, sizeof host - 1) == 0) ri.host = host;
     ri.seeds = d->opt.seeds;
     ri.inputImpactParamSeed = d->opt.paramSeed;
+    ri.seedSemantics = d->opt.cpuGenerator ? "cpu-generator, inputs-then-params" : "device-generator, inputs-then-params";
     ri.ceilings = d->ceilings;
     return ri;
 }

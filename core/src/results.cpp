@@ -185,6 +185,7 @@ json runInfoToObj(const RunInfo& r) {
                 {"host", r.host},
                 {"seeds", r.seeds},
                 {"input_impact_param_seed", r.inputImpactParamSeed},
+                {"seed_semantics", r.seedSemantics},
                 {"total_s", num(r.totalSeconds)},
                 {"peak_memory_bytes", r.peakMemoryBytes},
                 {"cancelled", r.cancelled},
@@ -205,6 +206,7 @@ RunInfo runInfoFromObj(const json& j) {
     r.host = j.value("host", "");
     r.seeds = j.value("seeds", 0);
     r.inputImpactParamSeed = j.value("input_impact_param_seed", int64_t{42});
+    r.seedSemantics = j.value("seed_semantics", "");
     r.totalSeconds = getNum(j, "total_s", 0);
     r.peakMemoryBytes = j.value("peak_memory_bytes", int64_t{0});
     r.cancelled = j.value("cancelled", false);

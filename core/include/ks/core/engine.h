@@ -34,6 +34,10 @@ struct EngineOptions {
     std::optional<Preset> preset; // default: full on CUDA, small on CPU
     int seeds = 5;
     int64_t paramSeed = 42; // parameters for the input-impact pass
+    // Draw every tensor on the CPU generator and copy it to the run's device, as robust-kbench
+    // does on a GPU run (so CPU and CUDA runs see the same samples). false: draw on the device
+    // (faster for multi-GB inputs; other samples, same distributions).
+    bool cpuGenerator = true;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

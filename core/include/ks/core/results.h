@@ -114,6 +114,10 @@ struct RunInfo {
     std::string host;
     int seeds = 0;
     int64_t inputImpactParamSeed = 42;
+    // How seed s draws its tensors: "cpu-generator, inputs-then-params" (robust-kbench's order) or
+    // "device-generator, ..."; empty in results written before this was recorded (then:
+    // parameters before inputs, on the run's device).
+    std::string seedSemantics;
     double totalSeconds = 0.0;
     int64_t peakMemoryBytes = 0;
     bool cancelled = false;
