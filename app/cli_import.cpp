@@ -236,7 +236,7 @@ int runImport(const ImportOptions& o) {
                         details += "; check the init of: " + names;
                     }
                     if (ev.contains("rng_compatible") && ev["rng_compatible"].is_boolean() && !ev["rng_compatible"].get<bool>())
-                        details += "; seeds not KernelBench-exact";
+                        details += "; seed 0 differs from robust-kbench's draws";
                 } else {
                     details = ev.value("error", "failed");
                 }

@@ -86,7 +86,7 @@ for jobs in $JOBS; do
         echo "import $(basename "$f") --jobs $jobs: exit $rc, wall $w s; $(grep -E 'files imported' "$OUT/import-j$jobs.txt" | tail -1)"
     done
     echo "import --jobs $jobs: $total s for all folders; $(grep -c '^ok' "$OUT/import-j$jobs.txt") ok," \
-         "$(grep -c '^error' "$OUT/import-j$jobs.txt") errors, $(grep -c 'not KernelBench-exact' "$OUT/import-j$jobs.txt") not seed-exact"
+         "$(grep -c '^error' "$OUT/import-j$jobs.txt") errors, $(grep -c "differs from robust-kbench's draws" "$OUT/import-j$jobs.txt") not seed-exact"
 done
 grep "^error" "$OUT/import-j${JOBS##* }.txt" | head -20
 last=$WORK/kb-j${JOBS##* }

@@ -20,12 +20,12 @@ uniform_ / nn.init.*) produced each tensor and the simple steps after it (``* s`
 (integers) with ``"inferred": false``. Parameters of PyTorch's standard modules get PyTorch's
 default init for their type (Linear / Conv* / ConvTranspose*: kaiming_uniform, the bias
 ``fan_in_of`` its weight; norms: weight 1, bias 0) when the recording agrees; otherwise what was
-recorded. Parameters are listed in the order their constructors drew them, inputs in call
-order, so the engine's seed semantics (seed, parameters in order, then inputs in order) replay
-``torch.manual_seed(s); Model(*init); get_inputs()``. The exporter checks that replay on the
-CPU for seed 0 and records the outcome as ``import.rng_compatible`` (and the order it checked as
-``import.rng_order``). robust-kbench's filters draw the other way round, ``set_seed(s);
-get_inputs(); Model(*init)`` (docs/task-format.md, "Seed order compared with robust-kbench").
+recorded. Inputs are listed in call order, parameters in the order their constructors drew
+them, so the engine's seed semantics (seed, inputs in order, then parameters in order, all on
+the CPU generator) replay robust-kbench's ``set_seed(s); get_inputs(); Model(*init)``
+(docs/task-format.md, "Seed semantics"). The exporter records seed 0 in that order, checks the
+replay on the CPU and writes the outcome as ``import.rng_compatible`` (and the order it checked
+as ``import.rng_order``; exporters before 1.2 checked ``Model`` first, then ``get_inputs()``).
 
 The model runs in training mode, as KernelBench and robust-kbench run it.
 
@@ -65,10 +65,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
-EXPORTER_VERSION = "1.1"
-# The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every parameter
-# in spec order, then every input. The seed-0 replay below checks exactly this order.
-ENGINE_SEED_ORDER = "params-then-inputs"
+EXPORTER_VERSION = "1.2"
+# The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every input in
+# spec order, then every parameter, as robust-kbench's filters call get_inputs() before Model(...).
+# The recording and the seed-0 replay in export_one follow exactly this order. (1.0 and 1.1 wrote
+# "params-then-inputs": their check replayed Model(...) first, then get_inputs().)
+ENGINE_SEED_ORDER = "inputs-then-params"
 ARTIFACT_META = "kernelsieve.json"
 
 try:
@@ -814,17 +816,20 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
     if device_req == "cuda" or (device_req == "auto" and torch.cuda.is_available()):
         device = torch.device("cuda")
 
-    # Seed 0, KernelBench's order: the model (on the CPU), then the inputs -- recorded.
+    # Seed 0 in the engine's order, which is robust-kbench's: get_inputs() (on the tracing device),
+    # then the model (on the CPU) -- recorded. On the CPU these are exactly the tensors the seed-0
+    # replay below must reproduce; inputs drawn on CUDA leave the CPU generator untouched, so
+    # the replay then draws the reference once more on the CPU.
     state = RecordState()
     torch.manual_seed(0)
-    with Recorder(state):
-        model = mod.Model(*init_inputs)
-    param_draws = len(state.draws)
     with Recorder(state, device):
         raw_inputs = mod.get_inputs()
     if not isinstance(raw_inputs, (list, tuple)):
         raise TaskFileError(f"get_inputs() returned {type(raw_inputs).__name__}, expected a list")
     raw_inputs = list(raw_inputs)
+    input_draws = len(state.draws)
+    with Recorder(state):
+        model = mod.Model(*init_inputs)
     if not isinstance(model, nn.Module):
         raise TaskFileError("Model(*get_init_inputs()) is not an nn.Module")
 
@@ -889,10 +894,10 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
                 notes.append(f"parameter '{spec_name}' is not initialised like {type(m).__name__}'s default; "
                              f"using what the constructor drew ({spec['init']['dist']})")
         param_specs.append(spec)
-    used = {pr.draw for pr in (state.get(p) for _, p, _ in plist) if pr is not None}
-    stray = [o for i, o in enumerate(state.draws[:param_draws]) if i not in used]
     used_in = {pr.draw for pr in (state.get(t) for t in inputs) if pr is not None}
-    stray_in = [o for i, o in enumerate(state.draws) if i >= param_draws and i not in used_in]
+    stray_in = [o for i, o in enumerate(state.draws[:input_draws]) if i not in used_in]
+    used = {pr.draw for pr in (state.get(p) for _, p, _ in plist) if pr is not None}
+    stray = [o for i, o in enumerate(state.draws) if i >= input_draws and i not in used]
     if any(not s.get("inferred") for s in input_specs + param_specs):
         notes.append("some distributions could not be inferred (marked \"inferred\": false); check them")
 
@@ -904,40 +909,46 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
     rng: Dict[str, Any] = {}
     total = sum(int(math.prod(s["_shape"])) for s in all_specs)
     limit = REPLAY_ELEMENT_LIMIT if device.type == "cpu" else REPLAY_ELEMENT_LIMIT // 4
-    if stray:
-        rng = {"compatible": False, "why": "the constructor draws random numbers that are not parameters: " +
-               ", ".join(stray[:3])}
-    elif stray_in:
+    if stray_in:
         rng = {"compatible": False, "why": "get_inputs() draws random numbers that are not inputs: " +
                ", ".join(stray_in[:3])}
+    elif stray:
+        rng = {"compatible": False, "why": "the constructor draws random numbers that are not parameters: " +
+               ", ".join(stray[:3])}
     elif total > limit:
         rng = {"compatible": None, "why": f"not checked: {total} elements are too many to draw again on the CPU"}
     else:
-        actual_p = [p.detach() for _, p, _ in plist]
+        # The reference: torch.manual_seed(0); get_inputs(); Model(*init) on the CPU. The recording
+        # above is that run when it drew on the CPU (ENGINE_SEED_ORDER is its order).
         actual_i = inputs
-        if device.type != "cpu":  # the inputs above came from the device's generator
+        actual_p = [p.detach() for _, p, _ in plist]
+        if device.type != "cpu":
             torch.manual_seed(0)
             with Recorder(RecordState()):
-                mod.Model(*init_inputs)
                 actual_i = [v for v in mod.get_inputs() if isinstance(v, torch.Tensor)]
+                again = mod.Model(*init_inputs)
+            by_path = {}
+            for mname, m in again.named_modules(remove_duplicate=False):
+                for pname, p in m._parameters.items():
+                    if p is not None:
+                        by_path.setdefault(f"{mname}.{pname}" if mname else pname, p)
+            actual_p = [by_path[name].detach() for name, _, _ in plist]
         torch.manual_seed(0)
-        # The recorded tensors above were drawn Model first, get_inputs() second: this replay
-        # checks that order only. Another ENGINE_SEED_ORDER needs the recording run that way too.
-        assert ENGINE_SEED_ORDER == "params-then-inputs"
-        drawn_p = [draw_engine(s, by_name) for s in param_specs]
         drawn_i = [draw_engine(s, by_name) for s in input_specs]
+        drawn_p = [draw_engine(s, by_name) for s in param_specs]
         bad = []
-        for s, a, b in zip(param_specs + input_specs, actual_p + actual_i, drawn_p + drawn_i):
+        for s, a, b in zip(input_specs + param_specs, actual_i + actual_p, drawn_i + drawn_p):
             ok, how = _close(b, a)
             if not ok:
                 bad.append(f"{s['name']} ({how})")
         rng = {"compatible": not bad}
         if bad:
             rng["why"] = ("seed 0 does not reproduce " + ", ".join(bad[:3]) +
-                          "; flags are comparable in distribution, not value by value")
+                          " of torch.manual_seed(0); get_inputs(); Model(*get_init_inputs()); flags are "
+                          "comparable in distribution, not value by value")
         else:
-            rng["why"] = ("seed s draws exactly what torch.manual_seed(s); Model(*get_init_inputs()); "
-                          "get_inputs() gives")
+            rng["why"] = ("seed s draws exactly what torch.manual_seed(s); get_inputs(); Model(*get_init_inputs()) "
+                          "draws on the CPU, robust-kbench's order")
 
     # Trace forward(*inputs, *params) on the chosen device.
     params = [p.detach().clone() for _, p, _ in plist]

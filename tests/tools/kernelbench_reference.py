@@ -4,17 +4,18 @@
 
 For every task spec in an imported suite folder (``kernelsieve-cli import-kernelbench`` output)
 this loads the KernelBench file the spec came from (``import.file``) and, in the engine's seed
-order (parameters, then inputs; training mode, ``torch.no_grad()``):
+order, which is robust-kbench's (inputs, then parameters; on the CPU; training mode,
+``torch.no_grad()``; robust_kbench/filter/forward.py, docs/task-format.md "Seed semantics"):
 
-- seed 0: ``torch.manual_seed(0); model = Model(*get_init_inputs()); inputs = get_inputs();
+- seed 0: ``torch.manual_seed(0); inputs = get_inputs(); model = Model(*get_init_inputs());
   out = model(*inputs)`` and writes the inputs, the parameters (in the spec's order) and the
   output as raw little-endian files ``<stem>.ref.<name>.bin`` beside the spec;
-- seed 0 in robust-kbench's order (``torch.manual_seed(0); inputs = get_inputs(); model =
-  Model(...)``, robust_kbench/filter/forward.py): inputs and parameters as ``<stem>.rk.<name>.bin``,
-  listed under ``"robust_kbench"``;
+- seed 0 in the other order, KernelBench's own (``torch.manual_seed(0); model = Model(...);
+  inputs = get_inputs()``, what the engine and exporters before 1.2 used): inputs and parameters
+  as ``<stem>.pf.<name>.bin``, listed under ``"params_first"``;
 - the four robust-kbench filters over seeds 0..S-1 with ``tests/tools/suite_check.py``'s
-  ``filter_metrics`` / ``flags_from`` (pass 1: seed s, new model, new inputs, in the engine's
-  order; pass 2: model from seed 42, inputs from seed s, as robust-kbench does).
+  ``filter_metrics`` / ``flags_from`` (pass 1: seed s, new inputs, then a new model; pass 2:
+  model from seed 42, inputs from seed s, as robust-kbench does).
 
 Everything lands in ``<stem>.ref.json``. Test data only: the C++ test (tests/tst_import.cpp)
 compares the engine's forward, its seed-0 draws and its flags with these.
@@ -48,12 +49,11 @@ def load(path: Path, uid: str):
 
 
 def run(mod, init, seed: int, model=None):
-    if model is None:
-        torch.manual_seed(seed)
-        model = mod.Model(*init)
-    else:
-        torch.manual_seed(seed)
+    """robust-kbench's loop body: set_seed(seed); get_inputs(); Model(...) unless given; forward."""
+    torch.manual_seed(seed)
     inputs = mod.get_inputs()
+    if model is None:
+        model = mod.Model(*init)
     with torch.no_grad():
         out = model(*inputs)
     return model, inputs, out
@@ -97,18 +97,18 @@ def main() -> int:
                 f = spec_path.parent / f"{stem}.ref.{s['name']}.bin"
                 write_bin(f, t)
                 ref[kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape), "dtype": DTYPES[t.dtype]})
-        torch.manual_seed(0)  # robust-kbench's order: the inputs, then the model
-        rk_inputs = [t for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
-        rk_named = dict(mod.Model(*init).named_parameters())
-        ref["robust_kbench"] = {"inputs": [], "params": []}
-        for kind, specs, values in (("inputs", spec["inputs"], rk_inputs),
-                                    ("params", spec["params"], [rk_named[p["name"].removeprefix("param.")]
+        torch.manual_seed(0)  # KernelBench's own order: the model, then the inputs
+        pf_named = dict(mod.Model(*init).named_parameters())
+        pf_inputs = [t for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
+        ref["params_first"] = {"inputs": [], "params": []}
+        for kind, specs, values in (("inputs", spec["inputs"], pf_inputs),
+                                    ("params", spec["params"], [pf_named[p["name"].removeprefix("param.")]
                                                                 for p in spec["params"]])):
             for s, t in zip(specs, values):
-                f = spec_path.parent / f"{stem}.rk.{s['name']}.bin"
+                f = spec_path.parent / f"{stem}.pf.{s['name']}.bin"
                 write_bin(f, t)
-                ref["robust_kbench"][kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape),
-                                                   "dtype": DTYPES[t.dtype]})
+                ref["params_first"][kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape),
+                                                  "dtype": DTYPES[t.dtype]})
         f = spec_path.parent / f"{stem}.ref.output.bin"
         write_bin(f, out.float())
         ref["output"] = {"file": f.name, "shape": list(out.shape), "dtype": "float32"}
