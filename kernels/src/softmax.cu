@@ -13,7 +13,11 @@
 //                  max and sum exchanged through DSMEM
 // softmax_kernel5  a row split over a cluster without staging: online max/sum streamed from HBM,
 //                  partials exchanged through DSMEM, the write pass re-reads the chunk from L2
-//                  (the cluster grows until the rows in flight fit in L2); streaming stores
+//                  (the cluster grows until the rows in flight fit in L2); streaming stores.
+//                  Measured on the H200 it does not beat kernel3/kernel4: 1.30 ms (59 % of copy)
+//                  at 1024 x 393216, 8.8 us at 16 x 16384; issuing 4 loads per thread before use
+//                  made it slower (1.41 ms). Kept as a measured negative result
+//                  (bench/kernels/RESULTS.md).
 #include "checks.h"
 #include "common.cuh"
 #include "variants.h"
@@ -269,8 +273,6 @@ __global__ void __launch_bounds__(512, 2)
 }
 
 
-constexpr int kUnroll = 4; // softmax_kernel5: vectors loaded per thread before the first is used
-
 // Online max/sum over one vector: the max first, then one exp per element. -Inf adds nothing
 // (also while m is still -Inf, where exp(-inf - -inf) would be NaN); NaN and +Inf turn s NaN
 // as the three-pass form does (fmaxf skips NaN, so the NaN reaches the sum instead).
@@ -306,17 +308,9 @@ __global__ void __launch_bounds__(512, 2)
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
         float m = -INFINITY, s = 0.f;
-        // kUnroll loads issued before any is used: one 16-byte load in flight per thread is too
-        // little to cover HBM latency at 1024 threads per SM (measured: 1.30 ms at 1024 x 393216
-        // without it, no better than reading the row twice).
-        for (long long v0 = tid; v0 < nv; v0 += static_cast<long long>(bd) * kUnroll) {
-            V q[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (v0 + u * bd < nv) q[u] = __ldg(xr + v0 + u * bd);
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (v0 + u * bd < nv) onlineAddVec(m, s, reinterpret_cast<const float*>(&q[u]), VEC);
+        for (long long v = tid; v < nv; v += bd) {
+            const V q = __ldg(xr + v);
+            onlineAddVec(m, s, reinterpret_cast<const float*>(&q), VEC);
         }
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) {
@@ -354,14 +348,16 @@ __global__ void __launch_bounds__(512, 2)
         const float inv = 1.f / s;
         // Last use of x and write-once y: evict-first loads and stores keep L2 for the rows
         // whose first pass is still to be re-read.
-        for (long long v0 = tid; v0 < nv; v0 += static_cast<long long>(bd) * kUnroll) {
-            V q[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (v0 + u * bd < nv) q[u] = __ldcs(xr + v0 + u * bd);
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (v0 + u * bd < nv) __stcs(yr + v0 + u * bd, vscale(vexpSub(q[u], m), inv));
+        for (long long v = tid; v < nv; v += bd) {
+            if constexpr (VEC == 4) {
+                const float4 q = __ldcs(reinterpret_cast<const float4*>(xr) + v);
+                __stcs(reinterpret_cast<float4*>(yr) + v,
+                       make_float4(expf(q.x - m) * inv, expf(q.y - m) * inv, expf(q.z - m) * inv,
+                                   expf(q.w - m) * inv));
+            } else {
+                __stcs(reinterpret_cast<float*>(yr) + v,
+                       expf(__ldcs(reinterpret_cast<const float*>(xr) + v) - m) * inv);
+            }
         }
     }
     cluster.sync(); // peers may still read this block's partials
