@@ -11,6 +11,7 @@
 // Bypasses are kept greedily, so two ops that each make the other unnecessary are reported once.
 
 #include "ks/core/redundancy.h"
+#include "ks/core/analysisreports.h"
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
@@ -556,31 +557,7 @@ RedundancyReport analyzeRedundancy(const TaskSpec& spec, const RedundancyOptions
 std::string redundancyReportsToJson(const std::vector<RedundancyReport>& reports, const RedundancyOptions& options) {
     using json = nlohmann::json;
     json tasks = json::array();
-    for (const auto& r : reports) {
-        json nodes = json::array();
-        for (const auto& n : r.nodes)
-            nodes.push_back({{"kind", redundantKindKey(n.kind)}, {"op", n.op}, {"line", n.line},
-                             {"source", n.sourceText}, {"reason", n.reason}, {"node", n.node}, {"flops", n.flops}});
-        json unused = json::array();
-        for (const auto& u : r.unused)
-            unused.push_back({{"name", u.name}, {"param", u.isParam}, {"reason", u.reason}});
-        json t = {{"id", r.taskId},
-                  {"name", r.taskName},
-                  {"device", r.device},
-                  {"preset", presetName(r.preset)},
-                  {"seeds", r.seeds},
-                  {"redundant", r.hasRedundancy()},
-                  {"flop_fraction", r.flopFraction()},
-                  {"total_flops", r.totalFlops},
-                  {"redundant_flops", r.redundantFlops},
-                  {"ops_examined", r.opsExamined},
-                  {"nodes", nodes},
-                  {"unused_arguments", unused},
-                  {"notes", r.notes},
-                  {"wall_s", r.wallSeconds}};
-        if (!r.error.empty()) t["error"] = r.error;
-        tasks.push_back(std::move(t));
-    }
+    for (const auto& r : reports) tasks.push_back(redundancyReportToJson(r)); // as in a results file
     json root = {{"kind", "kernelsieve.redundancy"},
                  {"format_version", 1},
                  {"tool_version", toolVersion()},
