@@ -10,6 +10,8 @@
 // and says why.
 
 #include "ks/core/engine.h"
+#include "ks/core/inefficiency.h"
+#include "ks/core/redundancy.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
@@ -365,6 +367,30 @@ TEST_F(Import, ForwardEqualsPythonOnTheSameTensors) {
         ASSERT_EQ(out.sizes(), ref.output.sizes());
         EXPECT_LE(worstRelDiff(out.to(at::kFloat), ref.output), 1e-6);
     }
+}
+
+// Filters 5 and 6 read an imported task's graph through its nested module calls: the traced
+// Model calls self.gemm(x), which LibTorch's Inline pass alone leaves as a prim::CallMethod (the
+// GEMM was then invisible to the FLOP count and the ablation).
+TEST_F(Import, GraphAnalysesSeeThroughNestedModuleCalls) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    const TaskSpec* t = s.find("L1-76");
+    ASSERT_TRUE(t);
+    InefficiencyOptions io;
+    io.device = "cpu";
+    io.runs = 3;
+    io.seeds = 1;
+    const DeviceCeilings c = deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
+    const InefficiencyReport r = analyseInefficiency(*t, io, c);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    // linear 2 * (32 * 24) * 48, then + bias and relu on 32 x 24
+    EXPECT_DOUBLE_EQ(r.flops, 2.0 * 32 * 24 * 48 + 2 * 32 * 24);
+    RedundancyOptions ro;
+    ro.device = "cpu";
+    const RedundancyReport rr = analyzeRedundancy(*t, ro);
+    ASSERT_TRUE(rr.error.empty()) << rr.error;
+    EXPECT_GE(rr.opsExamined, 3); // linear, add, relu
+    EXPECT_FALSE(rr.hasRedundancy());
 }
 
 // The engine's pass 1 draws seed s as robust-kbench's filters do (docs/task-format.md, "Seed

@@ -344,7 +344,7 @@ TaskGraph taskGraph(const TaskSpec& spec, const CompiledTask& ct, const at::Devi
     } else {
         tg.graph = torch::jit::toGraphFunction(*ct.fn).graph()->copy();
     }
-    torch::jit::Inline(*tg.graph);
+    inlineAllCalls(*tg.graph);
     return tg;
 }
 

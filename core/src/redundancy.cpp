@@ -202,7 +202,7 @@ void Analysis::loadGraph() {
     } else {
         m_graph = torch::jit::toGraphFunction(*m_task.fn).graph()->copy();
     }
-    torch::jit::Inline(*m_graph);
+    inlineAllCalls(*m_graph);
     torch::jit::ConstantPooling(m_graph);
     if (m_graph->outputs().size() != 1 || !isTensor(m_graph->outputs()[0]))
         m_rep.notes.push_back("the graph output is not typed Tensor; checked at run time");

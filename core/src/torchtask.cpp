@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
@@ -111,6 +112,19 @@ void useEagerSemantics() {
 }
 
 void seedAll(uint64_t seed) { at::manual_seed(seed); }
+
+void inlineAllCalls(torch::jit::Graph& g) {
+    auto hasCall = [](torch::jit::Block* b, const auto& self) -> bool {
+        for (torch::jit::Node* n : b->nodes()) {
+            if (n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction) return true;
+            for (torch::jit::Block* sub : n->blocks())
+                if (self(sub, self)) return true;
+        }
+        return false;
+    };
+    // Each round inlines at least one level; 64 levels of modules is beyond any task.
+    for (int round = 0; round < 64 && hasCall(g.block(), hasCall); ++round) torch::jit::Inline(g);
+}
 
 namespace {
 

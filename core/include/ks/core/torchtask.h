@@ -14,6 +14,7 @@
 namespace torch::jit {
 struct CompilationUnit;
 struct Function;
+struct Graph;
 struct Module;
 } // namespace torch::jit
 
@@ -44,6 +45,11 @@ std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.
 void seedAll(uint64_t seed);
+
+// Inlines every function and method call of `g`, however deeply nested. LibTorch's Inline pass
+// leaves the calls inside a callee it has just inlined (a traced KernelBench Model's
+// `self.gemm(x)` stays a prim::CallMethod), so it runs until no call is left.
+void inlineAllCalls(torch::jit::Graph& g);
 
 // Calls the task function with (*inputs, *params); the result must be one Tensor.
 // Throws ks::Error naming the task on any failure.
