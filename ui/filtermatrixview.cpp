@@ -120,11 +120,11 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table->setColumnWidth(FilterMatrixModel::CategoryColumn, 96);
     for (int c = FilterMatrixModel::OutputRangeColumn; c <= FilterMatrixModel::InputImpactColumn;
          ++c)
-        m_table->setColumnWidth(c, 104);
-    // Filters 5-6 show a reason, not a number ("⚑ 34.5x diag-matmul").
-    m_table->setColumnWidth(FilterMatrixModel::BaselineInefficiencyColumn, 150);
-    m_table->setColumnWidth(FilterMatrixModel::RedundantComputationColumn, 124);
-    m_table->setColumnWidth(FilterMatrixModel::AnyFlagColumn, 104);
+        m_table->setColumnWidth(c, 110);
+    // Filters 5-6 show a reason, not a number ("⚑ 34.5x diag-matmul"), under longer titles.
+    m_table->setColumnWidth(FilterMatrixModel::BaselineInefficiencyColumn, 164);
+    m_table->setColumnWidth(FilterMatrixModel::RedundantComputationColumn, 176);
+    m_table->setColumnWidth(FilterMatrixModel::AnyFlagColumn, 92);
     m_stack->addWidget(m_table);
 
     auto* empty = new QWidget;

@@ -134,7 +134,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_matrixView, &FilterMatrixView::runSuiteRequested, this, [this] { runDialog(false); });
     connect(m_matrixView, &FilterMatrixView::openRequested, this, &MainWindow::openDialog);
     connect(m_matrixView->tableView(), &QTableView::doubleClicked, this,
-            [this] { showView(View::TaskDetail); });
+            [this](const QModelIndex& index) {
+                // A filter 5 or 6 cell opens the page that explains it.
+                const int column = index.column();
+                m_detail->showGraphAnalyses(column == FilterMatrixModel::BaselineInefficiencyColumn ||
+                                            column == FilterMatrixModel::RedundantComputationColumn);
+                showView(View::TaskDetail);
+            });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);

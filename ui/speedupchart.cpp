@@ -191,9 +191,12 @@ void SpeedupChart::rebuild() {
     if (!flawedTasks.isEmpty()) {
         m_flawMark = true;
         if (single) axisRect()->setBackground(QColor(0xff, 0xeb, 0xee));
-        setWarning(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by %2")
+        // Six criteria can flag one task; past three, the list gets its own line to stay visible.
+        const QStringList why = m_flaws.value(flawedTasks.first());
+        setWarning(single ? tr("\u26a0 Speedup on a flawed task: %1 is flagged by%2%3")
                                 .arg(flawedTasks.first(),
-                                     m_flaws.value(flawedTasks.first()).join(QStringLiteral(", ")))
+                                     why.size() > 3 ? QStringLiteral("\n") : QStringLiteral(" "),
+                                     why.join(QStringLiteral(", ")))
                           : tr("\u26a0 Speedups on flawed tasks (tinted): %1")
                                 .arg(flawedTasks.join(QStringLiteral(", "))));
     }

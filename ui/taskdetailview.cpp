@@ -81,37 +81,6 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     m_tabs->addTab(makeTable(m_axesModel), tr("Axes"));
     m_tabs->addTab(makeTable(m_seedModel), tr("Seeds"));
 
-    // Filter 5: the roofline numbers above the rewrites that were run, checked and timed.
-    m_rooflineModel = new RooflineModel(this);
-    m_rewritesModel = new RewritesModel(this);
-    auto* inefficiencySplit = new QSplitter(Qt::Vertical);
-    inefficiencySplit->setObjectName(QStringLiteral("inefficiency"));
-    auto* roofline = makeTable(m_rooflineModel);
-    roofline->setObjectName(QStringLiteral("roofline"));
-    auto* rewrites = makeTable(m_rewritesModel);
-    rewrites->setObjectName(QStringLiteral("rewrites"));
-    inefficiencySplit->addWidget(roofline);
-    inefficiencySplit->addWidget(rewrites);
-    inefficiencySplit->setStretchFactor(0, 3);
-    inefficiencySplit->setStretchFactor(1, 2);
-    m_inefficiencyTab = inefficiencySplit;
-    m_tabs->addTab(m_inefficiencyTab, tr("Inefficiency"));
-
-    // Filter 6: one line of summary, then every redundant node and unused argument.
-    m_redundancyModel = new RedundancyModel(this);
-    m_redundancyTab = new QWidget;
-    m_redundancyTab->setObjectName(QStringLiteral("redundancy"));
-    auto* redundancyLayout = new QVBoxLayout(m_redundancyTab);
-    redundancyLayout->setContentsMargins(0, 2, 0, 0);
-    m_redundancySummary = new QLabel;
-    m_redundancySummary->setObjectName(QStringLiteral("redundancySummary"));
-    m_redundancySummary->setWordWrap(true);
-    redundancyLayout->addWidget(m_redundancySummary);
-    auto* redundant = makeTable(m_redundancyModel);
-    redundant->setObjectName(QStringLiteral("redundantNodes"));
-    redundancyLayout->addWidget(redundant, 1);
-    m_tabs->addTab(m_redundancyTab, tr("Redundancy"));
-
     m_tabs->addTab(m_errors, tr("Errors"));
 
     auto* split = new QSplitter(Qt::Horizontal);
@@ -124,7 +93,62 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 3);
     split->setStretchFactor(3, 3);
-    layout->addWidget(split, 1);
+
+    // Filters 5-6 read as tables that need the whole width (a rewrite row has seven columns), so
+    // they get a page of their own beside the output charts rather than a tab in the side pane.
+    m_rooflineModel = new RooflineModel(this);
+    m_rewritesModel = new RewritesModel(this);
+    m_redundancyModel = new RedundancyModel(this);
+    auto* roofline = makeTable(m_rooflineModel);
+    roofline->setObjectName(QStringLiteral("roofline"));
+    auto* rewrites = makeTable(m_rewritesModel);
+    rewrites->setObjectName(QStringLiteral("rewrites"));
+    auto* redundant = makeTable(m_redundancyModel);
+    redundant->setObjectName(QStringLiteral("redundantNodes"));
+    for (auto* table : {roofline, rewrites, redundant})
+        table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    rewrites->horizontalHeader()->setSectionResizeMode(RewritesModel::WhatColumn, QHeaderView::Stretch);
+    redundant->horizontalHeader()->setSectionResizeMode(RedundancyModel::ReasonColumn, QHeaderView::Stretch);
+    redundant->horizontalHeader()->setSectionResizeMode(RedundancyModel::SourceColumn, QHeaderView::Interactive);
+    redundant->setColumnWidth(RedundancyModel::SourceColumn, 170);
+    redundant->horizontalHeader()->setStretchLastSection(false); // the reason gets the room, not FLOPs
+    m_redundancySummary = new QLabel;
+    m_redundancySummary->setObjectName(QStringLiteral("redundancySummary"));
+    m_redundancySummary->setWordWrap(true);
+    auto titled = [](const QString& title, QWidget* body, QLabel* under = nullptr) {
+        auto* box = new QWidget;
+        auto* l = new QVBoxLayout(box);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->setSpacing(2);
+        l->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(title)));
+        if (under) l->addWidget(under);
+        l->addWidget(body, 1);
+        return box;
+    };
+    auto* tables = new QSplitter(Qt::Vertical);
+    tables->addWidget(titled(tr("Rewrites (filter 5): run, checked equal on every seed, timed"), rewrites));
+    tables->addWidget(titled(tr("Redundant computation (filter 6)"), redundant, m_redundancySummary));
+    tables->setStretchFactor(0, 2);
+    tables->setStretchFactor(1, 3);
+    m_graphSource = makeText(QStringLiteral("graphSource"));
+    auto* graph = new QSplitter(Qt::Horizontal);
+    graph->setObjectName(QStringLiteral("graphSplitter"));
+    graph->addWidget(titled(tr("Roofline (filter 5)"), roofline));
+    graph->addWidget(tables);
+    graph->addWidget(titled(tr("Source (lines as in the tables)"), m_graphSource));
+    // The roofline's values ("CUDA (median of 20 calls)") need more room than the source, which
+    // only has to show the lines the tables name.
+    graph->setStretchFactor(0, 4);
+    graph->setStretchFactor(1, 6);
+    graph->setStretchFactor(2, 2);
+
+    m_pages = new QTabWidget;
+    m_pages->setObjectName(QStringLiteral("detailPages"));
+    m_pages->setDocumentMode(true);
+    m_pages->addTab(split, tr("Outputs (filters 1\u20134)"));
+    m_pages->addTab(graph, tr("Graph analyses (filters 5\u20136)"));
+    m_graphPage = graph;
+    layout->addWidget(m_pages, 1);
 
     connect(m_logCount, &QCheckBox::toggled, this, [this](bool on) {
         m_value->setLogCount(on);
@@ -133,6 +157,10 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &TaskDetailView::onThresholdsChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { setTask(m_id); });
     setTask({});
+}
+
+void TaskDetailView::showGraphAnalyses(bool on) {
+    m_pages->setCurrentIndex(on ? 1 : 0);
 }
 
 QList<ChartWidget*> TaskDetailView::charts() const {
@@ -156,6 +184,7 @@ void TaskDetailView::setTask(const QString& id) {
         m_rewritesModel->setTask(nullptr);
         m_redundancyModel->setTask(nullptr);
         m_redundancySummary->clear();
+        m_graphSource->clear();
         updateHeader();
         return;
     }
@@ -194,6 +223,13 @@ void TaskDetailView::setTask(const QString& id) {
     m_rewritesModel->setTask(t);
     m_redundancyModel->setTask(t);
     m_redundancySummary->setText(m_redundancyModel->summary());
+    // Numbered, because the rewrites and redundant nodes name source lines.
+    const QStringList lines = QString::fromStdString(t->source).split(QLatin1Char('\n'));
+    QStringList numbered;
+    for (int i = 0; i < lines.size(); ++i)
+        if (i + 1 < lines.size() || !lines[i].isEmpty())
+            numbered << QStringLiteral("%1  %2").arg(i + 1, 3).arg(lines[i]);
+    m_graphSource->setPlainText(numbered.join(QLatin1Char('\n')));
     m_axesModel->setTask(t, th.value(ks::Criterion::OutputAxes));
     m_seedModel->setTask(t);
     updateHeader();
@@ -213,6 +249,10 @@ void TaskDetailView::onThresholdsChanged() {
 
 void TaskDetailView::updateHeader() {
     const ks::TaskResult* t = m_model->task(m_model->rowOf(m_id));
+    // The page tab says when filters 5-6 flag the task, so their reasons are one click away.
+    const bool graphFlag = t && (t->flagged(ks::Criterion::BaselineInefficiency, m_model->thresholds()) ||
+                                 t->flagged(ks::Criterion::RedundantComputation, m_model->thresholds()));
+    m_pages->setTabText(1, (graphFlag ? QStringLiteral("\u2691 ") : QString()) + tr("Graph analyses (filters 5\u20136)"));
     if (!t) {
         m_header->setText(tr("<i>No task selected</i>"));
         return;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Everything about one task: its output-value histogram with the +-range band, the per-element
-// std histogram with the std line, per-axis uniformity, and its source, spec, errors, per-seed
-// statistics, filter 5's roofline numbers and rewrites, and filter 6's redundant nodes. Follows
-// the matrix's current task; thresholds only move the markers and flag marks.
+// Everything about one task, on two pages. Outputs: its output-value histogram with the +-range
+// band, the per-element std histogram with the std line, per-axis uniformity, and its source,
+// spec, errors and per-seed statistics. Graph analyses: filter 5's roofline numbers and rewrites,
+// filter 6's redundant nodes and unused arguments, beside the numbered source. Follows the
+// matrix's current task; thresholds only move the markers and flag marks.
 
 #include <QWidget>
 
@@ -41,8 +42,10 @@ class TaskDetailView : public QWidget {
     QPlainTextEdit* sourceEdit() const { return m_source; }
     QPlainTextEdit* errorEdit() const { return m_errors; }
     QTabWidget* textTabs() const { return m_tabs; }
-    QWidget* inefficiencyTab() const { return m_inefficiencyTab; }
-    QWidget* redundancyTab() const { return m_redundancyTab; }
+    // The two pages: the output charts (filters 1-4) and the graph analyses (filters 5-6).
+    QTabWidget* pages() const { return m_pages; }
+    QWidget* graphPage() const { return m_graphPage; }
+    void showGraphAnalyses(bool on);
     RooflineModel* rooflineModel() const { return m_rooflineModel; }
     RewritesModel* rewritesModel() const { return m_rewritesModel; }
     RedundancyModel* redundancyModel() const { return m_redundancyModel; }
@@ -65,8 +68,9 @@ class TaskDetailView : public QWidget {
     QPlainTextEdit* m_errors = nullptr;
     AxesModel* m_axesModel = nullptr;
     SeedStatsModel* m_seedModel = nullptr;
-    QWidget* m_inefficiencyTab = nullptr;
-    QWidget* m_redundancyTab = nullptr;
+    QTabWidget* m_pages = nullptr;
+    QWidget* m_graphPage = nullptr;
+    QPlainTextEdit* m_graphSource = nullptr;
     RooflineModel* m_rooflineModel = nullptr;
     RewritesModel* m_rewritesModel = nullptr;
     RedundancyModel* m_redundancyModel = nullptr;

@@ -19,7 +19,10 @@
 #include <ks/core/suite.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
+#include <models/redundancymodel.h>
 #include <models/resultsutil.h>
+#include <models/rewritesmodel.h>
+#include <models/rooflinemodel.h>
 #include <models/runinfomodel.h>
 #include <models/summarymodel.h>
 
@@ -61,11 +64,14 @@ QByteArray readAll(const QString& path) {
 }
 
 // Sets a threshold the way a user does: typing into the panel's spin box.
-void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text) {
-    QDoubleSpinBox* spin = w.thresholdPanel()->spinBox(c);
+void typeThreshold(MainWindow& w, ks::Threshold t, const QString& text) {
+    QDoubleSpinBox* spin = w.thresholdPanel()->spinBox(t);
     spin->selectAll();
     QTest::keyClicks(spin, text);
     QTest::keyClick(spin, Qt::Key_Return);
+}
+void typeThreshold(MainWindow& w, ks::Criterion c, const QString& text) {
+    typeThreshold(w, ks::thresholdsOf(c).front(), text);
 }
 } // namespace
 
@@ -85,9 +91,9 @@ class TestMainWindow : public QObject {
         QCOMPARE(w.model()->rowCount(), 16);
         QCOMPARE(w.matrixView()->tableView()->model()->rowCount(), 16);
         QVERIFY(w.windowTitle().contains(QStringLiteral("results.json")));
-        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 6);
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 9);
         QCOMPARE(w.runInfoModel()->value(QStringLiteral("LibTorch")), QStringLiteral("2.11.0"));
-        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("6 flagged")));
+        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("9 flagged")));
         // The first row is selected and drives the detail view.
         QCOMPARE(w.currentTaskId(), QStringLiteral("L1-1"));
         QCOMPARE(w.detailView()->taskId(), QStringLiteral("L1-1"));
@@ -143,11 +149,11 @@ class TestMainWindow : public QObject {
         // Counts: header, matrix label, summary table, threshold panel
         QCOMPARE(m->headerData(FilterMatrixModel::OutputRangeColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Output Range (6)"));
-        QVERIFY2(w.matrixView()->countsLabel()->text().contains(QStringLiteral("7 flagged")),
+        QVERIFY2(w.matrixView()->countsLabel()->text().contains(QStringLiteral("10 flagged")),
                  qPrintable(w.matrixView()->countsLabel()->text()));
         QCOMPARE(
             w.summaryModel()->count(int(ks::Criterion::OutputRange), SummaryModel::TotalColumn), 6);
-        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 7);
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 10);
         QCOMPARE(
             w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("output_range_count"))->text(),
             QStringLiteral("(6)"));
@@ -161,7 +167,7 @@ class TestMainWindow : public QObject {
         QVERIFY(resetButton->isEnabled());
         QTest::mouseClick(resetButton, Qt::LeftButton);
         QCOMPARE(m->flaggedCount(ks::Criterion::OutputRange), 2);
-        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 6);
+        QCOMPARE(w.summaryModel()->count(SummaryModel::AnyFlagRow, SummaryModel::TotalColumn), 9);
         QVERIFY(!resetButton->isEnabled());
     }
 
@@ -173,13 +179,13 @@ class TestMainWindow : public QObject {
         QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(4, box->height() / 2));
         QVERIFY(box->isChecked());
         QTableView* table = w.matrixView()->tableView();
-        QCOMPARE(table->model()->rowCount(), 6);
+        QCOMPARE(table->model()->rowCount(), 9);
         for (int r = 0; r < table->model()->rowCount(); ++r)
             QVERIFY(table->model()->index(r, 0).data(FilterMatrixModel::AnyFlagRole).toBool());
-        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("showing 6")));
+        QVERIFY(w.matrixView()->countsLabel()->text().contains(QStringLiteral("showing 9")));
         // Loosening the std threshold past L2-13r's 0.62 brings it into the filtered view.
         typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("0.7"));
-        QCOMPARE(table->model()->rowCount(), 7);
+        QCOMPARE(table->model()->rowCount(), 10);
         // Combined with the level filter and search.
         w.matrixView()->levelBox()->setCurrentIndex(w.matrixView()->levelBox()->findData(2));
         QCOMPARE(table->model()->rowCount(), 4);
@@ -202,11 +208,13 @@ class TestMainWindow : public QObject {
         const QList<QByteArray> lines = readAll(all).split('\n');
         QCOMPARE(lines.size(), 18); // header + 16 tasks + trailing empty
         QVERIFY(lines[0].startsWith("Task ID,Task Name,Output Range,Output Std,Output Axes,Input "
-                                    "Impact,Any Flag,Level,Category,Status"));
-        QVERIFY2(lines[5].startsWith("L1-23,23_Softmax,True,True,True,True,True,1,activation,ok,"),
+                                    "Impact,Baseline Inefficiency,Redundant Computation,Any Flag,"
+                                    "Level,Category,Status"));
+        QVERIFY2(lines[5].startsWith(
+                     "L1-23,23_Softmax,True,True,True,True,False,False,True,1,activation,ok,"),
                  lines[5].constData());
-        QVERIFY(
-            lines[2].startsWith("L1-4,4_Matrix_vector_multiplication_,,,,,False,1,matmul,skipped"));
+        QVERIFY(lines[2].startsWith(
+            "L1-4,4_Matrix_vector_multiplication_,,,,,,,False,1,matmul,skipped"));
 
         // New thresholds and "flagged only": the rows shown, with their flags and thresholds.
         typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
@@ -218,11 +226,12 @@ class TestMainWindow : public QObject {
         QList<int> rows;
         for (int i = 0; i < int(r.tasks.size()); ++i)
             if (r.tasks[static_cast<size_t>(i)].anyFlag(th)) rows << i;
-        QCOMPARE(rows.size(), 7);
+        QCOMPARE(rows.size(), 10);
         QCOMPARE(readAll(flagged),
                  QByteArray::fromStdString(ks::resultsToCsv(ResultsUtil::subset(r, rows), th)));
         QVERIFY(readAll(flagged).contains(
-            "L2-13,13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling,True,True,True,True,True,2"));
+            "L2-13,13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling,True,True,True,True,False,True,"
+            "True,2"));
         QVERIFY(!w.exportCsv(QStringLiteral("/nonexistent/dir/x.csv")));
         QVERIFY(w.messageBar()->isVisible());
     }
@@ -384,6 +393,11 @@ class TestMainWindow : public QObject {
         SpeedupChart* chart = w.kernelsView()->speedupChart();
         QVERIFY(chart->hasData());
         QCOMPARE(chart->bars().size(), size_t(4));
+        // The seed's Table 1: the diagonal matmul's baseline is inefficient (a 51x equal rewrite),
+        // so its kernels' speedups sit on a flawed task.
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY2(chart->warning().contains(QStringLiteral("Baseline Inefficiency")), qPrintable(chart->warning()));
+        typeThreshold(w, ks::Threshold::BaselineRewriteSpeedup, QStringLiteral("100"));
         QVERIFY(!chart->flawMarkShown());
         QVERIFY(chart->warning().isEmpty());
         typeThreshold(w, ks::Criterion::OutputRange,
@@ -391,10 +405,60 @@ class TestMainWindow : public QObject {
         QVERIFY(chart->flawMarkShown());
         QVERIFY(chart->warning().contains(QStringLiteral("flawed task")));
         w.thresholdPanel()->resetToProfile();
+        QVERIFY(chart->flawMarkShown()); // the profile flags its baseline again
+        QVERIFY(w.selectTask(QStringLiteral("L2-13r"))); // the repaired task: clean
         QVERIFY(!chart->flawMarkShown());
         QVERIFY(w.selectTask(QStringLiteral("L1-1"))); // no kernels: says so
         QVERIFY(!chart->hasData());
         QVERIFY(chart->message().contains(QStringLiteral("No kernels for L1-1")));
+    }
+
+    void testAnalysisThresholdsAndDetailTabs() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        FilterMatrixModel* m = w.model();
+        QLabel* count =
+            w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("baseline_inefficiency_count"));
+        QVERIFY(count);
+        QCOMPARE(count->text(), QStringLiteral("(5)"));
+        QCOMPARE(w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("redundant_computation_count"))->text(),
+                 QStringLiteral("(4)"));
+        // Each of filter 5's three bounds is its own spin box and re-flags at once.
+        QSignalSpy reset(m, &QAbstractItemModel::modelReset);
+        typeThreshold(w, ks::Threshold::BaselinePasses, QStringLiteral("3"));
+        QCOMPARE(m->cellState(m->rowOf(QStringLiteral("L1-36")), ks::Criterion::BaselineInefficiency),
+                 FilterMatrixModel::CellState::Passed);
+        typeThreshold(w, ks::Threshold::BaselineEfficiency, QStringLiteral("0.001"));
+        QCOMPARE(m->flaggedCount(ks::Criterion::BaselineInefficiency), 1); // L1-12, by its rewrite
+        QCOMPARE(count->text(), QStringLiteral("(1)"));
+        typeThreshold(w, ks::Threshold::BaselineRewriteSpeedup, QStringLiteral("60"));
+        QCOMPARE(m->flaggedCount(ks::Criterion::BaselineInefficiency), 0);
+        typeThreshold(w, ks::Threshold::RedundantFlopFraction, QStringLiteral("0.997"));
+        QCOMPARE(m->flaggedCount(ks::Criterion::RedundantComputation), 2); // L2-66 99.8%, L2-80 99.7%
+        QCOMPARE(reset.count(), 0);
+        QVERIFY(w.thresholdPanel()->isModified());
+        const ks::Thresholds th = w.thresholdPanel()->thresholds();
+        QCOMPARE(th.value(ks::Threshold::BaselinePasses), 3.0);
+        QCOMPARE(th.value(ks::Threshold::RedundantFlopFraction), 0.997);
+        w.thresholdPanel()->resetToProfile();
+        QCOMPARE(m->flaggedCount(ks::Criterion::BaselineInefficiency), 5);
+
+        // The detail view lists the rewrites, roofline numbers and redundant nodes of the task.
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        QCOMPARE(w.detailView()->rewritesModel()->rowCount(), 1);
+        QCOMPARE(w.detailView()->rooflineModel()->value(QStringLiteral("Best rewrite")),
+                 QStringLiteral("51.1x diag-matmul"));
+        QVERIFY(w.detailView()->headerLabel()->text().contains(QStringLiteral("Baseline Inefficiency")));
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        QCOMPARE(w.detailView()->redundancyModel()->rowCount(), 6);
+        QVERIFY(w.detailView()->redundancySummary()->text().startsWith(QStringLiteral("99.6%")));
+        // Thresholds move the flag marks of the detail tables too.
+        QVERIFY(w.selectTask(QStringLiteral("L1-36")));
+        QVERIFY(w.detailView()->rooflineModel()->value(QStringLiteral("Verdict")).startsWith(QStringLiteral("flagged")));
+        typeThreshold(w, ks::Threshold::BaselinePasses, QStringLiteral("3"));
+        QCOMPARE(w.detailView()->rooflineModel()->value(QStringLiteral("Verdict")), QStringLiteral("passed"));
+        w.thresholdPanel()->resetToProfile();
     }
 
     void testSettingsPersist() {
@@ -403,12 +467,14 @@ class TestMainWindow : public QObject {
             w.show();
             QVERIFY(w.openResults(ResultsFile));
             typeThreshold(w, ks::Criterion::InputImpact, QStringLiteral("0.05"));
+            typeThreshold(w, ks::Threshold::BaselinePasses, QStringLiteral("4"));
             w.detailView()->logCountBox()->setChecked(true);
             w.showView(MainWindow::View::Summary);
             QVERIFY(w.close());
         }
         MainWindow again;
         QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::InputImpact), 0.05);
+        QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Threshold::BaselinePasses), 4.0);
         QVERIFY(again.thresholdPanel()->isModified());
         QVERIFY(again.detailView()->logCountBox()->isChecked());
         QCOMPARE(again.tabs()->currentIndex(), 2);

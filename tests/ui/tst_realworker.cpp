@@ -70,12 +70,22 @@ class TestRealWorker : public QObject {
             QCOMPARE(t.seeds, 3);
             QVERIFY(!t.valueHistogram.empty());
             if (t.id == "L1-19") QVERIFY(!t.anyFlag(th));
-            if (t.id == "L1-23") // the seed's Table 1: every statistical filter fires
-                for (const auto& c : ks::criteria())
-                    QVERIFY2(t.flagged(c.criterion, th), c.key);
+            // Filters 5-6 ran in the worker and came back with the task, timed on the CPU.
+            QVERIFY(t.inefficiency && t.redundancy);
+            QCOMPARE(t.inefficiency->device, std::string("cpu"));
+            QVERIFY2(t.inefficiency->error.empty(), t.inefficiency->error.c_str());
+            QVERIFY2(t.redundancy->error.empty(), t.redundancy->error.c_str());
+            if (t.id == "L1-23") { // the seed's Table 1: every statistical filter fires, not 5-6
+                for (int c = 0; c < ks::StatisticalCriterionCount; ++c)
+                    QVERIFY2(t.flagged(static_cast<ks::Criterion>(c), th), ks::criteria()[c].key);
+                QVERIFY(!t.flagged(ks::Criterion::BaselineInefficiency, th));
+                QVERIFY(!t.flagged(ks::Criterion::RedundantComputation, th));
+            }
             if (t.id == "L2-13") {
                 QVERIFY(!t.flagged(ks::Criterion::OutputRange, th));
                 QVERIFY(t.flagged(ks::Criterion::OutputStd, th));
+                // The softmax over a size-1 axis makes everything before it redundant.
+                QVERIFY(t.flagged(ks::Criterion::RedundantComputation, th));
             }
         }
     }
@@ -84,19 +94,23 @@ class TestRealWorker : public QObject {
         QTemporaryDir tmp;
         const QString cliCsv = tmp.filePath(QStringLiteral("cli.csv"));
         QProcess cli;
+        // Filter 5 times the baseline, and two runs never time alike; without it a run is a pure
+        // function of the seeds, so the two CSVs can be compared byte for byte.
         cli.start(realWorker(),
                   {QStringLiteral("filter"), QStringLiteral("--device"), QStringLiteral("cpu"),
                    QStringLiteral("--preset"), QStringLiteral("small"), QStringLiteral("--seeds"),
                    QStringLiteral("3"), QStringLiteral("--tasks"), Tasks, QStringLiteral("--out"),
                    tmp.filePath(QStringLiteral("cli.json")), QStringLiteral("--csv"), cliCsv,
-                   QStringLiteral("-q")});
+                   QStringLiteral("--criteria"), QStringLiteral("stat,redundancy"), QStringLiteral("-q")});
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
 
         MainWindow w;
         w.show();
         QSignalSpy finished(w.runClient(), &RunClient::finished);
-        w.startRun(cpuOptions());
+        RunClient::Options o = cpuOptions();
+        o.inefficiency = false;
+        w.startRun(o);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QCOMPARE(w.model()->rowCount(), 3);
         const QString guiCsv = tmp.filePath(QStringLiteral("gui.csv"));
@@ -104,6 +118,12 @@ class TestRealWorker : public QObject {
         QFile a(cliCsv), b(guiCsv);
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
         QCOMPARE(b.readAll(), a.readAll()); // same seeds, same engine, same writer: byte for byte
+        // And the CLI's results file, opened in the GUI, exports the CLI's CSV again.
+        QVERIFY(w.openResults(tmp.filePath(QStringLiteral("cli.json"))));
+        QVERIFY(w.exportCsv(guiCsv));
+        QFile c(cliCsv), d(guiCsv);
+        QVERIFY(c.open(QIODevice::ReadOnly) && d.open(QIODevice::ReadOnly));
+        QCOMPARE(d.readAll(), c.readAll());
         w.setWindowModified(false);
     }
 

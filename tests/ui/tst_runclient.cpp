@@ -38,6 +38,16 @@ class TestRunClient : public QObject {
             QStringLiteral(
                 "filter --suite builtin --seeds 20 --device cpu --preset small --tasks L1-23,L2-13 "
                 "--out /tmp/x.json --jsonl -q"));
+        // Filters 5-6 run unless the run dialog turned them off.
+        RunClient::Options some;
+        some.inefficiency = false;
+        QVERIFY(RunClient::filterArguments(some, QStringLiteral("/tmp/x.json"))
+                    .join(QLatin1Char(' '))
+                    .contains(QStringLiteral("--criteria stat,redundancy")));
+        some.redundancy = false;
+        QVERIFY(RunClient::filterArguments(some, QStringLiteral("/tmp/x.json"))
+                    .join(QLatin1Char(' '))
+                    .contains(QStringLiteral("--criteria stat ")));
     }
 
     void testStreamedRun() {
@@ -50,6 +60,11 @@ class TestRunClient : public QObject {
         QSignalSpy progress(&client, &RunClient::progress);
         QSignalSpy finished(&client, &RunClient::finished);
         QSignalSpy failed(&client, &RunClient::failed);
+        QStringList phases; // what the worker said it was doing, as progress reported it
+        connect(&client, &RunClient::progress, this, [&] {
+            const QString p = client.currentTask() + QLatin1Char(':') + client.currentPhase();
+            if (phases.isEmpty() || phases.last() != p) phases << p;
+        });
         RunClient::Options o;
         o.seeds = 7;
         client.start(o);
@@ -75,6 +90,9 @@ class TestRunClient : public QObject {
             if (p.at(0).toInt() == 1 && p.at(2).toString() == QLatin1String("L1-12"))
                 sawCurrent = true;
         QVERIFY(sawCurrent);
+        QVERIFY2(phases.contains(QStringLiteral("L1-12:inefficiency")), qPrintable(phases.join(u' ')));
+        QVERIFY(phases.contains(QStringLiteral("L1-12:redundancy")));
+        QVERIFY(phases.indexOf(QStringLiteral("L1-12:statistics")) < phases.indexOf(QStringLiteral("L1-12:redundancy")));
         QFile argsFile(tmp.filePath(QStringLiteral("args")));
         QVERIFY(argsFile.open(QIODevice::ReadOnly));
         QVERIFY(argsFile.readAll().startsWith("filter --suite builtin --seeds 7 --device auto"));

@@ -12,6 +12,8 @@
 #include <taskdetailview.h>
 
 #include <models/filtermatrixmodel.h>
+#include <models/redundancymodel.h>
+#include <models/rewritesmodel.h>
 
 #include <QDir>
 #include <QImage>
@@ -126,6 +128,19 @@ class TestScreenshots : public QObject {
         for (auto* c : w.detailView()->charts())
             checkPlotDrawn(c);
         w.detailView()->logCountBox()->setChecked(false);
+
+        // Filters 5-6 on their page: the diagonal matmul's roofline and the rewrite that flags
+        // it, then the broken L2-13's constant softmax and what only fed it.
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        w.detailView()->showGraphAnalyses(true);
+        checkNonTrivial(shoot(w, QStringLiteral("task-detail-inefficiency.png")),
+                        QStringLiteral("task detail (inefficiency)"));
+        QCOMPARE(w.detailView()->rewritesModel()->rowCount(), 1);
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        checkNonTrivial(shoot(w, QStringLiteral("task-detail-redundancy.png")),
+                        QStringLiteral("task detail (redundancy)"));
+        QCOMPARE(w.detailView()->redundancyModel()->rowCount(), 6);
+        w.detailView()->showGraphAnalyses(false);
 
         // Kernels on the broken L2-13: a 124x shortcut on a flawed task must be marked.
         QVERIFY(w.selectTask(QStringLiteral("L2-13")));
