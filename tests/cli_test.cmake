@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 # End-to-end checks of kernelsieve-cli: exit codes, messages, output files.
+# Empty list elements are kept (CSV cells left empty mean "not run").
+cmake_policy(SET CMP0007 NEW)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -10,6 +12,34 @@ function(run_cli expect_rc out_var)
         message(FATAL_ERROR "kernelsieve-cli ${ARGN}: exit ${rc}, expected ${expect_rc}\nstdout:\n${out}\nstderr:\n${err}")
     endif()
     set(${out_var} "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# The cell of `column` (a header name) in the row of task `id` of a CSV text (no quoted commas in
+# the rows we look at).
+function(csv_cell csv id column out_var)
+    string(REPLACE "\r\n" "\n" csv "${csv}")
+    string(REPLACE ";" "," csv "${csv}")
+    string(REGEX MATCH "^[^\n]*" header "${csv}")
+    string(REGEX MATCH "\n${id},[^\n]*" row "${csv}")
+    if(row STREQUAL "")
+        message(FATAL_ERROR "CSV has no row for ${id}")
+    endif()
+    string(SUBSTRING "${row}" 1 -1 row)
+    string(REPLACE "," ";" header "${header}")
+    string(REPLACE "," ";" row "${row}")
+    list(FIND header "${column}" i)
+    if(i EQUAL -1)
+        message(FATAL_ERROR "CSV has no column '${column}'")
+    endif()
+    list(GET row ${i} value)
+    set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
+
+function(expect_cell csv id column expected)
+    csv_cell("${csv}" "${id}" "${column}" value)
+    if(NOT value STREQUAL "${expected}")
+        message(FATAL_ERROR "${id} ${column}: '${value}', expected '${expected}'")
+    endif()
 endfunction()
 
 function(expect_contains text needle what)
@@ -27,7 +57,10 @@ expect_contains("${out}" "Device " "--version")
 run_cli(2 out filter --seeds 0)
 run_cli(2 out filter --device tpu)
 run_cli(2 out filter --threshold output_rnage=0.1)
-expect_contains("${out}" "unknown criterion 'output_rnage'" "bad threshold name")
+expect_contains("${out}" "unknown threshold 'output_rnage'" "bad threshold name")
+expect_contains("${out}" "baseline_rewrite_speedup" "known thresholds listed")
+run_cli(2 out filter --criteria stat,speed)
+expect_contains("${out}" "--criteria: unknown 'speed'" "bad --criteria")
 run_cli(2 out filter --threshold output_range=abc)
 expect_contains("${out}" "'abc' is not a number" "bad threshold value")
 run_cli(2 out filter --profile no-such-profile)
@@ -44,8 +77,13 @@ expect_contains("${json}" "\"schema\": \"kernelsieve.results\"" "results schema"
 expect_contains("${json}" "malformed.json: not valid JSON" "load failure in results")
 expect_contains("${json}" "task B-shape:" "runtime failure in results")
 file(READ "${WORK}/bad.csv" csv)
-expect_contains("${csv}" "Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact" "CSV header")
-expect_contains("${csv}" "B-good,good_task,False,False,False,False,False,0,synthetic,ok" "CSV row")
+expect_contains("${csv}" "Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Baseline Inefficiency,Redundant Computation,Any Flag" "CSV header")
+expect_contains("${csv}" "B-good,good_task,False,False,False,False," "CSV row")
+expect_cell("${csv}" B-good "Redundant Computation" False)
+expect_cell("${csv}" B-good Status ok)
+# A task that failed is not analysed: filters 5-6 are empty cells, never True or False.
+expect_cell("${csv}" B-shape "Baseline Inefficiency" "")
+expect_cell("${csv}" B-shape "Redundant Computation" "")
 
 # Thresholds from the command line change the flags, not the metrics.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-tiny,T-normal" --out a.json --csv a.csv -q)
@@ -56,11 +94,58 @@ file(READ "${WORK}/b.csv" b)
 expect_contains("${a}" "T-tiny,tiny_output,True,True,True,True" "default thresholds")
 expect_contains("${b}" "T-tiny,tiny_output,False,True,True,True" "range threshold lowered")
 
+# --criteria stat: filters 5-6 not run, so their cells are empty.
+run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --no-out --csv stat.csv -q)
+file(READ "${WORK}/stat.csv" stat)
+expect_cell("${stat}" T-normal "Baseline Inefficiency" "")
+expect_cell("${stat}" T-normal "Redundant Computation" "")
+expect_cell("${stat}" T-normal "Output Std" False)
+
 # JSON lines for the GUI worker.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --jsonl --no-out)
 expect_contains("${out}" "{\"event\":\"start\"" "jsonl start")
 expect_contains("${out}" "{\"event\":\"task\",\"index\":0" "jsonl task")
 expect_contains("${out}" "{\"event\":\"done\"" "jsonl done")
+expect_contains("${out}" "\"phase\":\"redundancy\"" "jsonl task_phase")
+expect_contains("${out}" "\"redundancy\":{" "jsonl result carries the analyses")
+
+# The whole built-in suite, small preset, CPU, all six filters: every task ends in the results
+# (an analysis that fails never stops the run) and the seed's cases come out as measured.
+string(TIMESTAMP t0 "%s")
+run_cli(0 out filter --device cpu --preset small --seeds 3 --out builtin.json --csv builtin.csv -q)
+string(TIMESTAMP t1 "%s")
+math(EXPR seconds "${t1} - ${t0}")
+message(STATUS "built-in suite, six filters, CPU small preset: ${seconds} s")
+expect_contains("${out}" "device ceilings for filter 5" "ceilings measured once per run")
+file(READ "${WORK}/builtin.csv" b)
+# Filter 5: the diagonal matmul is caught by its rewrite; softmax is not inefficient.
+expect_cell("${b}" L1-12 "Baseline Inefficiency" True)
+expect_cell("${b}" L1-12 baseline_rewrite_rule diag-matmul)
+csv_cell("${b}" L1-12 baseline_reasons reasons)
+expect_contains("${reasons}" "rewrite" "L1-12 flagged by its rewrite")
+expect_cell("${b}" L1-12 baseline_timed_on CPU)
+expect_cell("${b}" L1-23 "Baseline Inefficiency" False)
+# Filter 6: every KS-* task was built with redundant or dead work; a plain matmul has none.
+foreach(ks RANGE 1 10)
+    expect_cell("${b}" KS-${ks} "Redundant Computation" True)
+endforeach()
+expect_cell("${b}" L1-1 "Redundant Computation" False)
+expect_cell("${b}" L1-1 redundant_nodes 0)
+expect_cell("${b}" L2-13 "Redundant Computation" True)
+expect_cell("${b}" L2-13r "Redundant Computation" False)
+file(READ "${WORK}/builtin.json" bj)
+expect_contains("${bj}" "\"ceilings\": {" "ceilings in the run info")
+expect_contains("${bj}" "\"baseline_inefficiency\": true" "flags written")
+# Re-thresholding from the stored reports, no re-run: a 1e9x rewrite bound and no efficiency or
+# pass bound clear L1-12's flag.
+run_cli(0 out export-robust-kbench builtin.json --out rk --tasks L1-12,KS-2 --dir-name id
+        --threshold baseline_rewrite_speedup=1e9 --threshold baseline_efficiency=0 --threshold baseline_passes=1e9)
+file(READ "${WORK}/rk/L1-12/filter_results.json" rk)
+expect_contains("${rk}" "\"baseline_inefficiency\": false" "export re-thresholds filter 5")
+expect_contains("${rk}" "\"best_rule\": \"diag-matmul\"" "export carries the rewrite")
+file(READ "${WORK}/rk/KS-2/filter_results.json" rk)
+expect_contains("${rk}" "\"redundant_computation\": true" "export carries filter 6")
+expect_contains("${rk}" "\"filter_output_range\": false" "robust-kbench keys unchanged")
 
 run_cli(0 out list --suite builtin --tasks "L1-23")
 expect_contains("${out}" "L1-23" "list")

@@ -23,6 +23,7 @@ protected:
         EngineOptions o;
         o.device = "cpu";
         o.seeds = 5;
+        o.inefficiency = o.redundancy = false; // these tests are about filters 1-4
         Engine engine(o);
         const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
         ASSERT_TRUE(s.issues.empty()) << s.issues.front().message;
@@ -153,6 +154,14 @@ TEST(BadInput, EachRuntimeFailureNamesTheTaskAndTheRestGoesOn) {
     for (const auto& t : rr.tasks) by[t.id] = &t;
     ASSERT_EQ(by.size(), s.tasks.size());
     EXPECT_EQ(by["B-good"]->status, TaskStatus::Ok);
+    // Filters 5-6 ran on the good task after its statistics, with the run's ceilings; a task
+    // that failed is not analysed (it would fail the same way), so they stay "not run".
+    ASSERT_TRUE(rr.run.ceilings);
+    ASSERT_TRUE(by["B-good"]->inefficiency && by["B-good"]->redundancy);
+    EXPECT_EQ(by["B-good"]->inefficiency->error, "");
+    EXPECT_EQ(by["B-good"]->redundancy->error, "");
+    EXPECT_EQ(by["B-good"]->inefficiency->device, "cpu");
+    EXPECT_FALSE(by["B-good"]->flagged(Criterion::RedundantComputation, Thresholds::defaults()));
     const std::map<std::string, std::string> expected{
         {"B-compile", "TorchScript compile error"},
         {"B-shape", "cannot be multiplied"},
@@ -165,6 +174,7 @@ TEST(BadInput, EachRuntimeFailureNamesTheTaskAndTheRestGoesOn) {
     for (const auto& [id, needle] : expected) {
         ASSERT_TRUE(by.count(id)) << id;
         EXPECT_EQ(by[id]->status, TaskStatus::Error) << id;
+        EXPECT_FALSE(by[id]->inefficiency || by[id]->redundancy) << id;
         EXPECT_NE(by[id]->error.find("task " + id + ":"), std::string::npos) << by[id]->error;
         EXPECT_NE(by[id]->error.find(needle), std::string::npos) << id << ": " << by[id]->error;
     }
@@ -185,6 +195,28 @@ TEST(Cancel, StopsAndKeepsFinishedTasks) {
                                         });
     EXPECT_TRUE(rr.run.cancelled);
     EXPECT_EQ(rr.tasks.size(), 2u);
+}
+
+TEST(Cancel, PhasesInOrderAndACancelBetweenAnalysesStops) {
+    std::atomic<bool> cancel{false};
+    std::vector<std::string> phases;
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 2;
+    o.cancel = &cancel;
+    o.onPhase = [&](const TaskSpec& t, const std::string& phase) {
+        phases.push_back(t.id + ":" + phase);
+        if (phases.size() == 5) cancel = true; // the second task's inefficiency analysis
+    };
+    Engine engine(o);
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/synthetic");
+    const std::vector<TaskSpec> two{*s.find("T-normal"), *s.find("T-tiny")};
+    const RunResults rr = engine.runAll(two, s.name, Thresholds::defaults());
+    EXPECT_EQ(phases, (std::vector<std::string>{"T-normal:statistics", "T-normal:inefficiency", "T-normal:redundancy",
+                                                "T-tiny:statistics", "T-tiny:inefficiency"}));
+    EXPECT_TRUE(rr.run.cancelled);
+    ASSERT_EQ(rr.tasks.size(), 1u); // the first task, with both analyses
+    EXPECT_TRUE(rr.tasks[0].inefficiency && rr.tasks[0].redundancy);
 }
 
 TEST(Device, CudaWithoutAGpuIsAClearError) {
