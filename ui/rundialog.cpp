@@ -67,7 +67,8 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     m_device->setCurrentIndex(std::max(0, m_device->findData(defaults.device)));
     form->addRow(tr("Device:"), m_device);
     // Filters 1-4 always run (one pass over the seeds measures all four); 5 and 6 are analyses of
-    // the graph that add roughly a third of a second per task at the small preset.
+    // the graph (on the idle 2-core CPU box they double a small-preset run: 3 s -> 7 s for the
+    // built-in suite), so they can be left out of a quick re-run.
     auto* analyses = new QVBoxLayout;
     m_inefficiency = new QCheckBox(tr("Baseline inefficiency (filter 5: roofline, rewrites)"));
     m_inefficiency->setObjectName(QStringLiteral("runInefficiency"));
