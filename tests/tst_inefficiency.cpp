@@ -204,8 +204,9 @@ TEST(Inefficiency, SeedTable1OnCpu) {
     EXPECT_FALSE(s.flagged) << "softmax efficiency " << s.efficiency;
     // one op: reads its input once and writes its output once, a single pass
     EXPECT_DOUBLE_EQ(s.passes, 1.0);
-    EXPECT_TRUE(s.memoryBound);
     EXPECT_FALSE(s.flaggedPasses);
+    // one exp per input element (4 x 16384 at the small preset) enters its compute floor
+    EXPECT_DOUBLE_EQ(s.transcendentals, 4.0 * 16384);
 
     const auto r = analyse(*rms, o);
     ASSERT_TRUE(r.error.empty()) << r.error;
@@ -216,6 +217,7 @@ TEST(Inefficiency, SeedTable1OnCpu) {
     // tensor, x / rms (read x and rms, write y): 5 full passes + 6 of size N/C, against the 2 of
     // one fused pass (read x, write y). Memory-bound, so flagged whatever the cache hides.
     EXPECT_NEAR(r.passes, 2.5 + 3.0 / 64, 1e-9);
+    EXPECT_DOUBLE_EQ(r.transcendentals, 0.0); // x ** 2 is a multiply; sqrt is not counted
     EXPECT_TRUE(r.memoryBound);
     EXPECT_TRUE(r.flaggedPasses);
     EXPECT_TRUE(r.flagged);

@@ -126,6 +126,7 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"runs", r.runs},
                 {"bytes", num(r.bytes)},
                 {"flops", num(r.flops)},
+                {"transcendentals", num(r.transcendentals)},
                 {"bandwidth_gbs", num(r.bandwidthGBs)},
                 {"memory_floor_ms", num(r.memoryFloorMs)},
                 {"compute_floor_ms", num(r.computeFloorMs)},
@@ -153,6 +154,7 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.runs = j.value("runs", 0);
     r.bytes = getNum(j, "bytes", 0);
     r.flops = getNum(j, "flops", 0);
+    r.transcendentals = getNum(j, "transcendentals", 0);
     r.bandwidthGBs = getNum(j, "bandwidth_gbs", 0);
     r.memoryFloorMs = getNum(j, "memory_floor_ms", 0);
     r.computeFloorMs = getNum(j, "compute_floor_ms", 0);
@@ -262,6 +264,7 @@ json deviceCeilingsToJson(const DeviceCeilings& c) {
                 {"copy_bandwidth_gbs", num(c.copyBandwidthGBs)},
                 {"copy_curve", curve},
                 {"fp32_peak_gflops", num(c.fp32PeakGflops)},
+                {"transcendental_gelems", num(c.transcendentalGelems)},
                 {"threads", c.threads},
                 {"method", c.method},
                 {"source", c.source}};
@@ -279,6 +282,7 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
         c.copyCurve.emplace_back(jsonutil::toNum(p.at(0), "copy_curve"), jsonutil::toNum(p.at(1), "copy_curve"));
     }
     c.fp32PeakGflops = getNum(j, "fp32_peak_gflops", 0);
+    c.transcendentalGelems = getNum(j, "transcendental_gelems", 0);
     c.threads = j.value("threads", 0);
     c.method = str(j, "method");
     c.source = str(j, "source");

@@ -121,6 +121,7 @@ json ceilingsToJson(const DeviceCeilings& c) {
                 {"copy_bandwidth_gbs", c.copyBandwidthGBs},
                 {"copy_curve", curve},
                 {"fp32_peak_gflops", c.fp32PeakGflops},
+                {"transcendental_gelems", c.transcendentalGelems},
                 {"threads", c.threads},
                 {"method", c.method},
                 {"tool_version", toolVersion()}};
@@ -133,10 +134,13 @@ DeviceCeilings ceilingsFromJson(const json& j) {
     c.measured = j.value("measured", "");
     c.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
     c.fp32PeakGflops = j.at("fp32_peak_gflops").get<double>();
+    c.transcendentalGelems = j.value("transcendental_gelems", 0.0);
     c.threads = j.value("threads", 0);
     c.method = j.value("method", "");
     for (const auto& p : j.value("copy_curve", json::array())) c.copyCurve.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
-    if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0)) throw Error("non-positive ceiling");
+    // A cache without the exp rate predates it: measure again.
+    if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0))
+        throw Error("non-positive ceiling");
     return c;
 }
 
@@ -211,7 +215,14 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
         const double mmMs = timeMs([&] { at::mm_out(out, a, b); }, 2, 10, dev);
         at::globalContext().setAllowTF32CuBLAS(tf32);
         c.fp32PeakGflops = 2.0 * std::pow(static_cast<double>(m), 3) / (mmMs * 1e-3) / 1e9;
-        c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off; CUDA events, medians";
+        {
+            const int64_t n = int64_t{1} << 26;
+            at::Tensor x = at::randn({n}, opts), y = at::empty({n}, opts);
+            const double expMs = timeMs([&] { at::exp_out(y, x); }, 3, 20, dev);
+            c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
+        }
+        c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of 64 Mi float32; "
+                   "CUDA events, medians";
     } else {
         const at::Device dev(at::kCPU);
         const auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -229,7 +240,14 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
         at::Tensor a = at::randn({m, m}, opts), b = at::randn({m, m}, opts), out = at::empty({m, m}, opts);
         const double mmMs = timeMs([&] { at::mm_out(out, a, b); }, 1, 5, dev);
         c.fp32PeakGflops = 2.0 * std::pow(static_cast<double>(m), 3) / (mmMs * 1e-3) / 1e9;
-        c.method = "copy_ of 16 KiB..64 MiB float32 (read+write), mm 2048^2 float32, " + std::to_string(c.threads) +
+        {
+            // in cache, so the rate is the instructions', not memory's
+            const int64_t n = int64_t{1} << 14;
+            at::Tensor x = at::randn({n}, opts), y = at::empty({n}, opts);
+            const double expMs = timeMs([&] { at::exp_out(y, x); }, 2, 9, dev, 64);
+            c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
+        }
+        c.method = "copy_ of 16 KiB..64 MiB float32 (read+write), mm 2048^2 float32, exp of 16 Ki float32, " + std::to_string(c.threads) +
                    " threads; steady_clock, minimum of the runs";
     }
     c.copyBandwidthGBs = c.copyCurve.back().second;
@@ -445,7 +463,39 @@ double nodeFlops(const Node* n, const Shapes& shapes) {
         const auto* in = shape(n->input(0));
         return in ? numelOf(*in) : outN;
     }
+    if (k.find("pool") != std::string::npos && k.find("adaptive") == std::string::npos && n->inputs().size() >= 2) {
+        // max/avg pooling: every output element reads its whole window
+        if (const auto ks = constantOf(n->input(1)); ks && ks->isIntList()) {
+            double window = 1;
+            for (const auto v : ks->toIntList()) window *= static_cast<double>(v);
+            return outN * window;
+        }
+    }
     return outN; // elementwise
+}
+
+// Elements an op passes through a transcendental function (exp, log, tanh, erf, ...): on a CPU
+// these cost tens of instructions each, and a memory-only floor would call every activation
+// "inefficient". Softmax-like reductions exponentiate each input element once.
+double nodeTranscendentals(const Node* n, const Shapes& shapes) {
+    static const std::set<std::string> elementwise{
+        "aten::exp", "aten::exp2", "aten::expm1", "aten::log", "aten::log2", "aten::log10", "aten::log1p",
+        "aten::tanh", "aten::sigmoid", "aten::erf", "aten::erfc", "aten::gelu", "aten::silu", "aten::mish",
+        "aten::elu", "aten::selu", "aten::celu", "aten::softplus", "aten::log_sigmoid", "aten::sin", "aten::cos",
+        "aten::tan", "aten::atan", "aten::asin", "aten::acos", "aten::sinh", "aten::cosh", "aten::pow",
+        "aten::glu", "aten::logit"};
+    static const std::set<std::string> overInput{"aten::softmax", "aten::log_softmax", "aten::logsumexp",
+                                                 "aten::cross_entropy_loss", "aten::nll_loss", "aten::kl_div"};
+    const std::string k = kindOf(n);
+    const bool over = overInput.count(k) > 0;
+    if (!over && !elementwise.count(k)) return 0;
+    // x ** 2 (KernelBench's RMSNorm) is a multiply; only a non-integral exponent needs exp/log.
+    if (k == "aten::pow" && n->inputs().size() >= 2)
+        if (const auto e = constantOf(n->input(1)); e && (e->isInt() || (e->isDouble() && std::floor(e->toDouble()) == e->toDouble())))
+            return 0;
+    const Value* v = over ? n->input(0) : n->output(0);
+    const auto it = shapes.find(v);
+    return it == shapes.end() ? 0 : numelOf(it->second);
 }
 
 // Ops that return a view or an alias of an input (or nothing): no memory traffic of their own.
@@ -733,13 +783,17 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             for (Node* n : g->nodes())
                 if (n != tup) {
                     rep.flops += nodeFlops(n, shapes);
+                    rep.transcendentals += nodeTranscendentals(n, shapes);
                     rep.eagerTrafficBytes += nodeTraffic(n, tensorBytes);
                 }
         }
 
         rep.bandwidthGBs = ceilings.bandwidthAt(rep.bytes);
         rep.memoryFloorMs = ceilings.copyTimeMs(rep.bytes);
-        rep.computeFloorMs = rep.flops / (ceilings.fp32PeakGflops * 1e9) * 1e3;
+        rep.computeFloorMs = rep.flops / (ceilings.fp32PeakGflops * 1e9) * 1e3 +
+                             (ceilings.transcendentalGelems > 0
+                                  ? rep.transcendentals / (ceilings.transcendentalGelems * 1e9) * 1e3
+                                  : 0.0);
         rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
         rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
         rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / rep.bytes : 0;

@@ -27,6 +27,9 @@ struct DeviceCeilings {
     // byte count (log-interpolated), not the DRAM figure alone.
     std::vector<std::pair<double, double>> copyCurve;
     double fp32PeakGflops = 0;   // FP32 matrix product (no TF32), GFLOP/s
+    // exp() over a float32 tensor, elements/s (1e9): the rate of transcendental elementwise work
+    // (exp, tanh, erf, log, ...), which a CPU pays in instructions, not in bytes.
+    double transcendentalGelems = 0;
     int threads = 0;             // CPU: intra-op threads the rate was measured with
     std::string method;          // how the two numbers were measured, in words
     std::string source;          // "measured" or the cache file it was read from
@@ -88,9 +91,10 @@ struct InefficiencyReport {
     int runs = 0;
     double bytes = 0;           // inputs + params read once, output written once
     double flops = 0;           // graph estimate (docs/inefficiency.md)
+    double transcendentals = 0; // elements passed through exp/tanh/erf/log/... (docs/inefficiency.md)
     double bandwidthGBs = 0;    // copy bandwidth at this task's byte count
     double memoryFloorMs = 0;   // bytes / that bandwidth
-    double computeFloorMs = 0;  // flops / FP32 peak
+    double computeFloorMs = 0;  // flops / FP32 peak + transcendentals / exp rate
     double floorMs = 0;         // max of the two
     double eagerMs = 0;         // eager time of the task: CUDA the median, CPU the minimum of the runs
     double eagerMedianMs = 0;   // the median, for the record
