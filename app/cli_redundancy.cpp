@@ -4,6 +4,7 @@
 
 #include "cli_redundancy.h"
 
+#include "ks/core/analysisreports.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
@@ -67,7 +68,7 @@ int runRedundancy(const RedundancyCliOptions& o) {
             std::printf("%-8s %-44.44s REDUNDANT: %.1f%% of FLOPs (%.2fs)\n", r.taskId.c_str(), r.taskName.c_str(),
                         100.0 * r.flopFraction(), r.wallSeconds);
             for (const auto& n : r.nodes)
-                std::printf("    %-15s %-20s line %-3d %s\n      -> %s\n", redundantKindKey(n.kind), n.op.c_str(), n.line,
+                std::printf("    %-15s %-20s line %-3d %s\n      -> %s\n", redundantKindName(n.kind), n.op.c_str(), n.line,
                             n.sourceText.c_str(), n.reason.c_str());
             for (const auto& u : r.unused)
                 std::printf("    %-15s %-20s %s\n", "unused-arg", ((u.isParam ? "param " : "input ") + u.name).c_str(),

@@ -3,6 +3,7 @@
 // tests/data/redundancy/ with the exact nodes it must report, negatives that must report nothing,
 // and the built-in suite's redundant (KS-*, L2-13) and clean (L1-1, L1-23, L1-36) tasks.
 
+#include "ks/core/analysisreports.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/suite.h"
 
@@ -43,7 +44,7 @@ ks::RedundancyReport analyze(const ks::TaskSpec& t) {
 std::vector<std::string> summary(const ks::RedundancyReport& r) {
     std::vector<std::string> out;
     for (const auto& n : r.nodes)
-        out.push_back(std::string(ks::redundantKindKey(n.kind)) + " " + n.op + " " + std::to_string(n.line));
+        out.push_back(std::string(ks::redundantKindName(n.kind)) + " " + n.op + " " + std::to_string(n.line));
     return out;
 }
 

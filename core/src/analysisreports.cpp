@@ -14,8 +14,7 @@ using json = nlohmann::json;
 using jsonutil::getNum;
 using jsonutil::num;
 
-// The keys redundancy.cpp's redundantKindKey writes. That function lives with the analysis (in the
-// torch library); the GUI reads reports without it, so the table is repeated here for both ways.
+// The one table of redundancy kind keys, both ways (reports, CLI, GUI).
 constexpr std::array<std::pair<RedundantNode::Kind, const char*>, 5> KindKeys{{
     {RedundantNode::Kind::Dead, "dead"},
     {RedundantNode::Kind::NoEffect, "no-effect"},

@@ -43,17 +43,6 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
-const char* redundantKindKey(RedundantNode::Kind k) {
-    switch (k) {
-    case RedundantNode::Kind::Dead: return "dead";
-    case RedundantNode::Kind::NoEffect: return "no-effect";
-    case RedundantNode::Kind::Duplicate: return "duplicate";
-    case RedundantNode::Kind::ConstantOutput: return "constant";
-    case RedundantNode::Kind::FeedsRedundant: return "feeds-redundant";
-    }
-    return "?";
-}
-
 namespace {
 
 bool isTensor(const Value* v) { return v->type()->kind() == c10::TypeKind::TensorType; }

@@ -46,8 +46,7 @@ RedundancyReport redundancyReportFromJson(const nlohmann::json& j);
 nlohmann::json deviceCeilingsToJson(const DeviceCeilings& c);
 DeviceCeilings deviceCeilingsFromJson(const nlohmann::json& j);
 
-// redundantKindKey's keys ("dead", "no-effect", ...) and back, without the analysis library
-// (redundantKindKey lives with the analysis in ks_core, which the GUI does not link).
+// Redundancy kind keys ("dead", "no-effect", "duplicate", "constant", "feeds-redundant") and back.
 const char* redundantKindName(RedundantNode::Kind k);
 std::optional<RedundantNode::Kind> redundantKindFromKey(std::string_view key);
 

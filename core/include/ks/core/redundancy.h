@@ -29,7 +29,7 @@ struct RedundantNode {
     std::string node;       // the node as TorchScript prints it, for the curious
     double flops = 0;       // estimated FLOPs of this node at the analysed preset
 };
-const char* redundantKindKey(RedundantNode::Kind k); // "dead", "no-effect", "duplicate", "constant", "feeds-redundant"
+// Kind keys ("dead", "no-effect", ...): redundantKindName in analysisreports.h (torch-free).
 
 // A task input or parameter whose values the output never depends on.
 struct UnusedArgument {
