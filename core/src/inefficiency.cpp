@@ -111,34 +111,10 @@ std::string cpuModelName() {
     return "CPU";
 }
 
-json ceilingsToJson(const DeviceCeilings& c) {
-    json curve = json::array();
-    for (const auto& [b, g] : c.copyCurve) curve.push_back({b, g});
-    return json{{"kind", "kernelsieve.ceilings"},
-                {"device", c.device},
-                {"device_name", c.deviceName},
-                {"measured", c.measured},
-                {"copy_bandwidth_gbs", c.copyBandwidthGBs},
-                {"copy_curve", curve},
-                {"fp32_peak_gflops", c.fp32PeakGflops},
-                {"transcendental_gelems", c.transcendentalGelems},
-                {"threads", c.threads},
-                {"method", c.method},
-                {"tool_version", toolVersion()}};
-}
-
-DeviceCeilings ceilingsFromJson(const json& j) {
-    DeviceCeilings c;
-    c.device = j.at("device").get<std::string>();
-    c.deviceName = j.at("device_name").get<std::string>();
-    c.measured = j.value("measured", "");
-    c.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
-    c.fp32PeakGflops = j.at("fp32_peak_gflops").get<double>();
-    c.transcendentalGelems = j.value("transcendental_gelems", 0.0);
-    c.threads = j.value("threads", 0);
-    c.method = j.value("method", "");
-    for (const auto& p : j.value("copy_curve", json::array())) c.copyCurve.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
-    // A cache without the exp rate predates it: measure again.
+// The cache file is the results' ceilings object (analysisreports.cpp) plus the tool version. A
+// cache missing a ceiling (e.g. written before the exp rate existed) is measured again.
+DeviceCeilings cachedCeilingsFromJson(const json& j) {
+    DeviceCeilings c = deviceCeilingsFromJson(j);
     if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0))
         throw Error("non-positive ceiling");
     return c;
@@ -272,7 +248,7 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const s
         std::ifstream in(file);
         if (in) {
             try {
-                DeviceCeilings c = ceilingsFromJson(json::parse(in));
+                DeviceCeilings c = cachedCeilingsFromJson(json::parse(in));
                 if (c.device == info.device && c.deviceName == wantName &&
                     (info.device == "cuda" || c.threads == wantThreads)) {
                     c.source = file.string();
@@ -289,7 +265,10 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const s
     const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid());
     {
         std::ofstream out(tmp);
-        out << ceilingsToJson(c).dump(2) << "\n";
+        json cj = deviceCeilingsToJson(c);
+        cj.erase("source"); // where it was read from is decided on reading
+        cj["tool_version"] = toolVersion();
+        out << cj.dump(2) << "\n";
     }
     fs::rename(tmp, file, ec);
     c.source = ec ? "measured (cache " + file.string() + " not writable: " + ec.message() + ")" : "measured, stored in " + file.string();
@@ -915,12 +894,10 @@ std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, c
         t["flagged"] = r.flagged;
         tasks.push_back(std::move(t));
     }
-    json cj = ceilingsToJson(c);
-    cj["source"] = c.source;
     return json{{"kind", "kernelsieve.inefficiency"},
                 {"tool_version", toolVersion()},
                 {"created", isoTimeNow()},
-                {"ceilings", cj},
+                {"ceilings", deviceCeilingsToJson(c)},
                 {"options",
                  {{"warmup", o.warmup}, {"runs", o.runs}, {"seeds", o.seeds}, {"rtol", o.rtol}, {"atol", o.atol},
                   {"min_speedup", o.minSpeedup}, {"min_efficiency", o.minEfficiency}, {"max_passes", o.maxPasses}}},
