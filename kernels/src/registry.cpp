@@ -40,6 +40,9 @@ const Variant kVariants[] = {
     {kSoftmax, "softmax_kernel5", 5,
      "row split over a cluster, streamed: HBM read once, write pass re-reads from L2", false,
      softmax::launch5, softmax::supports},
+    {kSoftmax, "softmax_kernel6", 6,
+     "persistent row-over-cluster in shared memory: next row's loads overlap this row's writes",
+     false, softmax::launch6, softmax::supports6},
 
     {kRms, "rmsnorm_kernel1", 1, "naive: one thread per (b,h,w) column, loops C twice", false,
      rmsnorm::launch1, rmsnorm::supports},

@@ -18,6 +18,12 @@
 //                  at 1024 x 393216, 8.8 us at 16 x 16384; issuing 4 loads per thread before use
 //                  made it slower (1.41 ms). Kept as a measured negative result
 //                  (bench/kernels/RESULTS.md).
+// softmax_kernel6  kernel4's shared-memory row over a cluster, made persistent and pipelined: one
+//                  cluster per co-resident slot walks rows; online max/sum a quarter of the chunk
+//                  at a time as it lands (one cluster barrier per row, not two); the write pass
+//                  reloads each slot with the next row right after reading it, so HBM reads and
+//                  writes overlap; exp as one SFU ex2. H200: 0.906 ms at 1024 x 393216 (84 % of
+//                  copy, 1.7x eager); at 16 x 16384 kernel4 stays faster (8.4 against 6.5 us).
 #include "checks.h"
 #include "common.cuh"
 #include "variants.h"
@@ -25,8 +31,8 @@
 #include <cooperative_groups.h>
 #include <cuda_pipeline_primitives.h>
 
+#include <algorithm>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
 namespace ks::kernels::softmax {
@@ -364,6 +370,167 @@ __global__ void __launch_bounds__(512, 2)
 #endif
 }
 
+// kernel6. Thread t owns the vectors t, t + bd, t + 2 bd, ... of its block's chunk (in each
+// buffer): it alone copies them in (cp.async), reads them and reloads them, so its own cp.async
+// waits order everything and no block barrier guards a buffer. Each row's copies are committed
+// in kSoftmaxPipelineGroups groups (always that many, empty ones too), so with the next row's
+// groups committed behind them (two buffers), "at most 4 * NBUF - 1 - g groups pending" means
+// quarter g of the current row has landed.
+constexpr int kGroups = plan::kSoftmaxPipelineGroups;
+static_assert(kGroups == 4, "waitLanded spells out the cp.async.wait_group immediates");
+template <int NBUF>
+__device__ __forceinline__ void waitLanded(int g) {
+    switch (g + (NBUF == 2 ? 0 : 4)) {
+    case 0: __pipeline_wait_prior(7); break;
+    case 1: __pipeline_wait_prior(6); break;
+    case 2: __pipeline_wait_prior(5); break;
+    case 3: __pipeline_wait_prior(4); break;
+    case 4: __pipeline_wait_prior(3); break;
+    case 5: __pipeline_wait_prior(2); break;
+    case 6: __pipeline_wait_prior(1); break;
+    default: __pipeline_wait_prior(0); break;
+    }
+}
+__device__ __forceinline__ int groupBegin(int g, int perThread) {
+    return g * perThread / kGroups;
+}
+
+// exp(x - m) as 2^((x - m) log2 e) on the SFU (ex2.approx, 2 ulp; results below 2^-126 flush
+// to 0, far under any tolerance): x - m is exact where it matters (x near m), and the rounding
+// of the product costs ~|x - m| * 6e-8 relative, against ~10 instructions of expf.
+// -Inf gives 0 and NaN stays NaN, exactly as expf.
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float expm(float x, float m) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((x - m) * kLog2e));
+    return r;
+}
+__device__ __forceinline__ float4 expm(float4 x, float m) {
+    return make_float4(expm(x.x, m), expm(x.y, m), expm(x.z, m), expm(x.w, m));
+}
+
+template <int VEC, int NBUF>
+__global__ void __launch_bounds__(plan::kSoftmaxPipelineMaxThreads, 1)
+    softmax_kernel6(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                    long long cols, long long chunk) {
+#ifdef KS_HAVE_CLUSTERS
+    using V = typename VecT<VEC>::T;
+    extern __shared__ float4 smem4[];
+    __shared__ float shM[32], shS[32];
+    __shared__ float partM[2], partS[2]; // double-buffered by row parity, as in kernel4
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned cs = cluster.num_blocks();
+    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
+    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const int nv = static_cast<int>(len / VEC); // a chunk fits in shared memory: < 2^16 vectors
+    V* const bufs = reinterpret_cast<V*>(smem4);
+    const int bufStride = static_cast<int>(chunk / VEC);
+    const long long clusters = gridDim.x / cs;
+    const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = bd >> 5;
+    const int perThread = (nv + bd - 1) / bd;
+    const int mine = tid < nv ? (nv - 1 - tid) / bd + 1 : 0; // slots of this thread that exist
+    // slots [k0, k1) of quarter g that exist, and the first one's offset
+    auto quarter = [&](int g, int& k0, int& k1) {
+        k0 = groupBegin(g, perThread);
+        k1 = min(groupBegin(g + 1, perThread), mine);
+        return tid + k0 * bd;
+    };
+    // Copies of row r into sv, committed as kGroups groups (empty ones when r is past the end).
+    auto issueRow = [&](long long r, V* sv) {
+        const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
+        for (int g = 0; g < kGroups; ++g) {
+            int k0, k1;
+            int v = quarter(g, k0, k1);
+            if (r < rows)
+                for (int k = k0; k < k1; ++k, v += bd)
+                    __pipeline_memcpy_async(sv + v, xr + v, sizeof(V));
+            __pipeline_commit();
+        }
+    };
+    long long r = blockIdx.x / cs;
+    issueRow(r, bufs);
+    int parity = 0, cur = 0;
+    for (; r < rows; r += clusters, parity ^= 1) {
+        V* const sv = bufs + cur * bufStride;
+        const long long rn = r + clusters;
+        if constexpr (NBUF == 2) issueRow(rn, bufs + (cur ^ 1) * bufStride);
+        // Online max/sum, a quarter at a time as it lands: that quarter's max first (so at most
+        // one rescale per quarter), then its exps. While m is still -Inf (only -Inf and NaN
+        // seen) the exps are taken against 0, which keeps s at 0, or NaN if a NaN was seen.
+        float m = -INFINITY, s = 0.f;
+        for (int g = 0; g < kGroups; ++g) {
+            waitLanded<NBUF>(g);
+            int k0, k1;
+            const int v0 = quarter(g, k0, k1);
+            float mq = -INFINITY;
+#pragma unroll 4
+            for (int k = k0, v = v0; k < k1; ++k, v += bd)
+                mq = fmaxf(mq, vmax(sv[v]));
+            if (mq > m) {
+                s = s == 0.f ? 0.f : s * expm(m, mq);
+                m = mq;
+            }
+            const float mu = m == -INFINITY ? 0.f : m;
+#pragma unroll 4
+            for (int k = k0, v = v0; k < k1; ++k, v += bd)
+                s += vsum(expm(sv[v], mu));
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            onlineMerge(m, s, m2, s2);
+        }
+        if (lane == 0) shM[warp] = m, shS[warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < nw ? shM[lane] : -INFINITY;
+            s = lane < nw ? shS[lane] : 0.f;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+                onlineMerge(m, s, m2, s2);
+            }
+            if (lane == 0) partM[parity] = m, partS[parity] = s;
+        }
+        cluster.sync();
+        // every lane of every block of the cluster gets the bitwise same (max, sum), as in kernel5
+        m = -INFINITY, s = 0.f;
+        if (lane < static_cast<int>(cs)) {
+            m = *cluster.map_shared_rank(&partM[parity], lane);
+            s = *cluster.map_shared_rank(&partS[parity], lane);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            onlineMerge(m, s, m2, s2);
+        }
+        const float inv = 1.f / s;
+        V* yr = reinterpret_cast<V*>(y + r * cols + begin);
+        // Write-once y: streaming stores. One buffer: a slot is reloaded with the next row right
+        // after its value is read (same thread, in order), so the next row streams in while this
+        // one streams out.
+        const V* xn = reinterpret_cast<const V*>(x + (rn < rows ? rn : r) * cols + begin);
+        const bool reload = NBUF == 1 && rn < rows;
+        for (int g = 0; g < kGroups; ++g) {
+            int k0, k1;
+            int v = quarter(g, k0, k1);
+#pragma unroll 4
+            for (int k = k0; k < k1; ++k, v += bd) {
+                const V q = sv[v];
+                __stcs(yr + v, vscale(expm(q, m), inv));
+                if (reload) __pipeline_memcpy_async(sv + v, xn + v, sizeof(V));
+            }
+            if constexpr (NBUF == 1) __pipeline_commit();
+        }
+        if constexpr (NBUF == 2) cur ^= 1;
+    }
+    cluster.sync(); // peers may still read this block's partials
+#endif
+}
+
 struct Operands {
     const float* x;
     float* y;
@@ -396,54 +563,85 @@ cudaError_t deviceLimits(DeviceLimits& d) {
     return cudaSuccess;
 }
 
-template <int VEC>
-cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, cudaStream_t stream,
-                          int& maxActiveClusters) {
-    auto kernel = softmax_kernel4<VEC>;
-    KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(p.smemBytes)));
-    if (p.clusterSize > 8)
+// One cluster launch's configuration (the attribute lives beside the config that points at it).
+struct ClusterLaunch {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    ClusterLaunch(long long clusters, int clusterSize, int threads, std::size_t smemBytes,
+                  cudaStream_t stream) {
+        cfg.gridDim = dim3(static_cast<unsigned>(clusters * clusterSize));
+        cfg.blockDim = dim3(static_cast<unsigned>(threads));
+        cfg.dynamicSmemBytes = smemBytes;
+        cfg.stream = stream;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = static_cast<unsigned>(clusterSize);
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+// Opt the kernel into the shared memory and cluster size a launch asks for (16 blocks is a
+// non-portable cluster size).
+cudaError_t prepareClusterKernel(const void* kernel, std::size_t smemBytes, int clusterSize) {
+    if (smemBytes > 0)
+        KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smemBytes)));
+    if (clusterSize > 8)
         KS_CUDA_CHECK(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    const long long clusters = plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(clusters * p.clusterSize));
-    cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
-    cfg.dynamicSmemBytes = p.smemBytes;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(p.clusterSize);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    // A 16-block cluster is a non-portable size: ask once per configuration whether this device
-    // can co-schedule it, so the launcher can fall back to 8 instead of failing.
-    if (p.clusterSize > 8) {
-        static std::mutex mu;
-        static std::vector<std::tuple<int, int, int, std::size_t, int, int>> cache;
-        int dev = 0;
-        KS_CUDA_CHECK(cudaGetDevice(&dev));
-        const std::lock_guard<std::mutex> lock(mu);
-        bool known = false;
-        for (const auto& [d, cs, th, sm, vec, n] : cache)
-            if (d == dev && cs == p.clusterSize && th == p.threads && sm == p.smemBytes &&
-                vec == VEC) {
-                maxActiveClusters = n;
-                known = true;
-            }
-        if (!known) {
-            KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&maxActiveClusters, kernel, &cfg));
-            cache.emplace_back(dev, p.clusterSize, p.threads, p.smemBytes, VEC, maxActiveClusters);
-        }
-        if (maxActiveClusters <= 0) return cudaSuccess; // caller retries with smaller clusters
-    } else {
-        maxActiveClusters = 1;
-    }
-    KS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
     return cudaSuccess;
 }
+
+// How many clusters of this launch's shape the device co-schedules (0: none), asked once per
+// device, kernel and shape (the query is a driver round trip). Set the kernel's attributes first.
+cudaError_t activeClusters(const void* kernel, const ClusterLaunch& l, int& n) {
+    struct Known {
+        int dev;
+        const void* kernel;
+        unsigned clusterSize, threads;
+        std::size_t smemBytes;
+        int active;
+    };
+    static std::mutex mu;
+    static std::vector<Known> known;
+    int dev = 0;
+    KS_CUDA_CHECK(cudaGetDevice(&dev));
+    const unsigned cs = l.attr.val.clusterDim.x, threads = l.cfg.blockDim.x;
+    const std::lock_guard<std::mutex> lock(mu);
+    for (const Known& k : known)
+        if (k.dev == dev && k.kernel == kernel && k.clusterSize == cs && k.threads == threads &&
+            k.smemBytes == l.cfg.dynamicSmemBytes) {
+            n = k.active;
+            return cudaSuccess;
+        }
+    KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+    known.push_back({dev, kernel, cs, threads, l.cfg.dynamicSmemBytes, n});
+    return cudaSuccess;
+}
+
+// kernel4: launches when this device co-schedules the plan's clusters; active = 0 tells the
+// caller to retry with smaller ones.
+template <int VEC>
+cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, cudaStream_t stream,
+                          int& active) {
+    const void* kernel = reinterpret_cast<const void*>(softmax_kernel4<VEC>);
+    KS_CUDA_CHECK(prepareClusterKernel(kernel, p.smemBytes, p.clusterSize));
+    const long long clusters = plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
+    const ClusterLaunch l(clusters, p.clusterSize, p.threads, p.smemBytes, stream);
+    active = 1;
+    if (p.clusterSize > 8) KS_CUDA_CHECK(activeClusters(kernel, l, active));
+    if (active <= 0) return cudaSuccess;
+    KS_CUDA_CHECK(cudaLaunchKernelEx(&l.cfg, softmax_kernel4<VEC>, o.x, o.y, o.rows, o.cols,
+                                     p.chunk));
+    return cudaSuccess;
+}
+
+// Opt-in shared memory per block left for a kernel's dynamic buffer beside its static arrays.
+constexpr int kStaticSmemReserve = 1024;
 
 } // namespace
 
@@ -544,33 +742,79 @@ cudaError_t launch5(const Args& args, cudaStream_t stream) {
     auto kernel = vec ? softmax_kernel5<4> : softmax_kernel5<1>;
     for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
         const auto p = plan::planSoftmaxSplit(o.rows, o.cols, vec ? 4 : 1, d.sms, l2, maxCluster);
-        if (p.clusterSize > 8)
-            KS_CUDA_CHECK(
-                cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        KS_CUDA_CHECK(prepareClusterKernel(reinterpret_cast<const void*>(kernel), 0, p.clusterSize));
         const long long clusters = plan::clampLL(o.rows, 1, plan::kMaxGridX / p.clusterSize);
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(static_cast<unsigned>(clusters * p.clusterSize));
-        cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = static_cast<unsigned>(p.clusterSize);
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        const ClusterLaunch l(clusters, p.clusterSize, p.threads, 0, stream);
         if (p.clusterSize > 8) {
             // a non-portable size: fall back to 8 when this device cannot co-schedule 16
             int active = 0;
-            KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&active, kernel, &cfg));
+            KS_CUDA_CHECK(activeClusters(reinterpret_cast<const void*>(kernel), l, active));
             if (active <= 0) continue;
         }
-        KS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
+        KS_CUDA_CHECK(cudaLaunchKernelEx(&l.cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
         KS_CUDA_CHECK_LAUNCH();
         return cudaSuccess;
     }
     return detail::recordError(cudaErrorInvalidClusterSize, __FILE__, __LINE__,
                                "softmax_kernel5: no cluster configuration can be scheduled");
+}
+
+cudaError_t launch6With(const Args& args, cudaStream_t stream, int threads, int buffers) {
+    const auto o = operands(args);
+    if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
+    DeviceLimits d;
+    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
+    if (d.major < 9)
+        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
+                                   "softmax_kernel6 needs thread-block clusters (sm_90 or newer)");
+    const bool vec = canVec4(o);
+    for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
+        const auto p = plan::planSoftmaxPipeline(o.rows, o.cols, vec ? 4 : 1, d.sms,
+                                                 d.maxSmemOptin - kStaticSmemReserve, maxCluster,
+                                                 threads, buffers);
+        if (p.error) {
+            if (maxCluster < 16) break; // a smaller cluster holds less
+            return detail::recordError(
+                cudaErrorInvalidValue, __FILE__, __LINE__,
+                "softmax_kernel6: row does not fit in a cluster's shared memory");
+        }
+        auto kernel = vec ? (p.buffers == 2 ? softmax_kernel6<4, 2> : softmax_kernel6<4, 1>)
+                          : (p.buffers == 2 ? softmax_kernel6<1, 2> : softmax_kernel6<1, 1>);
+        const void* k = reinterpret_cast<const void*>(kernel);
+        KS_CUDA_CHECK(prepareClusterKernel(k, p.smemBytes, p.clusterSize));
+        // Persistent: as many clusters as the device holds at once (rows are strided over them),
+        // so each one's next row can stream in while the current one streams out.
+        int active = 0;
+        {
+            const ClusterLaunch probe(1, p.clusterSize, p.threads, p.smemBytes, stream);
+            KS_CUDA_CHECK(activeClusters(k, probe, active));
+        }
+        if (active <= 0) {
+            if (p.clusterSize <= 1) break;
+            continue; // e.g. 16-block clusters this device cannot co-schedule: try 8
+        }
+        const ClusterLaunch l(std::min<long long>(o.rows, active), p.clusterSize, p.threads,
+                              p.smemBytes, stream);
+        KS_CUDA_CHECK(cudaLaunchKernelEx(&l.cfg, kernel, o.x, o.y, o.rows, o.cols, p.chunk));
+        KS_CUDA_CHECK_LAUNCH();
+        return cudaSuccess;
+    }
+    return detail::recordError(cudaErrorInvalidClusterSize, __FILE__, __LINE__,
+                               "softmax_kernel6: no cluster configuration can be scheduled");
+}
+
+cudaError_t launch6(const Args& args, cudaStream_t stream) {
+    return launch6With(args, stream, 0, 0);
+}
+
+const char* supports6(const Args& a) {
+    if (auto r = supports(a)) return r;
+    const auto o = operands(a);
+    // host-side check against an H100/H200 (as supports4); launch6 re-plans with the device's
+    const auto p = plan::planSoftmaxPipeline(o.rows, o.cols, canVec4(o) ? 4 : 1, 132,
+                                             232448 - kStaticSmemReserve, 16);
+    if (p.error) return "a row longer than 16 blocks' shared memory (~900k floats) does not fit";
+    return nullptr;
 }
 
 } // namespace ks::kernels::softmax

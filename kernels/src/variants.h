@@ -22,8 +22,12 @@ cudaError_t launch2(const Args&, cudaStream_t);
 cudaError_t launch3(const Args&, cudaStream_t);
 cudaError_t launch4(const Args&, cudaStream_t);
 cudaError_t launch5(const Args&, cudaStream_t);
+cudaError_t launch6(const Args&, cudaStream_t);
+// launch6 with a given block size and row buffers per block (0: the plan's): the self-test's sweep
+cudaError_t launch6With(const Args&, cudaStream_t, int threads, int buffers);
 const char* supports(const Args&);
 const char* supports4(const Args&); // a row must fit in one cluster's shared memory
+const char* supports6(const Args&); // likewise
 } // namespace softmax
 
 namespace rmsnorm {

@@ -314,6 +314,8 @@ TEST(Supports, RefusalsCarryReasons) {
     EXPECT_EQ(supportsOf("softmax_kernel4", softmaxArgs(1, 900000)), nullptr);
     EXPECT_NE(supportsOf("softmax_kernel4", softmaxArgs(1, 1000000)), nullptr);
     EXPECT_EQ(supportsOf("softmax_kernel3", softmaxArgs(1, 1000000)), nullptr);
+    EXPECT_EQ(supportsOf("softmax_kernel6", softmaxArgs(1, 900000)), nullptr);
+    EXPECT_NE(supportsOf("softmax_kernel6", softmaxArgs(1, 1000000)), nullptr);
 
     const std::string k1 = std::string(kConv) + "_kernel1", k2 = std::string(kConv) + "_kernel2";
     Args bad = convArgs(0);
@@ -462,6 +464,50 @@ TEST(Plan, SoftmaxSplit) {
             EXPECT_LE(p.threads, kp::kSoftmaxSplitThreads);
         }
     EXPECT_EQ(kp::planSoftmaxSplit(0, 16384, 4, 132, l2, 16).threads, 0);
+}
+
+TEST(Plan, SoftmaxPipeline) {
+    constexpr long long smem = 232448 - 1024; // H100/H200 opt-in, less the static arrays
+    // rows of 393216 (1.5 MiB): 8 blocks of 192 KiB, one per SM, one buffer
+    const auto big = kp::planSoftmaxPipeline(1024, 393216, 4, 132, smem, 16);
+    EXPECT_EQ(big.error, nullptr);
+    EXPECT_EQ(big.clusterSize, 8);
+    EXPECT_EQ(big.buffers, 1);
+    EXPECT_EQ(big.chunk, 49152);
+    EXPECT_EQ(big.smemBytes, 196608u);
+    EXPECT_EQ(big.threads, 512);
+    // two buffers (a sweep) need twice the blocks for the same row
+    const auto two = kp::planSoftmaxPipeline(1024, 393216, 4, 132, smem, 16, 0, 2);
+    EXPECT_EQ(two.clusterSize, 16);
+    EXPECT_EQ(two.buffers, 2);
+    EXPECT_EQ(two.smemBytes, 2u * 24576 * 4);
+    EXPECT_NE(kp::planSoftmaxPipeline(1024, 393216, 4, 132, smem, 8, 0, 2).error, nullptr);
+    // a given block size is kept within the kernel's launch bounds
+    EXPECT_EQ(kp::planSoftmaxPipeline(1024, 393216, 4, 132, smem, 16, 384).threads, 384);
+    EXPECT_EQ(kp::planSoftmaxPipeline(1024, 393216, 4, 132, smem, 16, 4096).threads,
+              kp::kSoftmaxPipelineMaxThreads);
+    // 16 short rows: spread over 8 blocks of 2048, as kernel4
+    const auto task = kp::planSoftmaxPipeline(16, 16384, 4, 132, smem, 16);
+    EXPECT_EQ(task.clusterSize, 8);
+    EXPECT_EQ(task.chunk, 2048);
+    EXPECT_EQ(task.threads, 128);
+    // many rows: a block per row
+    EXPECT_EQ(kp::planSoftmaxPipeline(100000, 10, 1, 132, smem, 16).clusterSize, 1);
+    // too long for 16 blocks' shared memory
+    EXPECT_NE(kp::planSoftmaxPipeline(1, 1000000, 4, 132, smem, 16).error, nullptr);
+    for (long long cols : {1LL, 3LL, 10LL, 1001LL, 16384LL, 300001LL, 900000LL})
+        for (int vec : {1, 4}) {
+            if (vec == 4 && cols % 4) continue;
+            const auto p = kp::planSoftmaxPipeline(3, cols, vec, 132, smem, 16);
+            ASSERT_EQ(p.error, nullptr) << cols;
+            EXPECT_GE(p.chunk * p.clusterSize, cols) << cols;
+            EXPECT_EQ(p.chunk % vec, 0) << cols;
+            EXPECT_LE(p.smemBytes, static_cast<std::size_t>(smem)) << cols;
+            EXPECT_EQ(p.threads % 32, 0);
+            EXPECT_GE(p.threads, 64);
+            EXPECT_LE(p.threads, 512);
+        }
+    EXPECT_EQ(kp::planSoftmaxPipeline(0, 16384, 4, 132, smem, 16).threads, 0);
 }
 
 TEST(Plan, Rmsnorm) {

@@ -15,12 +15,15 @@
 //
 // --small skips every case with more than 4 Mi output elements (the task shapes), for a quick
 // sweep under compute-sanitizer.
-// Usage: ks_kernel_selftest [--small] [--no-time] [--only=SUBSTR] [--reps=N] [--warmup=N]
-//                           [--budget-ms=MS] [--seed=N]
+// --sweep adds softmax_kernel6 at other block sizes and buffer counts, checked and timed like
+// the registered variants (to choose the plan's defaults from measurements).
+// Usage: ks_kernel_selftest [--small] [--no-time] [--sweep] [--only=SUBSTR] [--reps=N]
+//                           [--warmup=N] [--budget-ms=MS] [--seed=N]
 // Exit status: 0 all passed (or no CUDA device: prints "SKIP: no CUDA device"), 1 a check
 // failed, 2 a CUDA runtime error outside the variants.
 #include "ks/kernels/launch_config.h"
 #include "ks/kernels/registry.h"
+#include "variants.h" // launch6With, for --sweep
 
 #include <cuda_runtime.h>
 
@@ -55,6 +58,7 @@ namespace {
 
 struct Options {
     bool small = false;
+    bool sweep = false;
     bool time = true;
     std::string only;
     int reps = 200;
@@ -63,6 +67,20 @@ struct Options {
     unsigned long long seed = 20261129ULL;
     double atol = 1e-5, rtol = 1e-4;
 };
+
+// --sweep: softmax_kernel6 with a given block size and row buffers per block
+template <int THREADS, int BUFFERS>
+cudaError_t softmax6With(const Args& a, cudaStream_t s) {
+    return ks::kernels::softmax::launch6With(a, s, THREADS, BUFFERS);
+}
+#define KS_SWEEP6(T, B)                                                                            \
+    Variant {                                                                                      \
+        "softmax", "softmax_kernel6[threads=" #T ",buffers=" #B "]", 6, "sweep", false,           \
+            softmax6With<T, B>, ks::kernels::softmax::supports6                                    \
+    }
+const Variant kSweep[] = {KS_SWEEP6(256, 1), KS_SWEEP6(384, 1), KS_SWEEP6(512, 1),
+                          KS_SWEEP6(640, 1), KS_SWEEP6(768, 1), KS_SWEEP6(512, 2)};
+#undef KS_SWEEP6
 
 constexpr int kGuard = 64; // poisoned floats after each output
 constexpr std::uint32_t kPoison = 0xFFFFFFFFu;
@@ -374,6 +392,8 @@ std::vector<Case> buildCases() {
                 row(6)[c] = huge(rng); // near FLT_MAX
             row(7)[cols - 1] = inf;    // +Inf last
             row(7)[0] = -inf;
+            for (long long c = 0; c < cols; ++c) // -Inf first half, then large negative: a
+                row(8)[c] = c < cols / 2 ? -inf : row(8)[c] - 1e4f; // running max starts at -Inf
         };
     };
     cs.push_back(
@@ -569,6 +589,8 @@ int main(int argc, char** argv) {
         };
         if (a == "--small")
             opt.small = true;
+        else if (a == "--sweep")
+            opt.sweep = true;
         else if (a == "--no-time")
             opt.time = false;
         else if (const char* v = val("--only="))
@@ -583,7 +605,7 @@ int main(int argc, char** argv) {
             opt.seed = std::strtoull(v, nullptr, 10);
         else {
             std::fprintf(stderr,
-                         "usage: %s [--small] [--no-time] [--only=SUBSTR] [--reps=N] "
+                         "usage: %s [--small] [--no-time] [--sweep] [--only=SUBSTR] [--reps=N] "
                          "[--warmup=N] [--budget-ms=MS] [--seed=N]\n",
                          argv[0]);
             return 2;
@@ -622,7 +644,10 @@ int main(int argc, char** argv) {
     for (const Case& cs : cases) {
         // --small: quick correctness sweep (e.g. under compute-sanitizer), no task-sized tensors
         if (opt.small && (cs.outElems > (1LL << 22) || cs.naiveWork > 1e9)) continue;
-        const auto variants = ks::kernels::variantsFor(cs.op);
+        auto variants = ks::kernels::variantsFor(cs.op);
+        if (opt.sweep)
+            for (const Variant& v : kSweep)
+                if (cs.op == v.op) variants.push_back(&v);
         std::vector<const Variant*> selected;
         for (const Variant* v : variants)
             if (opt.only.empty() || std::string(v->name).find(opt.only) != std::string::npos ||

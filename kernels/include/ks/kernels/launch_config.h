@@ -169,6 +169,58 @@ constexpr SoftmaxSplitPlan planSoftmaxSplit(long long rows, long long cols, int 
     return p;
 }
 
+// kernel6: a row split over a cluster and held in shared memory as in kernel4, but the grid is
+// persistent (one cluster per co-resident slot, rows strided over the clusters) and the next
+// row's loads are in flight while the current row is reduced and written, so HBM reads and
+// writes overlap and a row costs one cluster barrier. One buffer per block (the default): the
+// write pass reloads each slot with the next row right after reading it (8 blocks of 192 KiB
+// for rows of 393216). Two buffers: the next row streams into the second from the start of
+// the current row, which needs twice the blocks (16 of 96 KiB x 2) — measured slower on the
+// H200 (7 co-resident 16-block clusters, 1.45 ms against 0.96 ms at 1024 x 393216), so only a
+// sweep asks for it. Few short rows are spread over more SMs, as in kernel4.
+struct SoftmaxPipelinePlan {
+    int clusterSize = 1;
+    int buffers = 1;     // row buffers per block: 2 = double-buffered
+    long long chunk = 0; // elements per block (multiple of vec)
+    int threads = 0;
+    std::size_t smemBytes = 0;
+    const char* error = nullptr; // set when no cluster can hold a row
+};
+inline constexpr int kSoftmaxPipelineGroups = 4;        // cp.async groups per row and thread
+inline constexpr int kSoftmaxPipelineMaxThreads = 768; // __launch_bounds__ (1024 spills at 64 regs)
+// threads = 0 and buffers = 0: the defaults (512 threads at most, one buffer); otherwise the
+// given values (a sweep).
+constexpr SoftmaxPipelinePlan planSoftmaxPipeline(long long rows, long long cols, int vec,
+                                                  int smCount, long long maxSmemBytes,
+                                                  int maxCluster, int threads = 0,
+                                                  int buffers = 0) {
+    SoftmaxPipelinePlan p{};
+    if (rows <= 0 || cols <= 0) return p;
+    auto chunkFor = [&](long long cs) { return roundUp(ceilDiv(cols, cs), vec); };
+    auto fitCluster = [&](long long nbuf) {
+        long long cs = 1;
+        while (cs < maxCluster && nbuf * chunkFor(cs) * 4 > maxSmemBytes)
+            cs *= 2;
+        return nbuf * chunkFor(cs) * 4 <= maxSmemBytes ? cs : 0;
+    };
+    const long long nbuf = buffers == 2 ? 2 : 1;
+    long long cs = fitCluster(nbuf);
+    if (cs == 0) {
+        p.error = "row too long for the shared memory of one thread-block cluster";
+        return p;
+    }
+    while (cs < maxCluster && rows * cs < smCount && chunkFor(cs * 2) >= kSoftmaxMinChunk)
+        cs *= 2;
+    p.clusterSize = static_cast<int>(cs);
+    p.buffers = static_cast<int>(nbuf);
+    p.chunk = chunkFor(cs);
+    p.threads = threads > 0
+                    ? static_cast<int>(clampLL(threads, 32, kSoftmaxPipelineMaxThreads))
+                    : static_cast<int>(clampLL(pow2Ceil(ceilDiv(p.chunk / vec, 4)), 64, 512));
+    p.smemBytes = static_cast<std::size_t>(nbuf * p.chunk * 4);
+    return p;
+}
+
 // --- rmsnorm_kernel2 ------------------------------------------------------------------------
 inline constexpr int kRmsTx = 32;    // threads across columns (one vector each)
 inline constexpr int kRmsGroups = 8; // threads across channels
