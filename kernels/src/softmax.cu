@@ -32,6 +32,7 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -113,6 +114,30 @@ __device__ __forceinline__ void onlineMerge(float& m, float& s, float m2, float 
     s = (s == 0.f ? 0.f : s * expf(m - mn)) + (s2 == 0.f ? 0.f : s2 * expf(m2 - mn));
     m = mn;
 }
+// Merge (m, s) over the 32 lanes of a warp: the xor butterfly leaves every lane with the bitwise
+// same result (the merge is symmetric).
+__device__ __forceinline__ void warpOnlineMerge(float& m, float& s) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+        const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+        onlineMerge(m, s, m2, s2);
+    }
+}
+// Merge (m, s) over the block through shM/shS (32 floats each): warp 0 ends with the block's
+// (m, s) in every lane; the other warps' values are left partial. Warp 0 may overwrite shM/shS
+// afterwards; other warps must not touch them before a barrier.
+__device__ __forceinline__ void blockOnlineMerge(float& m, float& s, float* shM, float* shS) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    warpOnlineMerge(m, s);
+    if (lane == 0) shM[warp] = m, shS[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+        m = lane < nw ? shM[lane] : -INFINITY;
+        s = lane < nw ? shS[lane] : 0.f;
+        warpOnlineMerge(m, s);
+    }
+}
 
 // one pass with online max/sum and warp shuffles; the write pass re-reads the row (from L2)
 template <int VEC>
@@ -120,7 +145,6 @@ __global__ void __launch_bounds__(1024)
     softmax_kernel3(const float* __restrict__ x, float* __restrict__ y, long long rows,
                     long long cols) {
     __shared__ float shM[32], shS[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     const long long nv = cols / VEC; // VEC == 4 only when cols % 4 == 0
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* xr = x + r * cols;
@@ -137,25 +161,8 @@ __global__ void __launch_bounds__(1024)
                 onlineAdd(m, s, __ldg(xr + v));
             }
         }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            onlineMerge(m, s, m2, s2);
-        }
-        if (lane == 0) shM[warp] = m, shS[warp] = s;
-        __syncthreads();
-        if (warp == 0) {
-            m = lane < nw ? shM[lane] : -INFINITY;
-            s = lane < nw ? shS[lane] : 0.f;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-                onlineMerge(m, s, m2, s2);
-            }
-            if (lane == 0) shM[0] = m, shS[0] = s;
-        }
+        blockOnlineMerge(m, s, shM, shS);
+        if (threadIdx.x == 0) shM[0] = m, shS[0] = s;
         __syncthreads();
         m = shM[0];
         const float inv = 1.f / shS[0];
@@ -216,6 +223,18 @@ __device__ __forceinline__ float clusterCombine(cg::cluster_group& cluster, floa
     float v = IS_MAX ? -INFINITY : 0.f;
     if (lane < cluster.num_blocks()) v = *cluster.map_shared_rank(part, lane);
     return IS_MAX ? detail::warpMax(v) : detail::warpSum(v);
+}
+// The same for the online (max, sum) pair: every thread of every block of the cluster gets the
+// row's bitwise same (m, s) from the blocks' partials.
+__device__ __forceinline__ void clusterOnlineMerge(cg::cluster_group& cluster, float* partM,
+                                                   float* partS, float& m, float& s) {
+    const unsigned lane = threadIdx.x & 31;
+    m = -INFINITY, s = 0.f;
+    if (lane < cluster.num_blocks()) {
+        m = *cluster.map_shared_rank(partM, lane);
+        s = *cluster.map_shared_rank(partS, lane);
+    }
+    warpOnlineMerge(m, s);
 }
 #endif
 
@@ -308,7 +327,7 @@ __global__ void __launch_bounds__(512, 2)
     const long long len = begin < cols ? min(chunk, cols - begin) : 0;
     const long long nv = len / VEC;
     const long long clusters = gridDim.x / cs;
-    const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = bd >> 5;
+    const int tid = threadIdx.x, bd = blockDim.x;
     int buf = 0;
     for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
@@ -318,39 +337,10 @@ __global__ void __launch_bounds__(512, 2)
             const V q = __ldg(xr + v);
             onlineAddVec(m, s, reinterpret_cast<const float*>(&q), VEC);
         }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            onlineMerge(m, s, m2, s2);
-        }
-        if (lane == 0) shM[warp] = m, shS[warp] = s;
-        __syncthreads();
-        if (warp == 0) {
-            m = lane < nw ? shM[lane] : -INFINITY;
-            s = lane < nw ? shS[lane] : 0.f;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-                onlineMerge(m, s, m2, s2);
-            }
-            if (lane == 0) partM[buf] = m, partS[buf] = s;
-        }
+        blockOnlineMerge(m, s, shM, shS);
+        if (threadIdx.x == 0) partM[buf] = m, partS[buf] = s;
         cluster.sync();
-        // Lane k of every warp fetches block k's partials; the xor butterfly gives every lane of
-        // every block of the cluster the bitwise same (max, sum) (the merge is symmetric).
-        m = -INFINITY, s = 0.f;
-        if (lane < static_cast<int>(cs)) {
-            m = *cluster.map_shared_rank(&partM[buf], lane);
-            s = *cluster.map_shared_rank(&partS[buf], lane);
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            onlineMerge(m, s, m2, s2);
-        }
+        clusterOnlineMerge(cluster, &partM[buf], &partS[buf], m, s);
         const float inv = 1.f / s;
         // Last use of x and write-once y: evict-first loads and stores keep L2 for the rows
         // whose first pass is still to be re-read.
@@ -426,7 +416,7 @@ __global__ void __launch_bounds__(plan::kSoftmaxPipelineMaxThreads, 1)
     V* const bufs = reinterpret_cast<V*>(smem4);
     const int bufStride = static_cast<int>(chunk / VEC);
     const long long clusters = gridDim.x / cs;
-    const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = bd >> 5;
+    const int tid = threadIdx.x, bd = blockDim.x;
     const int perThread = (nv + bd - 1) / bd;
     const int mine = tid < nv ? (nv - 1 - tid) / bd + 1 : 0; // slots of this thread that exist
     // slots [k0, k1) of quarter g that exist, and the first one's offset
@@ -475,38 +465,10 @@ __global__ void __launch_bounds__(plan::kSoftmaxPipelineMaxThreads, 1)
             for (int k = k0, v = v0; k < k1; ++k, v += bd)
                 s += vsum(expm(sv[v], mu));
         }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            onlineMerge(m, s, m2, s2);
-        }
-        if (lane == 0) shM[warp] = m, shS[warp] = s;
-        __syncthreads();
-        if (warp == 0) {
-            m = lane < nw ? shM[lane] : -INFINITY;
-            s = lane < nw ? shS[lane] : 0.f;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-                const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-                onlineMerge(m, s, m2, s2);
-            }
-            if (lane == 0) partM[parity] = m, partS[parity] = s;
-        }
+        blockOnlineMerge(m, s, shM, shS);
+        if (threadIdx.x == 0) partM[parity] = m, partS[parity] = s;
         cluster.sync();
-        // every lane of every block of the cluster gets the bitwise same (max, sum), as in kernel5
-        m = -INFINITY, s = 0.f;
-        if (lane < static_cast<int>(cs)) {
-            m = *cluster.map_shared_rank(&partM[parity], lane);
-            s = *cluster.map_shared_rank(&partS[parity], lane);
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            onlineMerge(m, s, m2, s2);
-        }
+        clusterOnlineMerge(cluster, &partM[parity], &partS[parity], m, s);
         const float inv = 1.f / s;
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
         // Write-once y: streaming stores. One buffer: a slot is reloaded with the next row right
@@ -625,6 +587,15 @@ cudaError_t activeClusters(const void* kernel, const ClusterLaunch& l, int& n) {
 
 // kernel4: launches when this device co-schedules the plan's clusters; active = 0 tells the
 // caller to retry with smaller ones.
+// deviceLimits, refusing devices without thread-block clusters (below sm_90) for `kernel`
+cudaError_t clusterDeviceLimits(DeviceLimits& d, const char* kernel) {
+    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
+    if (d.major >= 9) return cudaSuccess;
+    char why[96]; // recordError copies it
+    std::snprintf(why, sizeof why, "%s needs thread-block clusters (sm_90 or newer)", kernel);
+    return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__, why);
+}
+
 template <int VEC>
 cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, cudaStream_t stream,
                           int& active) {
@@ -703,10 +674,7 @@ cudaError_t launch4(const Args& args, cudaStream_t stream) {
     const auto o = operands(args);
     if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
     DeviceLimits d;
-    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
-    if (d.major < 9)
-        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
-                                   "softmax_kernel4 needs thread-block clusters (sm_90 or newer)");
+    if (const cudaError_t e = clusterDeviceLimits(d, "softmax_kernel4"); e != cudaSuccess) return e;
     const bool vec = canVec4(o);
     for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
         const auto p = plan::planSoftmaxCluster(o.rows, o.cols, vec ? 4 : 1, d.sms, d.maxSmemOptin,
@@ -731,10 +699,7 @@ cudaError_t launch5(const Args& args, cudaStream_t stream) {
     const auto o = operands(args);
     if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
     DeviceLimits d;
-    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
-    if (d.major < 9)
-        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
-                                   "softmax_kernel5 needs thread-block clusters (sm_90 or newer)");
+    if (const cudaError_t e = clusterDeviceLimits(d, "softmax_kernel5"); e != cudaSuccess) return e;
     int dev = 0, l2 = 0;
     KS_CUDA_CHECK(cudaGetDevice(&dev));
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -763,10 +728,7 @@ cudaError_t launch6With(const Args& args, cudaStream_t stream, int threads, int 
     const auto o = operands(args);
     if (o.rows <= 0 || o.cols <= 0) return cudaSuccess;
     DeviceLimits d;
-    if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
-    if (d.major < 9)
-        return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__,
-                                   "softmax_kernel6 needs thread-block clusters (sm_90 or newer)");
+    if (const cudaError_t e = clusterDeviceLimits(d, "softmax_kernel6"); e != cudaSuccess) return e;
     const bool vec = canVec4(o);
     for (int maxCluster = 16; maxCluster >= 1; maxCluster /= 2) {
         const auto p = plan::planSoftmaxPipeline(o.rows, o.cols, vec ? 4 : 1, d.sms,
