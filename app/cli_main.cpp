@@ -16,11 +16,14 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 namespace {
 
@@ -112,6 +115,33 @@ void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
     }
 }
 
+// The `--dim NAME=SIZE` values of bench / validate: SIZE a positive integer, NAME a dim of at
+// least one of the selected tasks. Throws ks::Error naming the bad value.
+std::map<std::string, int64_t> parseDimOverrides(const std::vector<std::string>& args,
+                                                 const std::vector<ks::TaskSpec>& tasks) {
+    std::set<std::string> known;
+    for (const auto& t : tasks)
+        for (const auto& n : t.dimNames()) known.insert(n);
+    std::map<std::string, int64_t> dims;
+    for (const auto& a : args) {
+        const auto eq = a.find('=');
+        const std::string name = eq == std::string::npos ? "" : a.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
+        int64_t size = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
+        if (name.empty() || value.empty() || ec != std::errc() || end != value.data() + value.size() || size <= 0)
+            throw ks::Error("--dim '" + a + "': expected NAME=SIZE with SIZE a positive integer");
+        if (!known.count(name)) {
+            std::string names;
+            for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
+            throw ks::Error("--dim " + a + ": none of the selected tasks has a dim named '" + name +
+                            "' (their dims: " + names + ")");
+        }
+        dims[name] = size;
+    }
+    return dims;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +197,7 @@ int main(int argc, char** argv) {
     double bAtol = 1e-5, bRtol = 1e-4, bTimeout = 600;
     bool bL2 = false, bNoEdges = false, bList = false;
     bool bCountLaunch = false;
+    std::vector<std::string> bDims;
     for (auto* sc : {bench, validate}) {
         sc->add_option("--suite", bSuite, "'builtin' or a suite folder")->capture_default_str();
         sc->add_option("--tasks", bTasks, "Only these tasks (globs); default: every task with kernels");
@@ -179,6 +210,9 @@ int main(int argc, char** argv) {
         sc->add_option("--preset", bPreset, "Task shapes: small|full")->capture_default_str()
             ->check(CLI::IsMember({"small", "full"}));
         sc->add_option("--out", bOut, "Write the results (kernelsieve.bench JSON) here");
+        sc->add_option("--dim", bDims,
+                       "Run tasks at another size: NAME=SIZE sets that dim at the preset (repeatable; "
+                       "e.g. --dim dim=393216 --dim batch_size=1024 for long softmax rows)");
         sc->add_option("--job-timeout", bTimeout, "Seconds before a hung worker is killed")->capture_default_str();
         sc->add_flag("--list", bList, "List the variants and exit");
     }
@@ -279,6 +313,12 @@ int main(int argc, char** argv) {
             std::cerr << "error: no task with kernels in suite '" << bSuite << "'"
                       << (bTasks.empty() ? "" : " matches --tasks '" + bTasks + "'") << "\n";
             return Exit::BadSuite;
+        }
+        try {
+            ho.dims = parseDimOverrides(bDims, btasks);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::Usage;
         }
         try {
             if (!ks::probeDevice("auto").cudaAvailable)

@@ -149,3 +149,22 @@ expect_contains("${rk}" "\"filter_output_range\": false" "robust-kbench keys unc
 
 run_cli(0 out list --suite builtin --tasks "L1-23")
 expect_contains("${out}" "L1-23" "list")
+
+# bench / validate --dim: a malformed value, or a dim none of the selected tasks has, is a usage
+# error found before the device is probed (so it is checked here, without a GPU). A CLI built
+# without the kernels says that instead.
+execute_process(COMMAND "${CLI}" validate --tasks L1-23 --dim nosuch=3 RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY "${WORK}")
+if(err MATCHES "built without the CUDA kernels")
+    message(STATUS "kernelsieve-cli has no CUDA kernels: --dim checks skipped")
+else()
+    if(NOT rc EQUAL 2)
+        message(FATAL_ERROR "validate --dim nosuch=3: exit ${rc}, expected 2\n${out}${err}")
+    endif()
+    expect_contains("${err}" "none of the selected tasks has a dim named 'nosuch' (their dims: batch_size, dim)"
+                    "--dim names the unknown dim and the known ones")
+    run_cli(2 out validate --tasks L1-23 --dim dim=0)
+    expect_contains("${out}" "--dim 'dim=0': expected NAME=SIZE with SIZE a positive integer" "--dim size")
+    run_cli(2 out bench --tasks L1-23 --dim dim=39x)
+    expect_contains("${out}" "--dim 'dim=39x'" "--dim trailing garbage")
+endif()

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 using namespace ks;
 
@@ -52,6 +55,52 @@ TEST(BenchOrchestration, ACrashingWorkerFailsOnlyItsVariant) {
         }
     EXPECT_EQ(crashed, 2);
     EXPECT_GE(ok, 4); // the variants after the crash ran too
+}
+
+TEST(BenchOrchestration, DimsSetForTheRunReachEveryWorkerAndTheResults) {
+    unsetenv("FAKE_CRASH");
+    const std::string log = ::testing::TempDir() + "ks_fake_options.log";
+    std::remove(log.c_str());
+    setenv("FAKE_OPTIONS_LOG", log.c_str(), 1);
+    HarnessOptions o;
+    o.dims = {{"batch_size", 1024}, {"dim", 393216}};
+    const auto tasks = selectTasks(loadBuiltinSuite(), "L1-12,L1-23");
+    const BenchRun run = runBench(tasks, "builtin", o, {std::string(KS_TEST_DATA) + "/fake_worker.sh", {}});
+    unsetenv("FAKE_OPTIONS_LOG");
+    ASSERT_EQ(run.tasks.size(), 2u);
+    // L1-23 has both dims; L1-12 (N, M) has neither and keeps its shapes
+    EXPECT_EQ(run.tasks[0].taskId, "L1-12");
+    EXPECT_EQ(run.tasks[0].shape, (std::vector<int64_t>{4096, 4096, 4096}));
+    EXPECT_EQ(run.tasks[1].taskId, "L1-23");
+    EXPECT_EQ(run.tasks[1].shape, (std::vector<int64_t>{1024, 393216}));
+    EXPECT_EQ(run.dims, o.dims);
+    const BenchRun back = benchFromJson(benchToJson(run), "mem");
+    EXPECT_EQ(back.dims, o.dims);
+    // every job (ceilings, baselines, variants) was told the dims
+    std::ifstream in(log);
+    std::string line;
+    int jobs = 0;
+    while (std::getline(in, line)) {
+        ++jobs;
+        const auto sp = line.find(' ');
+        ASSERT_NE(sp, std::string::npos) << line;
+        EXPECT_EQ(harnessOptionsFromJson(line.substr(sp + 1)).dims, o.dims) << line;
+    }
+    EXPECT_GE(jobs, 1 + 2 + 3 + 6); // ceilings, two baselines, every variant of both ops
+    // a run without --dim writes no dims (files stay as before)
+    EXPECT_EQ(benchToJson(runFake(false)).find("\"dims\""), std::string::npos);
+}
+
+TEST(BenchOrchestration, BadDimsInABenchFileNameTheFile) {
+    const std::string text = R"({"schema":"kernelsieve.bench","schema_version":1,
+        "run":{"dims":{"dim":"wide"}},"tasks":[]})";
+    try {
+        benchFromJson(text, "b.json");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("b.json"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("run.dims.dim"), std::string::npos) << e.what();
+    }
 }
 
 TEST(BenchOrchestration, AMissingWorkerIsAClearError) {

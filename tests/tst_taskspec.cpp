@@ -46,6 +46,24 @@ TEST(TaskSpec, ParsesDimsShapesAndDistributions) {
     EXPECT_TRUE(t.hasTag("b"));
 }
 
+TEST(TaskSpec, DimsSetForARunChangeOnlyThatPresetsShapes) {
+    auto t = parse(R"({"kind":"kernelsieve.task","format_version":1,"id":"X-2","name":"n","level":1,
+        "source":"def forward(x: Tensor) -> Tensor:\n    return x\n",
+        "dims":{"full":{"batch_size":16,"dim":16384},"small":{"batch_size":4}},
+        "inputs":[{"name":"x","shape":["batch_size","dim"],"init":{"dist":"normal"}}]})");
+    EXPECT_EQ(t.dimNames(), (std::vector<std::string>{"batch_size", "dim"}));
+    // the long softmax rows of newer KernelBench versions; a name the task lacks is left alone
+    const auto set = t.overrideDims(Preset::Full, {{"batch_size", 1024}, {"dim", 393216}, {"C", 3}});
+    EXPECT_EQ(set, (std::vector<std::string>{"batch_size", "dim"}));
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Full), (std::vector<int64_t>{1024, 393216}));
+    // the small preset keeps its own batch and, since it does not name dim, takes full's
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Small), (std::vector<int64_t>{4, 393216}));
+    EXPECT_EQ(t.dimNames(), (std::vector<std::string>{"batch_size", "dim"})); // no "C" added
+    t.overrideDims(Preset::Small, {{"batch_size", 2}});
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Small), (std::vector<int64_t>{2, 393216}));
+    EXPECT_EQ(t.shapeOf(t.inputs[0], Preset::Full), (std::vector<int64_t>{1024, 393216}));
+}
+
 TEST(TaskSpec, ErrorsNameTheFileAndTheProblem) {
     EXPECT_NE(errorOf("{"), "");
     EXPECT_NE(errorOf("{").find("t.json: not valid JSON"), std::string::npos);

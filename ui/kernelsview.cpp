@@ -136,9 +136,12 @@ void KernelsView::rebuild() {
     QStringList withKernels;
     for (const auto& t : m_bench->tasks)
         withKernels << QString::fromStdString(t.taskId);
+    // A run at other sizes (`bench --dim`) says so next to the preset: "full, dim=393216".
+    QString preset = QString::fromStdString(m_bench->preset);
+    for (const auto& [name, size] : m_bench->dims)
+        preset += QStringLiteral(", %1=%2").arg(QString::fromStdString(name)).arg(size);
     m_info->setText(tr("Bench: %1 (%2), %3 warm-ups, %4 timed runs \u00b7 tasks with kernels: %5")
-                        .arg(QString::fromStdString(m_bench->deviceName),
-                             QString::fromStdString(m_bench->preset))
+                        .arg(QString::fromStdString(m_bench->deviceName), preset)
                         .arg(m_bench->settings.warmup)
                         .arg(m_bench->settings.runs)
                         .arg(withKernels.join(QStringLiteral(", "))));

@@ -93,6 +93,7 @@ std::string benchToJson(const BenchRun& b, int indent) {
                 {"copy_bandwidth_gbs", num(b.copyBandwidthGBs)},
                 {"fp32_peak_tflops", num(b.fp32PeakTflops)},
                 {"settings", timingToJson(b.settings)}};
+    if (!b.dims.empty()) j["run"]["dims"] = b.dims;
     j["tasks"] = json::array();
     for (const auto& t : b.tasks) {
         json tj{{"task_id", t.taskId},        {"task_name", t.taskName},     {"op", t.op},
@@ -146,6 +147,13 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
         b.copyBandwidthGBs = getNum(r, "copy_bandwidth_gbs");
         b.fp32PeakTflops = getNum(r, "fp32_peak_tflops");
         b.settings = timingFromJson(r.value("settings", json::object()));
+        if (r.contains("dims")) {
+            if (!r.at("dims").is_object()) throw Error("run.dims must map dim names to sizes");
+            for (const auto& [name, size] : r.at("dims").items()) {
+                if (!size.is_number_integer()) throw Error("run.dims." + name + " must be an integer");
+                b.dims[name] = size.get<int64_t>();
+            }
+        }
         for (const auto& tj : j.value("tasks", json::array())) {
             TaskBench t;
             t.taskId = tj.value("task_id", "");

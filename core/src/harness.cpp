@@ -239,10 +239,13 @@ const Suite& cachedSuite(const std::string& name) {
     return it->second;
 }
 
-const TaskSpec& findTask(const std::string& suite, const std::string& id) {
-    const TaskSpec* t = cachedSuite(suite).find(id);
-    if (!t) throw Error("task " + id + " is not in suite '" + suite + "'");
-    return *t;
+// The job's task as the run sees it: from its suite, with the run's dims set.
+TaskSpec findTask(const WorkerJob& job) {
+    const TaskSpec* t = cachedSuite(job.suite).find(job.task);
+    if (!t) throw Error("task " + job.task + " is not in suite '" + job.suite + "'");
+    TaskSpec spec = *t;
+    spec.overrideDims(job.options.preset, job.options.dims);
+    return spec;
 }
 
 std::mutex g_extraMutex;
@@ -304,7 +307,7 @@ Operands drawOperands(const TaskSpec& spec, Preset preset, uint64_t seed) {
 json jobBaseline(const WorkerJob& job) {
     c10::InferenceMode guard;
     useEagerSemantics();
-    const TaskSpec& spec = findTask(job.suite, job.task);
+    const TaskSpec spec = findTask(job);
     const auto bit = bindings().find(spec.id);
     if (bit == bindings().end()) throw Error("task " + spec.id + " has no kernel binding");
     const CompiledTask ct = compileTask(spec);
@@ -329,7 +332,7 @@ json jobBaseline(const WorkerJob& job) {
 json jobVariant(const WorkerJob& job) {
     c10::InferenceMode guard;
     useEagerSemantics();
-    const TaskSpec& spec = findTask(job.suite, job.task);
+    const TaskSpec spec = findTask(job);
     const auto bit = bindings().find(spec.id);
     if (bit == bindings().end()) throw Error("task " + spec.id + " has no kernel binding");
     const Binding& binding = bit->second;
@@ -637,7 +640,7 @@ std::vector<const kernels::Variant*> variantsForOp(const std::string& op) {
 std::string harnessOptionsToJson(const HarnessOptions& o) {
     return json{{"seeds", o.seeds},     {"atol", o.atol},     {"rtol", o.rtol},   {"edge_cases", o.edgeCases},
                 {"time", o.time},       {"warmup", o.warmup}, {"runs", o.runs},   {"l2_flush", o.l2Flush}, {"hide_launch_latency", o.hideLaunchLatency},
-                {"preset", presetName(o.preset)}, {"job_timeout_s", o.jobTimeoutSeconds}}
+                {"preset", presetName(o.preset)}, {"dims", o.dims}, {"job_timeout_s", o.jobTimeoutSeconds}}
         .dump();
 }
 
@@ -655,6 +658,7 @@ HarnessOptions harnessOptionsFromJson(const std::string& text) {
     o.hideLaunchLatency = j.value("hide_launch_latency", o.hideLaunchLatency);
     o.preset = parsePreset(j.value("preset", "full")).value_or(Preset::Full);
     o.jobTimeoutSeconds = j.value("job_timeout_s", o.jobTimeoutSeconds);
+    if (j.contains("dims")) o.dims = j.at("dims").get<std::map<std::string, int64_t>>();
     return o;
 }
 
@@ -743,8 +747,14 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     run.settings.runs = opt.runs;
     run.settings.l2Flush = opt.l2Flush;
     run.settings.hideLaunchLatency = opt.hideLaunchLatency;
+    run.dims = opt.dims;
     run.device = "cuda";
 
+    if (!opt.dims.empty()) {
+        std::string set;
+        for (const auto& [name, size] : opt.dims) set += (set.empty() ? "" : ", ") + name + "=" + std::to_string(size);
+        say(std::string("task dims set for this run (") + presetName(opt.preset) + " preset): " + set);
+    }
     say("measuring the device's copy bandwidth and FP32 peak");
     std::string failure;
     const json ceil = runJob({"--job", "ceilings"}, failure);
@@ -766,8 +776,9 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     const std::vector<std::string> ceilArgs{"--copy-gbs", std::to_string(run.copyBandwidthGBs), "--fp32-tflops",
                                             std::to_string(run.fp32PeakTflops), "--l2-bytes", std::to_string(l2)};
 
-    for (const auto& spec : tasks) {
+    for (TaskSpec spec : tasks) {
         if (cancel && cancel->load()) break;
+        spec.overrideDims(opt.preset, opt.dims); // as the workers will see it
         const auto bit = bindings().find(spec.id);
         if (bit == bindings().end()) continue;
         TaskBench tb;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <utility>
 
 namespace ks {
@@ -214,6 +216,24 @@ std::vector<int64_t> TaskSpec::shapeOf(const TensorSpec& t, Preset p) const {
         out.push_back(*v);
     }
     return out;
+}
+
+std::vector<std::string> TaskSpec::dimNames() const {
+    std::set<std::string> names;
+    for (const auto& [preset, m] : dims)
+        for (const auto& [name, size] : m) names.insert(name);
+    return {names.begin(), names.end()};
+}
+
+std::vector<std::string> TaskSpec::overrideDims(Preset p, const std::map<std::string, int64_t>& sizes) {
+    const std::vector<std::string> mine = dimNames();
+    std::vector<std::string> set;
+    for (const auto& [name, size] : sizes)
+        if (std::binary_search(mine.begin(), mine.end(), name)) {
+            dims[presetName(p)][name] = size;
+            set.push_back(name);
+        }
+    return set;
 }
 
 double TaskSpec::fanInOf(const TensorSpec& t, Preset p) const {

@@ -5,6 +5,7 @@
 
 #include "ks/core/results.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct BenchRun {
     double copyBandwidthGBs = NaN;  // measured device-to-device copy (read + write)
     double fp32PeakTflops = NaN;    // measured
     TimingStats settings;           // warmup / runs / l2Flush used
+    std::map<std::string, int64_t> dims; // task dims the run set (`--dim`); empty: the suite's shapes
     std::vector<TaskBench> tasks;
 };
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct HarnessOptions {
     // (device time). false: KernelBench-style, the launch latency of an idle device is counted.
     bool hideLaunchLatency = true;
     Preset preset = Preset::Full;
+    // Named task dims set at `preset` (`--dim dim=393216`): tasks that have the name run at that
+    // size, the others as they are. Empty: the suite's shapes.
+    std::map<std::string, int64_t> dims;
     double jobTimeoutSeconds = 600; // a worker taking longer is killed and reported
     std::string variantPattern;     // globs on variant names; empty = all
 };

@@ -87,6 +87,11 @@ struct TaskSpec {
     std::vector<int64_t> shapeOf(const TensorSpec& t, Preset p) const;
     // Fan-in PyTorch would use for this parameter (kaiming_uniform).
     double fanInOf(const TensorSpec& t, Preset p) const;
+    // The named dims of `dims` (any preset), sorted.
+    std::vector<std::string> dimNames() const;
+    // Sets named dims at preset `p` (a run's `--dim NAME=SIZE`, e.g. softmax rows of 393216);
+    // names this task does not have are left alone. Returns the names it set.
+    std::vector<std::string> overrideDims(Preset p, const std::map<std::string, int64_t>& sizes);
 };
 
 // Parses one task JSON text. `path` is used in messages and to resolve `source_file`
