@@ -22,6 +22,8 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     auto* top = new QHBoxLayout;
     m_info = new QLabel;
     m_info->setObjectName(QStringLiteral("benchInfo"));
+    // A long line (a run with --dim) wraps instead of widening the window.
+    m_info->setWordWrap(true);
     m_scope = new QComboBox;
     m_scope->setObjectName(QStringLiteral("kernelScope"));
     m_scope->addItem(tr("Selected task"));
@@ -136,10 +138,12 @@ void KernelsView::rebuild() {
     QStringList withKernels;
     for (const auto& t : m_bench->tasks)
         withKernels << QString::fromStdString(t.taskId);
-    // A run at other sizes (`bench --dim`) says so next to the preset: "full, dim=393216".
+    // A run at other sizes (`bench --dim`) says so next to the preset, and that the flags beside
+    // its speedups were measured at the suite's shapes: "full, dim=393216; flags at suite shapes".
     QString preset = QString::fromStdString(m_bench->preset);
     for (const auto& [name, size] : m_bench->dims)
         preset += QStringLiteral(", %1=%2").arg(QString::fromStdString(name)).arg(size);
+    if (!m_bench->dims.empty()) preset += tr("; flags at suite shapes");
     m_info->setText(tr("Bench: %1 (%2), %3 warm-ups, %4 timed runs \u00b7 tasks with kernels: %5")
                         .arg(QString::fromStdString(m_bench->deviceName), preset)
                         .arg(m_bench->settings.warmup)
