@@ -236,6 +236,19 @@ __device__ __forceinline__ void clusterOnlineMerge(cg::cluster_group& cluster, f
     }
     warpOnlineMerge(m, s);
 }
+
+// This block's part of rows split over its cluster: elements [begin, begin + len) of each row
+// (len 0 for a block past the row's end); the grid's clusters take rows firstRow, firstRow +
+// rowStep, ...
+struct RowSlice {
+    long long begin, len, firstRow, rowStep;
+};
+__device__ __forceinline__ RowSlice rowSlice(cg::cluster_group& cluster, long long cols,
+                                             long long chunk) {
+    const unsigned cs = cluster.num_blocks();
+    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
+    return {begin, begin < cols ? min(chunk, cols - begin) : 0, blockIdx.x / cs, gridDim.x / cs};
+}
 #endif
 
 // A row split over a cluster, each block's chunk staged in shared memory, so HBM is read once.
@@ -256,14 +269,11 @@ __global__ void __launch_bounds__(512, 2)
     // when every peer has passed a later cluster barrier and so finished reading it.
     __shared__ float partM[2], partS[2];
     cg::cluster_group cluster = cg::this_cluster();
-    const unsigned cs = cluster.num_blocks();
-    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
-    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const auto [begin, len, firstRow, clusters] = rowSlice(cluster, cols, chunk);
     const long long nv = len / VEC; // chunk and cols are multiples of VEC
-    const long long clusters = gridDim.x / cs;
     const int tid = threadIdx.x, bd = blockDim.x;
     int buf = 0;
-    for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
+    for (long long r = firstRow; r < rows; r += clusters, buf ^= 1) {
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
         // The whole chunk in flight at once: cp.async copies global -> shared without staging
@@ -322,14 +332,11 @@ __global__ void __launch_bounds__(512, 2)
     __shared__ float shM[32], shS[32];
     __shared__ float partM[2], partS[2]; // double-buffered by row parity, as in kernel4
     cg::cluster_group cluster = cg::this_cluster();
-    const unsigned cs = cluster.num_blocks();
-    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
-    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const auto [begin, len, firstRow, clusters] = rowSlice(cluster, cols, chunk);
     const long long nv = len / VEC;
-    const long long clusters = gridDim.x / cs;
     const int tid = threadIdx.x, bd = blockDim.x;
     int buf = 0;
-    for (long long r = blockIdx.x / cs; r < rows; r += clusters, buf ^= 1) {
+    for (long long r = firstRow; r < rows; r += clusters, buf ^= 1) {
         const V* xr = reinterpret_cast<const V*>(x + r * cols + begin);
         V* yr = reinterpret_cast<V*>(y + r * cols + begin);
         float m = -INFINITY, s = 0.f;
@@ -409,13 +416,10 @@ __global__ void __launch_bounds__(plan::kSoftmaxPipelineMaxThreads, 1)
     __shared__ float shM[32], shS[32];
     __shared__ float partM[2], partS[2]; // double-buffered by row parity, as in kernel4
     cg::cluster_group cluster = cg::this_cluster();
-    const unsigned cs = cluster.num_blocks();
-    const long long begin = static_cast<long long>(cluster.block_rank()) * chunk;
-    const long long len = begin < cols ? min(chunk, cols - begin) : 0;
+    const auto [begin, len, firstRow, clusters] = rowSlice(cluster, cols, chunk);
     const int nv = static_cast<int>(len / VEC); // a chunk fits in shared memory: < 2^16 vectors
     V* const bufs = reinterpret_cast<V*>(smem4);
     const int bufStride = static_cast<int>(chunk / VEC);
-    const long long clusters = gridDim.x / cs;
     const int tid = threadIdx.x, bd = blockDim.x;
     const int perThread = (nv + bd - 1) / bd;
     const int mine = tid < nv ? (nv - 1 - tid) / bd + 1 : 0; // slots of this thread that exist
@@ -437,7 +441,7 @@ __global__ void __launch_bounds__(plan::kSoftmaxPipelineMaxThreads, 1)
             __pipeline_commit();
         }
     };
-    long long r = blockIdx.x / cs;
+    long long r = firstRow;
     issueRow(r, bufs);
     int parity = 0, cur = 0;
     for (; r < rows; r += clusters, parity ^= 1) {
@@ -546,47 +550,71 @@ struct ClusterLaunch {
     ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
-// Opt the kernel into the shared memory and cluster size a launch asks for (16 blocks is a
-// non-portable cluster size).
-cudaError_t prepareClusterKernel(const void* kernel, std::size_t smemBytes, int clusterSize) {
-    if (smemBytes > 0)
-        KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smemBytes)));
-    if (clusterSize > 8)
-        KS_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    return cudaSuccess;
-}
-
-// How many clusters of this launch's shape the device co-schedules (0: none), asked once per
-// device, kernel and shape (the query is a driver round trip). Set the kernel's attributes first.
-cudaError_t activeClusters(const void* kernel, const ClusterLaunch& l, int& n) {
-    struct Known {
-        int dev;
-        const void* kernel;
+// What the cluster launchers have asked of the driver, per device and kernel: the attributes
+// set so far and the co-resident cluster count of each launch shape. Guarded by g_kernelStateMu.
+struct KernelState {
+    struct Shape {
         unsigned clusterSize, threads;
         std::size_t smemBytes;
         int active;
     };
-    static std::mutex mu;
-    static std::vector<Known> known;
+    int dev;
+    const void* kernel;
+    std::size_t smemBytes = 0; // MaxDynamicSharedMemorySize set so far
+    bool nonPortable = false;  // NonPortableClusterSizeAllowed set
+    std::vector<Shape> shapes;
+};
+std::mutex g_kernelStateMu;
+KernelState& kernelState(int dev, const void* kernel) {
+    // The reference is used only under the mutex and before the next call (a push_back may move).
+    static std::vector<KernelState> states;
+    for (KernelState& k : states)
+        if (k.dev == dev && k.kernel == kernel) return k;
+    states.push_back({});
+    states.back().dev = dev;
+    states.back().kernel = kernel;
+    return states.back();
+}
+
+// Opt the kernel into the shared memory and cluster size a launch asks for (16 blocks is a
+// non-portable cluster size). Both attributes only ever grow, so each is set once per device and
+// kernel, and again only when a launch needs more: a timed launch makes no driver call for them.
+cudaError_t prepareClusterKernel(const void* kernel, std::size_t smemBytes, int clusterSize) {
     int dev = 0;
     KS_CUDA_CHECK(cudaGetDevice(&dev));
-    const unsigned cs = l.attr.val.clusterDim.x, threads = l.cfg.blockDim.x;
-    const std::lock_guard<std::mutex> lock(mu);
-    for (const Known& k : known)
-        if (k.dev == dev && k.kernel == kernel && k.clusterSize == cs && k.threads == threads &&
-            k.smemBytes == l.cfg.dynamicSmemBytes) {
-            n = k.active;
-            return cudaSuccess;
-        }
-    KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
-    known.push_back({dev, kernel, cs, threads, l.cfg.dynamicSmemBytes, n});
+    const std::lock_guard<std::mutex> lock(g_kernelStateMu);
+    KernelState& k = kernelState(dev, kernel);
+    if (smemBytes > k.smemBytes) {
+        KS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smemBytes)));
+        k.smemBytes = smemBytes;
+    }
+    if (clusterSize > 8 && !k.nonPortable) {
+        KS_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        k.nonPortable = true;
+    }
     return cudaSuccess;
 }
 
-// kernel4: launches when this device co-schedules the plan's clusters; active = 0 tells the
-// caller to retry with smaller ones.
+// How many clusters of this launch's shape the device co-schedules (0: none), asked once per
+// device, kernel and shape (the query is a driver round trip). Prepare the kernel first.
+cudaError_t activeClusters(const void* kernel, const ClusterLaunch& l, int& n) {
+    int dev = 0;
+    KS_CUDA_CHECK(cudaGetDevice(&dev));
+    const unsigned cs = l.attr.val.clusterDim.x, threads = l.cfg.blockDim.x;
+    const std::lock_guard<std::mutex> lock(g_kernelStateMu);
+    KernelState& k = kernelState(dev, kernel);
+    for (const KernelState::Shape& s : k.shapes)
+        if (s.clusterSize == cs && s.threads == threads && s.smemBytes == l.cfg.dynamicSmemBytes) {
+            n = s.active;
+            return cudaSuccess;
+        }
+    KS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+    k.shapes.push_back({cs, threads, l.cfg.dynamicSmemBytes, n});
+    return cudaSuccess;
+}
+
 // deviceLimits, refusing devices without thread-block clusters (below sm_90) for `kernel`
 cudaError_t clusterDeviceLimits(DeviceLimits& d, const char* kernel) {
     if (const cudaError_t e = deviceLimits(d); e != cudaSuccess) return e;
@@ -596,6 +624,8 @@ cudaError_t clusterDeviceLimits(DeviceLimits& d, const char* kernel) {
     return detail::recordError(cudaErrorNotSupported, __FILE__, __LINE__, why);
 }
 
+// kernel4: launches when this device co-schedules the plan's clusters; active = 0 tells the
+// caller to retry with smaller ones.
 template <int VEC>
 cudaError_t launchCluster(const Operands& o, const plan::SoftmaxClusterPlan& p, cudaStream_t stream,
                           int& active) {
