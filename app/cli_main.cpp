@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -198,6 +199,10 @@ int main(int argc, char** argv) {
     bool bL2 = false, bNoEdges = false, bList = false;
     bool bCountLaunch = false;
     std::vector<std::string> bDims;
+    std::string bKernels, bCacheDir, bPython;
+    bool bCompileOnly = false;
+    int bCompileJobs = 0;
+    double bCompileTimeout = 600, bPrecisionRatio = 32;
     for (auto* sc : {bench, validate}) {
         sc->add_option("--suite", bSuite, "'builtin' or a suite folder")->capture_default_str();
         sc->add_option("--tasks", bTasks, "Only these tasks (globs); default: every task with kernels");
@@ -215,6 +220,20 @@ int main(int argc, char** argv) {
                        "e.g. --dim dim=393216 --dim batch_size=1024 for long softmax rows)");
         sc->add_option("--job-timeout", bTimeout, "Seconds before a hung worker is killed")->capture_default_str();
         sc->add_flag("--list", bList, "List the variants and exit");
+        sc->add_option("--kernels", bKernels,
+                       "Evaluate kernels written by others instead of the built-in variants: a .cu/.py file "
+                       "(--tasks names its task) or a folder (kernels.json manifest, or one subfolder per task); "
+                       "see docs/external-kernels.md");
+        sc->add_flag("--compile-only", bCompileOnly, "With --kernels: compile and report, no GPU needed");
+        sc->add_option("--cache-dir", bCacheDir, "With --kernels: the compile cache (default $KS_KERNEL_CACHE or ~/.cache/kernelsieve/kernels)");
+        sc->add_option("--compile-jobs", bCompileJobs, "With --kernels: parallel compiles (default: cores)")
+            ->check(CLI::NonNegativeNumber);
+        sc->add_option("--compile-timeout", bCompileTimeout, "With --kernels: seconds before a compile is killed")
+            ->capture_default_str();
+        sc->add_option("--precision-ratio", bPrecisionRatio,
+                       "With --kernels: kernel error / eager float32 error above which the precision guard fires")
+            ->capture_default_str()->check(CLI::PositiveNumber);
+        sc->add_option("--python", bPython, "With --kernels: Python with torch for capturing ModelNew files");
     }
     bench->add_option("--warmup", bWarmup, "Warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
     bench->add_option("--runs", bRuns, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
@@ -299,6 +318,7 @@ int main(int argc, char** argv) {
         ho.preset = *ks::parsePreset(bPreset);
         ho.jobTimeoutSeconds = bTimeout;
         ho.variantPattern = bVariants;
+        ho.precisionRatio = bPrecisionRatio;
         ks::Suite bs;
         try {
             bs = ks::loadSuite(bSuite);
@@ -306,9 +326,97 @@ int main(int argc, char** argv) {
             std::cerr << "error: " << e.what() << "\n";
             return Exit::BadSuite;
         }
+        std::vector<ks::ExternalJob> externalJobs;
         std::vector<ks::TaskSpec> btasks;
-        for (const auto& t : ks::selectTasks(bs, bTasks))
-            if (!ks::opForTask(t.id).empty()) btasks.push_back(t);
+        if (!bKernels.empty()) {
+            std::signal(SIGINT, onSignal);
+            std::signal(SIGTERM, onSignal);
+            std::vector<ks::ExternalKernel> found;
+            std::vector<std::string> warnings;
+            try {
+                ks::DiscoverOptions dopt;
+                dopt.tasksPattern = bTasks;
+                dopt.python = bPython;
+                found = ks::discoverKernels(bKernels, bs, dopt, &warnings);
+            } catch (const ks::Error& e) {
+                std::cerr << "error: " << e.what() << "\n";
+                return Exit::Usage;
+            }
+            for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+            if (found.empty()) {
+                std::cerr << "error: no kernel found under " << bKernels << "\n";
+                return Exit::Usage;
+            }
+            ks::CompileOptions copt;
+            copt.cacheDir = bCacheDir;
+            copt.jobs = bCompileJobs;
+            copt.timeoutSeconds = bCompileTimeout;
+            std::cerr << "compiling " << found.size() << " kernels (cache " << (bCacheDir.empty() ? ks::defaultKernelCacheDir() : bCacheDir)
+                      << ")\n";
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto compiled = ks::compileKernels(found, copt, [](const ks::ExternalKernel& k, const ks::CompileResult& r, int done, int total) {
+                std::string what = !k.error.empty() ? "refused: " + k.error
+                                   : r.ok        ? (r.cacheHit ? std::string("cached") : "compiled in " + std::to_string(static_cast<int>(r.seconds)) + " s")
+                                                 : "COMPILE ERROR";
+                std::cerr << "[" << done << "/" << total << "] " << (k.taskId.empty() ? "?" : k.taskId) << " " << k.name << ": " << what << "\n";
+            }, &g_cancel);
+            const double compileWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            int hits = 0, ok = 0;
+            for (size_t i = 0; i < found.size(); ++i) {
+                hits += compiled[i].cacheHit;
+                ok += compiled[i].ok;
+                externalJobs.push_back({found[i], compiled[i]});
+            }
+            std::fprintf(stderr, "compile: %d of %zu kernels ready (%d from the cache) in %.1f s\n", ok, found.size(), hits, compileWall);
+            for (const auto& t : bs.tasks)
+                for (const auto& j : externalJobs)
+                    if (j.kernel.taskId == t.id) {
+                        btasks.push_back(t);
+                        break;
+                    }
+            if (bCompileOnly) {
+                // The report without a GPU: one row per kernel, its verdict so far.
+                ks::BenchRun run;
+                run.toolVersion = ks::toolVersion();
+                run.created = ks::isoTimeNow();
+                run.preset = bPreset;
+                std::map<std::string, ks::TaskBench> byTask;
+                for (const auto& j : externalJobs) {
+                    auto& tb = byTask[j.kernel.taskId];
+                    tb.taskId = j.kernel.taskId;
+                    if (const auto* t = bs.find(j.kernel.taskId)) tb.taskName = t->name;
+                    ks::VariantResult v = ks::externalSkeleton(j);
+                    tb.variants.push_back(v);
+                    const std::string verdict = v.external.compiled ? "compiled" : ks::variantVerdict(v);
+                    std::string detail = v.external.compiled ? "" : ks::verdictDetail(v);
+                    std::printf("%-8s %-36s %-16s %-14s %s\n", j.kernel.taskId.c_str(), j.kernel.name.c_str(),
+                                j.kernel.format.c_str(), verdict.c_str(), detail.substr(0, 200).c_str());
+                }
+                for (auto& [id, tb] : byTask) run.tasks.push_back(std::move(tb));
+                if (!bOut.empty()) {
+                    try {
+                        ks::writeFileAtomic(bOut, ks::benchToJson(run));
+                        std::cerr << "results in " << bOut << "\n";
+                    } catch (const ks::Error& e) {
+                        std::cerr << "error: " << e.what() << "\n";
+                        return Exit::WriteFailed;
+                    }
+                }
+                return g_cancel ? 130 : Exit::Ok;
+            }
+        } else {
+            if (bCompileOnly) {
+                std::cerr << "error: --compile-only needs --kernels\n";
+                return Exit::Usage;
+            }
+            for (const auto& t : ks::selectTasks(bs, bTasks))
+                if (!ks::opForTask(t.id).empty()) btasks.push_back(t);
+        }
+        if (btasks.empty() && !bKernels.empty()) {
+            std::cerr << "error: none of the kernels under " << bKernels << " could be placed on a task of suite '" << bSuite
+                      << "' (see the refusals above)\n";
+            return Exit::BadSuite;
+        }
         if (btasks.empty()) {
             std::cerr << "error: no task with kernels in suite '" << bSuite << "'"
                       << (bTasks.empty() ? "" : " matches --tasks '" + bTasks + "'") << "\n";
@@ -334,7 +442,8 @@ int main(int argc, char** argv) {
         ks::WorkerCommand wc{ec ? std::string(argv[0]) : self.string(), {"worker"}};
         ks::BenchRun run;
         try {
-            run = ks::runBench(btasks, bSuite, ho, wc, [](const std::string& l) { std::cerr << l << "\n"; }, &g_cancel);
+            run = ks::runBench(btasks, bSuite, ho, wc, [](const std::string& l) { std::cerr << l << "\n"; }, &g_cancel,
+                               externalJobs, externalJobs.empty());
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
             return Exit::BadDevice;
@@ -353,8 +462,12 @@ int main(int argc, char** argv) {
                 if (!v.validation.passed && !v.validation.failures.empty() && v.error.empty())
                     notes += (notes.empty() ? "" : "; ") + v.validation.failures.front();
                 if (v.shortcut) notes = "[shortcut] " + notes;
+                if (v.isExternal()) {
+                    notes = "[" + ks::variantVerdict(v) + "] " + ks::verdictDetail(v);
+                    if (!v.external.expect.empty()) notes += " (expected " + v.external.expect + ")";
+                }
                 std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
-                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, pct, notes.c_str());
+                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, pct, notes.substr(0, 400).c_str());
             }
         }
         if (!bOut.empty()) {

@@ -74,7 +74,81 @@ ValidationResult validationFromJson(const json& j) {
     return v;
 }
 
+json externalToJson(const ExternalInfo& e) {
+    return json{{"format", e.format},           {"file", e.file},
+                {"function", e.function},       {"args", e.args},
+                {"expect", e.expect},           {"source_hash", e.sourceHash},
+                {"compiled", e.compiled},       {"cache_hit", e.cacheHit},
+                {"compile_s", num(e.compileSeconds)}, {"compile_log", e.compileLog},
+                {"kernel_names", e.kernelNames}, {"precision_ratio", num(e.precisionRatio)}};
+}
+
+ExternalInfo externalFromJson(const json& j) {
+    ExternalInfo e;
+    if (!j.is_object()) return e;
+    e.format = j.value("format", "");
+    e.file = j.value("file", "");
+    e.function = j.value("function", "");
+    e.args = j.value("args", std::vector<std::string>{});
+    e.expect = j.value("expect", "");
+    e.sourceHash = j.value("source_hash", "");
+    e.compiled = j.value("compiled", false);
+    e.cacheHit = j.value("cache_hit", false);
+    e.compileSeconds = getNum(j, "compile_s");
+    e.compileLog = j.value("compile_log", "");
+    e.kernelNames = j.value("kernel_names", std::vector<std::string>{});
+    e.precisionRatio = getNum(j, "precision_ratio");
+    return e;
+}
+
 } // namespace
+
+bool VariantResult::hasGuard(const std::string& g) const {
+    for (const auto& h : guardHits)
+        if (h.guard == g) return true;
+    return false;
+}
+
+std::string variantVerdict(const VariantResult& v) {
+    // A file that never became a callable kernel: the compiler said no, or KernelSieve refused it
+    // before compiling (a ModelNew forward it cannot reproduce, a manifest entry it cannot place).
+    if (v.isExternal() && !v.external.compiled) return v.external.compileLog.empty() ? "refused" : "compile error";
+    if (!v.error.empty()) return "failed";
+    for (const auto& h : v.guardHits)
+        if (h.guard != "library") return "cheat";
+    if (v.impossible) return "cheat";
+    if (!v.unsupported.empty()) return "unsupported";
+    if (!v.validation.run) return "not run";
+    return v.validation.passed ? "valid" : "invalid";
+}
+
+std::string verdictDetail(const VariantResult& v) {
+    const std::string verdict = variantVerdict(v);
+    if (verdict == "compile error") {
+        std::string log = v.external.compileLog;
+        // The first line with "error" says the most.
+        const auto at = log.find("error");
+        if (at != std::string::npos) {
+            const auto start = log.rfind('\n', at);
+            const auto end = log.find('\n', at);
+            log = log.substr(start == std::string::npos ? 0 : start + 1,
+                             end == std::string::npos ? std::string::npos : end - (start == std::string::npos ? 0 : start + 1));
+        }
+        return log;
+    }
+    if (verdict == "failed" || verdict == "refused") return v.error;
+    if (verdict == "cheat") {
+        std::string s;
+        for (const auto& h : v.guardHits)
+            if (h.guard != "library") s += (s.empty() ? "" : "; ") + h.guard + ": " + h.detail;
+        if (v.impossible) s += (s.empty() ? "" : "; ") + std::string("impossible-speed: ") + v.impossibleWhy;
+        return s;
+    }
+    if (verdict == "invalid" && !v.validation.failures.empty()) return v.validation.failures.front();
+    if (verdict == "unsupported") return v.unsupported;
+    if (v.hasGuard("library")) return "library: no CUDA kernel of its own ran";
+    return "";
+}
 
 std::string benchToJson(const BenchRun& b, int indent) {
     json j;
@@ -114,6 +188,16 @@ std::string benchToJson(const BenchRun& b, int indent) {
                                       {"pct_copy_bandwidth", num(v.pctCopyBandwidth)},
                                       {"impossible", v.impossible},
                                       {"impossible_why", v.impossibleWhy}});
+        for (size_t i = 0; i < t.variants.size(); ++i) {
+            const auto& v = t.variants[i];
+            json& vj = tj["variants"][i];
+            if (!v.guardHits.empty()) {
+                vj["guard_hits"] = json::array();
+                for (const auto& h : v.guardHits) vj["guard_hits"].push_back({{"guard", h.guard}, {"detail", h.detail}});
+            }
+            if (v.isExternal()) vj["external"] = externalToJson(v.external);
+            vj["verdict"] = variantVerdict(v);
+        }
         j["tasks"].push_back(std::move(tj));
     }
     return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
@@ -179,6 +263,9 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
                 vr.pctCopyBandwidth = getNum(vj, "pct_copy_bandwidth");
                 vr.impossible = vj.value("impossible", false);
                 vr.impossibleWhy = vj.value("impossible_why", "");
+                for (const auto& h : vj.value("guard_hits", json::array()))
+                    vr.guardHits.push_back({h.value("guard", ""), h.value("detail", "")});
+                vr.external = externalFromJson(vj.value("external", json::object()));
                 t.variants.push_back(std::move(vr));
             }
             b.tasks.push_back(std::move(t));

@@ -2,6 +2,7 @@
 // The kernel harness: isolated worker jobs (ceilings, eager baseline, one variant) and the
 // orchestrator that runs them and assembles a BenchRun.
 #include "ks/core/harness.h"
+#include "harness_common.h"
 #include "ks/core/engine.h"
 #include "ks/core/guards.h"
 #include "ks/core/suite.h"
@@ -35,6 +36,8 @@ extern char** environ;
 
 namespace ks {
 namespace {
+
+using namespace harness;
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -147,105 +150,10 @@ std::vector<std::pair<std::string, Operands>> edgeCases(const Binding& b, const 
     return cases;
 }
 
-// Copies a tensor into a buffer that starts one element past an allocation, so its pointer is
-// 4 bytes off any 16-byte boundary.
-at::Tensor misaligned(const at::Tensor& t) {
-    at::Tensor buf = at::empty({t.numel() + 1}, t.options());
-    at::Tensor view = buf.narrow(0, 1, t.numel()).view(t.sizes());
-    view.copy_(t);
-    return view;
-}
-
-void cudaCheck(cudaError_t e, const std::string& what) {
-    if (e != cudaSuccess) throw Error(what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-struct Timer {
-    cudaStream_t stream;
-    at::Tensor flushBuf;
-    bool hideLaunch = false;
-    double spinUs = 0; // the spin queued before each timed run by the last time() (0: none)
-    Timer(cudaStream_t s, bool l2Flush, double l2Bytes, bool hideLaunchLatency = false)
-        : stream(s), hideLaunch(hideLaunchLatency) {
-        if (l2Flush) flushBuf = at::empty({static_cast<int64_t>(std::max(l2Bytes, 1e6) * 2 / 4)},
-                                          at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
-    }
-    // Times `fn` (which launches on `stream`) with events, one sample per run. With hideLaunch,
-    // a spin kernel queued before the start event keeps the device busy while the host enqueues
-    // `fn` (its spin is twice the slowest host enqueue time seen in the warm-up, plus 20 us), so
-    // the events measure device execution only; baseline and variants are timed the same way.
-    std::vector<double> time(const std::function<void()>& fn, int warmup, int runs) {
-        cudaEvent_t a, b;
-        cudaCheck(cudaEventCreate(&a), "cudaEventCreate");
-        cudaCheck(cudaEventCreate(&b), "cudaEventCreate");
-        std::vector<double> enqueueUs;
-        for (int i = 0; i < std::max(warmup, hideLaunch ? 3 : 0); ++i) {
-            const auto t0 = Clock::now();
-            fn();
-            enqueueUs.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-            if (hideLaunch) cudaCheck(cudaStreamSynchronize(stream), "warm-up");
-        }
-        cudaCheck(cudaDeviceSynchronize(), "warm-up");
-        // The median, not the max: the first calls pay one-off costs (module loads, library
-        // handles) that would otherwise stretch every run's spin.
-        if (hideLaunch) {
-            std::sort(enqueueUs.begin(), enqueueUs.end());
-            spinUs = std::clamp(2 * enqueueUs[enqueueUs.size() / 2] + 20, 20.0, 20000.0);
-        }
-        std::vector<double> ms;
-        ms.reserve(static_cast<size_t>(runs));
-        for (int i = 0; i < runs; ++i) {
-            if (flushBuf.defined()) flushBuf.zero_(); // evicts L2 outside the timed region
-            if (hideLaunch) cudaCheck(kernels::spinFor(spinUs, stream), "spin kernel");
-            cudaCheck(cudaEventRecord(a, stream), "cudaEventRecord");
-            fn();
-            cudaCheck(cudaEventRecord(b, stream), "cudaEventRecord");
-            cudaCheck(cudaEventSynchronize(b), "cudaEventSynchronize");
-            float t = 0;
-            cudaCheck(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
-            ms.push_back(t);
-        }
-        cudaCheck(cudaDeviceSynchronize(), "timed runs");
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
-        return ms;
-    }
-    // Back-to-back runs, then a device-wide sync: host time per run.
-    double syncedPerRun(const std::function<void()>& fn, int runs) {
-        cudaCheck(cudaDeviceSynchronize(), "sync");
-        const auto t0 = Clock::now();
-        for (int i = 0; i < runs; ++i) fn();
-        cudaCheck(cudaDeviceSynchronize(), "synced runs");
-        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / runs;
-    }
-};
-
 std::vector<at::Tensor> joined(const Operands& o) {
     std::vector<at::Tensor> all = o.inputs;
     all.insert(all.end(), o.params.begin(), o.params.end());
     return all;
-}
-
-std::vector<at::Tensor> toDouble(const std::vector<at::Tensor>& v) {
-    std::vector<at::Tensor> out;
-    for (const auto& t : v) out.push_back(at::isFloatingType(t.scalar_type()) ? t.to(at::kDouble) : t);
-    return out;
-}
-
-const Suite& cachedSuite(const std::string& name) {
-    static std::map<std::string, Suite> cache;
-    auto it = cache.find(name);
-    if (it == cache.end()) it = cache.emplace(name, loadSuite(name)).first;
-    return it->second;
-}
-
-// The job's task as the run sees it: from its suite, with the run's dims set.
-TaskSpec findTask(const WorkerJob& job) {
-    const TaskSpec* t = cachedSuite(job.suite).find(job.task);
-    if (!t) throw Error("task " + job.task + " is not in suite '" + job.suite + "'");
-    TaskSpec spec = *t;
-    spec.overrideDims(job.options.preset, job.options.dims);
-    return spec;
 }
 
 std::mutex g_extraMutex;
@@ -304,12 +212,21 @@ Operands drawOperands(const TaskSpec& spec, Preset preset, uint64_t seed) {
     return o;
 }
 
+} // namespace
+
+double minimumTraffic(const std::vector<at::Tensor>& operands, const at::Tensor& out) {
+    double bytes = static_cast<double>(out.nbytes());
+    for (const auto& t : operands) bytes += static_cast<double>(t.nbytes());
+    return bytes;
+}
+
+namespace {
+
 json jobBaseline(const WorkerJob& job) {
     c10::InferenceMode guard;
     useEagerSemantics();
     const TaskSpec spec = findTask(job);
-    const auto bit = bindings().find(spec.id);
-    if (bit == bindings().end()) throw Error("task " + spec.id + " has no kernel binding");
+    const auto bit = bindings().find(spec.id); // none for tasks that only external kernels serve
     const CompiledTask ct = compileTask(spec);
     const Operands o = drawOperands(spec, job.options.preset, 0);
     cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
@@ -321,9 +238,14 @@ json jobBaseline(const WorkerJob& job) {
     tb.baseline.spinUs = timer.spinUs;
     // The op's minimum traffic and FLOPs at the task shape, for GB/s and the roofline.
     at::Tensor out = runForward(spec, ct, o.inputs, o.params).contiguous();
-    const kernels::Args args = makeArgs(bit->second, joined(o), out);
-    tb.minBytes = kernels::minBytes(bit->second.op, args);
-    tb.flops = kernels::flops(bit->second.op, args);
+    if (bit != bindings().end()) {
+        const kernels::Args args = makeArgs(bit->second, joined(o), out);
+        tb.minBytes = kernels::minBytes(bit->second.op, args);
+        tb.flops = kernels::flops(bit->second.op, args);
+    } else {
+        // Any task: every input and parameter read once, the output written once.
+        tb.minBytes = minimumTraffic(joined(o), out);
+    }
     tmp.tasks.push_back(tb);
     const json t = json::parse(benchToJson(tmp))["tasks"][0];
     return json{{"baseline", t["baseline"]}, {"min_bytes", t["min_bytes"]}, {"flops", t["flops"]}};
@@ -640,7 +562,8 @@ std::vector<const kernels::Variant*> variantsForOp(const std::string& op) {
 std::string harnessOptionsToJson(const HarnessOptions& o) {
     return json{{"seeds", o.seeds},     {"atol", o.atol},     {"rtol", o.rtol},   {"edge_cases", o.edgeCases},
                 {"time", o.time},       {"warmup", o.warmup}, {"runs", o.runs},   {"l2_flush", o.l2Flush}, {"hide_launch_latency", o.hideLaunchLatency},
-                {"preset", presetName(o.preset)}, {"dims", o.dims}, {"job_timeout_s", o.jobTimeoutSeconds}}
+                {"preset", presetName(o.preset)}, {"dims", o.dims}, {"job_timeout_s", o.jobTimeoutSeconds},
+                {"precision_ratio", o.precisionRatio}}
         .dump();
 }
 
@@ -658,6 +581,7 @@ HarnessOptions harnessOptionsFromJson(const std::string& text) {
     o.hideLaunchLatency = j.value("hide_launch_latency", o.hideLaunchLatency);
     o.preset = parsePreset(j.value("preset", "full")).value_or(Preset::Full);
     o.jobTimeoutSeconds = j.value("job_timeout_s", o.jobTimeoutSeconds);
+    o.precisionRatio = j.value("precision_ratio", o.precisionRatio);
     if (j.contains("dims")) o.dims = j.at("dims").get<std::map<std::string, int64_t>>();
     return o;
 }
@@ -678,6 +602,9 @@ WorkerJob workerJobFromArgs(const std::vector<std::string>& args) {
             else if (k == "--copy-gbs") j.copyBandwidthGBs = std::stod(v);
             else if (k == "--fp32-tflops") j.fp32PeakTflops = std::stod(v);
             else if (k == "--l2-bytes") j.l2Bytes = std::stod(v);
+            else if (k == "--so") j.soPath = v;
+            else if (k == "--function") j.function = v;
+            else if (k == "--plan") j.plan = v;
             else throw Error("unknown worker argument '" + k + "'");
         } catch (const std::invalid_argument&) {
             throw Error("worker argument " + k + ": '" + v + "' is not a number");
@@ -697,6 +624,7 @@ int runWorkerJob(const WorkerJob& job) {
         if (job.job == "ceilings") result = jobCeilings(job);
         else if (job.job == "baseline") result = jobBaseline(job);
         else if (job.job == "variant") result = jobVariant(job);
+        else if (job.job == "external") result = jobExternal(job);
         else throw Error("unknown worker job '" + job.job + "'");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "worker %s %s %s: %s\n", job.job.c_str(), job.task.c_str(), job.variant.c_str(),
@@ -712,8 +640,32 @@ int runWorkerJob(const WorkerJob& job) {
     return result.contains("error") && result.size() == 1 ? 1 : 0;
 }
 
+VariantResult externalSkeleton(const ExternalJob& job) {
+    const ExternalKernel& k = job.kernel;
+    VariantResult v;
+    v.name = k.name;
+    v.summary = k.format + " kernel " + k.file;
+    ExternalInfo& e = v.external;
+    e.format = k.format;
+    e.file = k.file;
+    e.function = k.function;
+    for (const auto& a : k.args) e.args.push_back(a.describe());
+    e.expect = k.expect;
+    e.sourceHash = job.compile.key;
+    e.compiled = k.error.empty() && job.compile.ok;
+    e.cacheHit = job.compile.cacheHit;
+    e.compileSeconds = job.compile.seconds;
+    if (!e.compiled) {
+        e.compileLog = job.compile.log;
+        v.error = k.error.empty() ? "compile error" : k.error;
+        v.validation.run = false;
+    }
+    return v;
+}
+
 BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
-                  const WorkerCommand& worker, const BenchProgress& progress, const std::atomic<bool>* cancel) {
+                  const WorkerCommand& worker, const BenchProgress& progress, const std::atomic<bool>* cancel,
+                  const std::vector<ExternalJob>& external, bool builtins) {
     namespace fs = std::filesystem;
     auto say = [&](const std::string& s) {
         if (progress) progress(s);
@@ -780,11 +732,15 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         if (cancel && cancel->load()) break;
         spec.overrideDims(opt.preset, opt.dims); // as the workers will see it
         const auto bit = bindings().find(spec.id);
-        if (bit == bindings().end()) continue;
+        const bool withBuiltins = builtins && bit != bindings().end();
+        std::vector<const ExternalJob*> mine;
+        for (const auto& e : external)
+            if (e.kernel.taskId == spec.id) mine.push_back(&e);
+        if (!withBuiltins && mine.empty()) continue;
         TaskBench tb;
         tb.taskId = spec.id;
         tb.taskName = spec.name;
-        tb.op = bit->second.op;
+        tb.op = bit != bindings().end() ? bit->second.op : "";
         for (const auto& in : spec.inputs)
             for (auto d : spec.shapeOf(in, opt.preset)) tb.shape.push_back(d);
         double baselineMs = 0;
@@ -802,7 +758,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                 baselineMs = tb.baseline.medianMs;
             }
         }
-        for (const auto* v : variantsForOp(tb.op)) {
+        for (const auto* v : withBuiltins ? variantsForOp(tb.op) : std::vector<const kernels::Variant*>{}) {
             if (cancel && cancel->load()) break;
             if (!opt.variantPattern.empty() && !matchesAnyGlob(opt.variantPattern, v->name)) continue;
             say(spec.id + ": " + v->name);
@@ -829,6 +785,42 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
             say(spec.id + ": " + vr.name + (vr.validation.passed ? " valid" : " INVALID") +
                 (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
                 (vr.error.empty() ? "" : " (" + vr.error + ")"));
+            tb.variants.push_back(std::move(vr));
+        }
+        for (const ExternalJob* e : mine) {
+            if (cancel && cancel->load()) break;
+            VariantResult vr = externalSkeleton(*e);
+            if (vr.external.compiled) {
+                say(spec.id + ": " + vr.name + " (" + e->kernel.format + ", " + e->kernel.file + ")");
+                std::vector<std::string> args{"--job", "external", "--suite", suite, "--task", spec.id, "--variant",
+                                              e->kernel.name, "--so", e->compile.soPath, "--function", e->kernel.function,
+                                              "--plan", callPlanToJson(e->kernel.args), "--baseline-ms",
+                                              std::to_string(baselineMs)};
+                args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
+                const json vj = runJob(args, failure);
+                if (vj.is_null()) {
+                    vr.error = failure;
+                    vr.validation.run = true;
+                    vr.validation.passed = false;
+                    vr.validation.failures.push_back("the kernel could not be evaluated: " + failure);
+                } else {
+                    BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
+                                                      {"tasks", json::array({json{{"variants", json::array({vj})}}})}}.dump(),
+                                                 "external");
+                    VariantResult w = tmp.tasks[0].variants[0];
+                    const double ratio = w.external.precisionRatio;
+                    const auto names = w.external.kernelNames;
+                    w.name = vr.name;
+                    w.summary = vr.summary;
+                    w.external = vr.external;
+                    w.external.precisionRatio = ratio;
+                    w.external.kernelNames = names;
+                    vr = std::move(w);
+                }
+            }
+            say(spec.id + ": " + vr.name + " -> " + variantVerdict(vr) +
+                (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
+                (verdictDetail(vr).empty() ? "" : " (" + verdictDetail(vr).substr(0, 300) + ")"));
             tb.variants.push_back(std::move(vr));
         }
         run.tasks.push_back(std::move(tb));

@@ -34,6 +34,29 @@ struct ValidationResult {
     std::vector<std::string> checks;    // names of the checks that ran (seeds, edge cases, guards)
 };
 
+// One guard that fired for a variant: which (`stale-memory`, `replay`, `async-work`, `input-write`,
+// `input-read-after-return`, `out-of-bounds`, `precision`, `library`, `impossible-speed`) and
+// what was seen. `library` is informational; every other guard makes the verdict a cheat.
+struct GuardHit {
+    std::string guard, detail;
+};
+
+// A kernel written by someone else (`validate|bench --kernels`): where it came from, how it was
+// compiled and called. Absent (`format` empty) for the built-in variants.
+struct ExternalInfo {
+    std::string format;   // "torch-extension" | "modelnew" | "robust-kbench"
+    std::string file;     // the kernel file as found
+    std::string function; // the bound host function called
+    std::vector<std::string> args; // the call plan, readable: "input x", "param weight", "1e-05"
+    std::string expect;   // what the corpus manifest expects (never used for the verdict)
+    std::string sourceHash;        // SHA-256 key of the compile cache
+    bool compiled = false, cacheHit = false;
+    double compileSeconds = NaN;
+    std::string compileLog;        // the compiler's messages (its tail), on failure mostly
+    std::vector<std::string> kernelNames; // CUDA kernels a profiled call launched
+    double precisionRatio = NaN;   // kernel error vs float64 / eager float32 error (floored)
+};
+
 struct VariantResult {
     std::string name, summary;
     int version = 0;
@@ -47,7 +70,16 @@ struct VariantResult {
     double pctCopyBandwidth = NaN;
     bool impossible = false;  // implied bandwidth/FLOP rate above the measured ceiling
     std::string impossibleWhy;
+    std::vector<GuardHit> guardHits;
+    ExternalInfo external;
+    bool isExternal() const { return !external.format.empty(); }
+    bool hasGuard(const std::string& g) const;
 };
+
+// One word for a variant, first match wins: "refused", "compile error", "failed", "cheat",
+// "unsupported", "not run", "invalid", "valid" (see docs/external-kernels.md). `verdictDetail` adds the guards or the first failure.
+std::string variantVerdict(const VariantResult& v);
+std::string verdictDetail(const VariantResult& v);
 
 struct TaskBench {
     std::string taskId, taskName, op;

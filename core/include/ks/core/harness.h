@@ -5,6 +5,7 @@
 // crashes is reported as a failed variant instead of ending the run. No torch in this header.
 
 #include "ks/core/benchresults.h"
+#include "ks/core/external.h"
 #include "ks/core/taskspec.h"
 
 #include <atomic>
@@ -35,6 +36,8 @@ struct HarnessOptions {
     std::map<std::string, int64_t> dims;
     double jobTimeoutSeconds = 600; // a worker taking longer is killed and reported
     std::string variantPattern;     // globs on variant names; empty = all
+    // External kernels: error ratio to eager float32 above which the `precision` guard fires.
+    double precisionRatio = 32;
 };
 
 // Task ids of a suite that have kernels, and the op serving each.
@@ -54,15 +57,28 @@ struct WorkerCommand {
 
 using BenchProgress = std::function<void(const std::string& line)>;
 
-// Orchestrates the isolated jobs for every task with kernels in `tasks` and assembles the run.
-// `suite` is what workers load ("builtin" or a folder). Never throws for task or kernel problems
-// (they are in the results); throws ks::Error if no CUDA device is usable.
+// An external kernel as the orchestrator runs it: found, then compiled (or not).
+struct ExternalJob {
+    ExternalKernel kernel;
+    CompileResult compile;
+};
+// The variant row of an external kernel before (or without) its worker: identity, how it was
+// compiled, and the refusal or compile error when there is one.
+VariantResult externalSkeleton(const ExternalJob& job);
+
+// Orchestrates the isolated jobs for every task with kernels in `tasks` and assembles the run:
+// the built-in variants of tasks that have them (unless `builtins` is false) and every external
+// kernel of `external` whose task is in `tasks`. `suite` is what workers load ("builtin" or a
+// folder). Never throws for task or kernel problems (they are in the results); throws ks::Error
+// if no CUDA device is usable.
 BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
                   const WorkerCommand& worker, const BenchProgress& progress = {},
-                  const std::atomic<bool>* cancel = nullptr);
+                  const std::atomic<bool>* cancel = nullptr, const std::vector<ExternalJob>& external = {},
+                  bool builtins = true);
 
 // Worker entry: runs one job and writes its JSON result to `resultFile`. Jobs: "ceilings",
-// "baseline" (needs task), "variant" (needs task + variant). Returns the process exit code.
+// "baseline" (needs task), "variant" (needs task + variant), "external" (task + soPath +
+// function + plan: a kernel written by someone else, external/runner.cpp). Returns the process exit code.
 struct WorkerJob {
     std::string job, suite, task, variant, resultFile;
     HarnessOptions options;
@@ -70,6 +86,8 @@ struct WorkerJob {
     double copyBandwidthGBs = 0;  // measured ceilings, for % of copy and the impossible check
     double fp32PeakTflops = 0;
     double l2Bytes = 0;
+    // "external": the compiled kernel.so, the bound function and the call plan (JSON).
+    std::string soPath, function, plan;
 };
 int runWorkerJob(const WorkerJob& job);
 // Parses the arguments runBench gives a worker (after its prefix args). Throws ks::Error.

@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+// KernelSieve stand-in: a kernel that includes <torch/python.h> gets the recording module of
+// <torch/extension.h> (see there); no Python is involved.
+#pragma once
+#include <torch/extension.h>
