@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// kernelsieve-cli import-kernelbench: runs the Python exporter (resources/importer/
-// kernelbench_export.py) on a KernelBench folder, shows one line per file and checks every task it
-// wrote with the same loader `filter` uses. export-robust-kbench: a results file back out as one
-// robust-kbench filter_results.json per task.
+// kernelsieve-cli import-kernelbench / import-robust-kbench: run the Python exporter
+// (resources/importer/kernelbench_export.py, or robust_kbench_export.py for robust-kbench task
+// folders) on a folder, show one line per task and check every task it wrote with the same loader
+// `filter` uses. export-robust-kbench: a results file back out as one robust-kbench
+// filter_results.json per task.
 
 #include "cli_import.h"
 
@@ -41,10 +42,12 @@ using json = nlohmann::json;
 
 enum Exit { Ok = 0, Usage = 2, BadInput = 3, WriteFailed = 5, NoPython = 6 };
 
-constexpr const char* ExporterName = "kernelbench_export.py";
+constexpr const char* KernelBenchExporter = "kernelbench_export.py";
+constexpr const char* RobustKbenchExporter = "robust_kbench_export.py";
 constexpr const char* TorchHint = "python3 -m pip install torch==2.11.0";
 
 struct ImportOptions {
+    bool robustKbench = false; // import-robust-kbench: task folders, robust_kbench_export.py
     std::string folder, out, python, tasks, exporter, device = "auto";
     double timeout = 300;
     int jobs = 0, level = -1;
@@ -58,26 +61,26 @@ struct ExportOptions {
 
 // Where the exporter may be: installed beside the binary, then the source tree this binary was
 // built from. The first that exists wins; all are named when none does.
-std::vector<fs::path> exporterCandidates() {
+std::vector<fs::path> exporterCandidates(const char* name) {
     std::vector<fs::path> out;
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        out.push_back(exe.parent_path() / ".." / "share" / "kernelsieve" / "importer" / ExporterName);
-        out.push_back(exe.parent_path() / "importer" / ExporterName);
+        out.push_back(exe.parent_path() / ".." / "share" / "kernelsieve" / "importer" / name);
+        out.push_back(exe.parent_path() / "importer" / name);
     }
 #ifdef KS_SOURCE_DIR
-    out.push_back(fs::path(KS_SOURCE_DIR) / "resources" / "importer" / ExporterName);
+    out.push_back(fs::path(KS_SOURCE_DIR) / "resources" / "importer" / name);
 #endif
     return out;
 }
 
-std::optional<fs::path> findExporter(const std::string& given, std::string& looked) {
+std::optional<fs::path> findExporter(const std::string& given, const char* name, std::string& looked) {
     if (!given.empty()) {
         looked = given;
         return fs::is_regular_file(given) ? std::optional<fs::path>(given) : std::nullopt;
     }
-    for (const auto& c : exporterCandidates()) {
+    for (const auto& c : exporterCandidates(name)) {
         std::error_code ec;
         looked += (looked.empty() ? "" : ", ") + c.lexically_normal().string();
         if (fs::is_regular_file(c, ec)) return c.lexically_normal();
@@ -158,18 +161,39 @@ std::string checkImported(const std::string& specPath, std::vector<std::string>&
     }
 }
 
+// "forward(in0, weight, 0.5)": a kernel call plan as one line (robust-kbench imports).
+std::string callPlanText(const json& call) {
+    std::string s = call.value("function", "forward") + "(";
+    const json args = call.value("args", json::array());
+    for (size_t i = 0; i < args.size(); ++i) {
+        const json& a = args[i];
+        s += i ? ", " : "";
+        if (a.contains("input")) s += "in" + a["input"].dump();
+        else if (a.contains("param")) s += a["param"].is_string() ? a["param"].get<std::string>() : a["param"].dump();
+        else s += a.value("value", json()).dump();
+    }
+    return s + ")";
+}
+
 int runImport(const ImportOptions& o) {
+    const char* exporterName = o.robustKbench ? RobustKbenchExporter : KernelBenchExporter;
+    const char* what = o.robustKbench ? "robust-kbench" : "KernelBench";
+    const char* units = o.robustKbench ? " task folders" : " files";
     std::error_code ec;
     if (!fs::is_directory(o.folder, ec)) {
-        std::cerr << "error: " << o.folder << ": not a folder (expected a KernelBench level folder such as "
-                  << "KernelBench/KernelBench/level1)\n";
+        if (o.robustKbench)
+            std::cerr << "error: " << o.folder << ": not a folder (expected a robust-kbench task folder with "
+                      << "func_forward.py and config_forward.json, or a folder of them)\n";
+        else
+            std::cerr << "error: " << o.folder << ": not a folder (expected a KernelBench level folder such as "
+                      << "KernelBench/KernelBench/level1)\n";
         return BadInput;
     }
     std::string looked;
-    const auto exporter = findExporter(o.exporter, looked);
+    const auto exporter = findExporter(o.exporter, exporterName, looked);
     if (!exporter) {
-        std::cerr << "error: the KernelBench exporter (" << ExporterName << ") was not found; looked at: " << looked
-                  << ". Reinstall kernelsieve, or pass --exporter PATH/TO/" << ExporterName << "\n";
+        std::cerr << "error: the " << what << " exporter (" << exporterName << ") was not found; looked at: " << looked
+                  << ". Reinstall kernelsieve, or pass --exporter PATH/TO/" << exporterName << "\n";
         return NoPython;
     }
 
@@ -179,7 +203,7 @@ int runImport(const ImportOptions& o) {
                                       std::to_string(o.timeout), "--device", o.device};
         if (!o.tasks.empty()) argv.insert(argv.end(), {"--tasks", o.tasks});
         if (o.jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(o.jobs)});
-        if (o.level >= 0) argv.insert(argv.end(), {"--level", std::to_string(o.level)});
+        if (o.level >= 0 && !o.robustKbench) argv.insert(argv.end(), {"--level", std::to_string(o.level)});
 
         int ok = 0, failed = 0, fatalCode = 0;
         bool started = false, done = false;
@@ -204,10 +228,15 @@ int runImport(const ImportOptions& o) {
                 outDir = ev.value("out", "");
                 if (o.jsonl) std::cout << line << "\n" << std::flush;
                 else
-                    std::cerr << "importing " << ev.value("total", 0) << " files from " << ev.value("folder", o.folder)
+                    std::cerr << "importing " << ev.value("total", 0) << units << " from " << ev.value("folder", o.folder)
                               << " into " << outDir << " (exporter " << ev.value("exporter_version", "?") << ", torch "
                               << ev.value("torch_version", "?") << ", " << py << ", " << ev.value("jobs", 1)
                               << " workers)\n";
+                if (!o.jsonl && ev.contains("skipped") && ev["skipped"].is_array() && !ev["skipped"].empty()) {
+                    std::string names;
+                    for (const auto& n : ev["skipped"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+                    std::cerr << "skipped " << ev["skipped"].size() << " folders without func_forward.py: " << names << "\n";
+                }
                 return;
             }
             if (event == "file") {
@@ -237,6 +266,11 @@ int runImport(const ImportOptions& o) {
                     }
                     if (ev.contains("rng_compatible") && ev["rng_compatible"].is_boolean() && !ev["rng_compatible"].get<bool>())
                         details += "; seed 0 differs from robust-kbench's draws";
+                    if (ev.contains("kernel_call") && ev["kernel_call"].is_object()) {
+                        const json& kc = ev["kernel_call"];
+                        details += kc.contains("error") ? "; no kernel call plan: " + kc.value("error", std::string())
+                                                        : "; kernel call " + callPlanText(kc);
+                    }
                 } else {
                     details = ev.value("error", "failed");
                 }
@@ -253,7 +287,7 @@ int runImport(const ImportOptions& o) {
                     d["failed"] = failed;
                     std::cout << d.dump() << "\n" << std::flush;
                 } else {
-                    std::printf("%d of %d files imported, %d failed, in %.1f s -> %s\n", ok, ok + failed, failed,
+                    std::printf("%d of %d%s imported, %d failed, in %.1f s -> %s\n", ok, ok + failed, units, failed,
                                 ev.value("seconds", 0.0), ev.value("out", outDir).c_str());
                     std::fflush(stdout);
                 }
@@ -287,7 +321,7 @@ int runImport(const ImportOptions& o) {
         if (!o.jsonl) std::cerr << "next: kernelsieve-cli filter --suite " << o.out << "\n";
         return Ok;
     }
-    std::cerr << "error: no Python with torch could run the KernelBench exporter; tried: ";
+    std::cerr << "error: no Python with torch could run the " << what << " exporter; tried: ";
     for (size_t i = 0; i < tried.size(); ++i) std::cerr << (i ? "; " : "") << tried[i];
     std::cerr << ".\nThe import needs Python 3 with torch (" << TorchHint
               << "); pass --python /path/to/python3 or set KS_PYTHON.\n";
@@ -478,6 +512,24 @@ void addImportCommands(CLI::App& app, std::function<int()>& action) {
     imp->add_option("--exporter", io->exporter, "The exporter script (default: found next to the binary)");
     imp->add_flag("--jsonl", io->jsonl, "Print the exporter's JSON lines (one per file) instead of a table");
     imp->callback([&action, io] { action = [io] { return runImport(*io); }; });
+
+    auto ro = std::make_shared<ImportOptions>();
+    ro->robustKbench = true;
+    auto* rk = app.add_subcommand("import-robust-kbench",
+                                  "Turn robust-kbench task folders (func_forward.py, config_forward.json) into a "
+                                  "KernelSieve suite (needs Python with torch while importing)");
+    rk->add_option("PATH", ro->folder, "A robust-kbench task folder, or a folder of task folders")->required();
+    rk->add_option("--out", ro->out, "Suite folder to write (each task goes to OUT/<task folder name>/)")->required();
+    rk->add_option("--python", ro->python, "Python with torch (default: $KS_PYTHON, else python3 on PATH)");
+    rk->add_option("--tasks", ro->tasks, "Only task folders whose name or id (RK-<name>) matches (globs, comma-separated)");
+    rk->add_option("--timeout", ro->timeout, "Seconds per task before it is abandoned")->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    rk->add_option("--jobs", ro->jobs, "Tasks exported in parallel (default: min(4, cores))")->check(CLI::NonNegativeNumber);
+    rk->add_option("--trace-device", ro->device, "Where the models run while tracing: auto|cpu|cuda")
+        ->capture_default_str()->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    rk->add_option("--exporter", ro->exporter, "The exporter script (default: found next to the binary)");
+    rk->add_flag("--jsonl", ro->jsonl, "Print the exporter's JSON lines (one per task) instead of a table");
+    rk->callback([&action, ro] { action = [ro] { return runImport(*ro); }; });
 
     auto eo = std::make_shared<ExportOptions>();
     auto* exp = app.add_subcommand("export-robust-kbench",

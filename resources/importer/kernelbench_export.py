@@ -696,11 +696,11 @@ def _input_names(model: nn.Module, n: int) -> List[str]:
     return out
 
 
-def _dims_and_shapes(mod, specs: List[Dict[str, Any]]) -> Dict[str, int]:
-    """Name shape entries after the file's module-level int constants where the value is
-    unambiguous (exactly one constant has it); keeps the others literal."""
+def _dims_and_shapes(names: Dict[str, Any], specs: List[Dict[str, Any]]) -> Dict[str, int]:
+    """Name shape entries after the file's module-level int constants (`names`) where the value
+    is unambiguous (exactly one constant has it); keeps the others literal."""
     consts: Dict[int, List[str]] = {}
-    for k, v in vars(mod).items():
+    for k, v in names.items():
         if type(v) is int and not k.startswith("_") and v > 1:
             consts.setdefault(v, []).append(k)
     dims: Dict[str, int] = {}
@@ -722,12 +722,13 @@ class _Functional(nn.Module):
     """forward(*inputs, *params): the model with its parameters swapped in for the call."""
 
     def __init__(self, model: nn.Module, slots: List[List[Tuple[nn.Module, str]]], n_inputs: int,
-                 baked: Dict[int, Any]):
+                 baked: Dict[int, Any], forward_kwargs: Optional[Dict[str, Any]] = None):
         super().__init__()
         self.model = model
         self._slots = slots
         self._n = n_inputs
         self._baked = baked
+        self._kwargs = dict(forward_kwargs or {})
         self.last_output: Any = None
 
     def forward(self, *args):
@@ -742,7 +743,7 @@ class _Functional(nn.Module):
                 saved.append((m, a, m._parameters[a]))
                 m._parameters[a] = t
         try:
-            out = self.model(*call)
+            out = self.model(*call, **self._kwargs)
         finally:
             for m, a, old in reversed(saved):
                 m._parameters[a] = old
@@ -805,12 +806,61 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> Tuple[bool, str]:
     return bool((diff <= tol).all()), f"max |diff| {worst:.3g}"
 
 
+class TaskSource:
+    """One task to export: how to build its inputs and model, and how to name and describe it.
+    This class is a KernelBench file (``Model(*get_init_inputs())``, ``get_inputs()``); other
+    formats (robust_kbench_export.py) override the hooks."""
+
+    def __init__(self, path: Path, level: int, uid: str):
+        self.path = path
+        self.level = level
+        self.tid, self.number, self.stem = task_identity(path, level)
+        self.category = category_of(self.stem, level)
+        self.mod = load_task_module(path, uid)
+        self.init_inputs = list(self.mod.get_init_inputs())
+        self.source_name = f"{self.stem}.py"  # the copy of the original, beside the spec
+        self.tags = ["imported", "kernelbench"]
+        self.forward_kwargs: Dict[str, Any] = {}
+
+    def get_inputs(self) -> Any:
+        return self.mod.get_inputs()
+
+    def make_model(self) -> Any:
+        return self.mod.Model(*self.init_inputs)
+
+    def replay(self, seed: str) -> str:
+        """The Python draws that seed `seed` replays, for the notes."""
+        return f"torch.manual_seed({seed}); get_inputs(); Model(*get_init_inputs())"
+
+    def model_call(self) -> str:
+        return "Model(*get_init_inputs())"
+
+    def dims_namespace(self) -> Dict[str, Any]:
+        """Names to write shape entries as (module-level int constants)."""
+        return vars(self.mod)
+
+    def description(self) -> str:
+        doc = inspect.getdoc(self.mod.Model) or ""
+        first = doc.strip().split("\n\n")[0].replace("\n", " ").strip()
+        return (first + " " if first else "") + f"(KernelBench {self.path.parent.name}/{self.path.name})"
+
+    def import_fields(self) -> Dict[str, Any]:
+        return {"file": str(self.path.resolve()), "init_inputs": _jsonable(self.init_inputs)}
+
+    def extra_fields(self, model: nn.Module, raw_inputs: List[Any], inputs: List[torch.Tensor],
+                     param_names: Dict[int, str], notes: List[str]) -> Dict[str, Any]:
+        """Extra top-level spec fields, computed before tracing changes the model."""
+        return {}
+
+
 def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str) -> Dict[str, Any]:
     t0 = time.perf_counter()
-    tid, number, stem = task_identity(path, level)
+    return export_task(TaskSource(path, level, uid), out_dir, device_req, t0)
+
+
+def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> Dict[str, Any]:
+    path, tid, stem = src.path, src.tid, src.stem
     notes: List[str] = []
-    mod = load_task_module(path, uid)
-    init_inputs = list(mod.get_init_inputs())
 
     device = torch.device("cpu")
     if device_req == "cuda" or (device_req == "auto" and torch.cuda.is_available()):
@@ -823,15 +873,15 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
     state = RecordState()
     torch.manual_seed(0)
     with Recorder(state, device):
-        raw_inputs = mod.get_inputs()
+        raw_inputs = src.get_inputs()
     if not isinstance(raw_inputs, (list, tuple)):
         raise TaskFileError(f"get_inputs() returned {type(raw_inputs).__name__}, expected a list")
     raw_inputs = list(raw_inputs)
     input_draws = len(state.draws)
     with Recorder(state):
-        model = mod.Model(*init_inputs)
+        model = src.make_model()
     if not isinstance(model, nn.Module):
-        raise TaskFileError("Model(*get_init_inputs()) is not an nn.Module")
+        raise TaskFileError(f"{src.model_call()} is not an nn.Module")
 
     # Inputs: tensors become spec inputs; anything else is baked into the artifact.
     names = _input_names(model, len(raw_inputs))
@@ -902,7 +952,7 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         notes.append("some distributions could not be inferred (marked \"inferred\": false); check them")
 
     all_specs = input_specs + param_specs
-    dims = _dims_and_shapes(mod, all_specs)
+    dims = _dims_and_shapes(src.dims_namespace(), all_specs)
     by_name = {s["name"]: s for s in all_specs}
 
     # Does seed 0 with the engine's order and draws give exactly these tensors (on the CPU)?
@@ -925,8 +975,8 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         if device.type != "cpu":
             torch.manual_seed(0)
             with Recorder(RecordState()):
-                actual_i = [v for v in mod.get_inputs() if isinstance(v, torch.Tensor)]
-                again = mod.Model(*init_inputs)
+                actual_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
+                again = src.make_model()
             by_path = {}
             for mname, m in again.named_modules(remove_duplicate=False):
                 for pname, p in m._parameters.items():
@@ -944,11 +994,13 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         rng = {"compatible": not bad}
         if bad:
             rng["why"] = ("seed 0 does not reproduce " + ", ".join(bad[:3]) +
-                          " of torch.manual_seed(0); get_inputs(); Model(*get_init_inputs()); flags are "
-                          "comparable in distribution, not value by value")
+                          f" of {src.replay('0')}; flags are comparable in distribution, not value by value")
         else:
-            rng["why"] = ("seed s draws exactly what torch.manual_seed(s); get_inputs(); Model(*get_init_inputs()) "
-                          "draws on the CPU, robust-kbench's order")
+            rng["why"] = f"seed s draws exactly what {src.replay('s')} draws on the CPU, robust-kbench's order"
+
+    # Format-specific fields that need the model as built (robust-kbench's kernel call plan).
+    spec_names = {id(p): s["name"] for (_, p, _), s in zip(plist, param_specs)}
+    extra = src.extra_fields(model, raw_inputs, inputs, spec_names, notes)
 
     # Trace forward(*inputs, *params) on the chosen device.
     params = [p.detach().clone() for _, p, _ in plist]
@@ -957,7 +1009,7 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
             m._parameters[a] = nn.Parameter(torch.empty(0), requires_grad=False)  # not stored twice
     model.to(device)
     ex = [t.detach().to(device) for t in inputs] + [p.to(device) for p in params]
-    wrapper = _Functional(model, [where for _, _, where in plist], len(inputs), baked)
+    wrapper = _Functional(model, [where for _, _, where in plist], len(inputs), baked, src.forward_kwargs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with torch.no_grad():
@@ -999,9 +1051,7 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         "output": output,
         "traced_on": device.type,
     }
-    doc = inspect.getdoc(mod.Model) or ""
-    first = doc.strip().split("\n\n")[0].replace("\n", " ").strip()
-    description = (first + " " if first else "") + f"(KernelBench {path.parent.name}/{path.name})"
+    description = src.description()
     for s in all_specs:
         s.pop("_shape", None)
     spec = {
@@ -1010,12 +1060,12 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         "exporter_version": EXPORTER_VERSION,
         "torch_version": torch.__version__,
         "id": tid,
-        "level": level,
-        "number": number,
+        "level": src.level,
+        "number": src.number,
         "name": stem,
-        "category": category_of(stem, level),
+        "category": src.category,
         "description": description,
-        "source_file": f"{stem}.py",
+        "source_file": src.source_name,
         "artifact": f"{stem}.pt",
         "entry": "forward",
         "dims": {"full": dims} if dims else {},
@@ -1023,21 +1073,25 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
         "params": param_specs,
         "output": output,
         "import": {
-            "file": str(path.resolve()),
-            "init_inputs": _jsonable(init_inputs),
+            **src.import_fields(),
             "training_mode": bool(model.training),
             "rng_compatible": rng.get("compatible"),
             "rng_note": rng.get("why", ""),
             "rng_order": ENGINE_SEED_ORDER,
             "notes": notes,
         },
-        "tags": ["imported", "kernelbench"],
+        "tags": list(src.tags),
     }
+    for k, v in extra.items():
+        if k == "import":
+            spec["import"].update(v)
+        else:
+            spec[k] = v
     if not input_specs and not param_specs:
         raise TaskFileError("get_inputs() returns no tensor and the model has no parameters")
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, out_dir / f"{stem}.py")
+    shutil.copyfile(path, out_dir / src.source_name)
     art_tmp = out_dir / f".{stem}.pt.tmp"
     traced.save(str(art_tmp), _extra_files={ARTIFACT_META: json.dumps(meta)})
     os.replace(art_tmp, out_dir / f"{stem}.pt")
@@ -1057,6 +1111,15 @@ def export_one(path: Path, out_dir: Path, level: int, device_req: str, uid: str)
 # Workers: one file at a time each, replaced when a file hangs or kills them
 # --------------------------------------------------------------------------------------------
 
+def _export_kernelbench_job(job: Dict[str, Any]) -> Dict[str, Any]:
+    return export_one(Path(job["file"]), Path(job["out"]), job["level"], job["device"], job["uid"])
+
+
+# What a worker calls for a job of each "kind" (robust_kbench_export.py adds its own before the
+# workers are forked).
+JOB_HANDLERS: Dict[str, Any] = {"kernelbench": _export_kernelbench_job}
+
+
 def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
     os.dup2(2, 1)  # prints in task files must not mix with the protocol on stdout
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -1068,7 +1131,7 @@ def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
         path = Path(job["file"])
         try:
             torch.set_default_dtype(torch.float32)
-            r = export_one(path, Path(job["out"]), job["level"], job["device"], job["uid"])
+            r = JOB_HANDLERS[job.get("kind", "kernelbench")](job)
         except TaskFileError as e:
             r = {"status": "error", "error": str(e)}
         except BaseException as e:  # noqa: BLE001 - report any failure of the task file
@@ -1176,6 +1239,75 @@ def find_task_files(folder: Path, globs: str) -> List[Path]:
     return sorted(files, key=natural)
 
 
+def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, timeout: float, njobs: int,
+             threads: int) -> Dict[str, int]:
+    """Runs every job on `njobs` worker processes and emits one "file" event per job, in job order
+    (`labels[i]` as its "file"); `cleanup(i)` removes what a failed job may have left. Returns the
+    ok / error counts."""
+    results: Dict[int, Dict[str, Any]] = {}
+    pending = list(range(len(jobs_list)))
+    workers: List[Worker] = []
+    next_emit = 0
+    counts = {"ok": 0, "error": 0}
+
+    def finish(i: int, r: Dict[str, Any]) -> None:
+        r = dict(r)
+        r.update({"event": "file", "index": i, "file": labels[i]})
+        if r.get("status") != "ok":
+            cleanup(i)
+        results[i] = r
+
+    try:
+        while pending or any(w.job is not None for w in workers):
+            for w in workers:
+                if w.job is None and pending:
+                    i = pending.pop(0)
+                    w.send(i, jobs_list[i], timeout)
+            while pending and len(workers) < njobs:
+                w = Worker(threads)
+                workers.append(w)
+                i = pending.pop(0)
+                w.send(i, jobs_list[i], timeout)
+            busy = [w for w in workers if w.job is not None]
+            if not busy:
+                continue
+            wait = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            ready, _, _ = select.select([w.fd for w in busy], [], [], wait)
+            for w in busy:
+                if w.fd in ready:
+                    chunk = os.read(w.fd, 1 << 16)
+                    if not chunk:
+                        why = w.reap()
+                        finish(w.job, {"status": "error",
+                                       "error": f"the exporter process died while importing it ({why})"})
+                        w.job = None
+                        workers.remove(w)
+                        continue
+                    w.buf += chunk
+                    while b"\n" in w.buf and w.job is not None:
+                        line, w.buf = w.buf.split(b"\n", 1)
+                        finish(w.job, json.loads(line))
+                        w.job = None
+                elif time.monotonic() >= w.deadline:
+                    w.kill()
+                    finish(w.job, {"status": "error", "error": f"timed out after {timeout:g} s (--timeout)"})
+                    w.job = None
+                    workers.remove(w)
+            while next_emit in results:
+                r = results[next_emit]
+                counts["ok" if r.get("status") == "ok" else "error"] += 1
+                emit(r)
+                next_emit += 1
+    finally:
+        for w in workers:
+            try:
+                w.jobs.close()
+            except OSError:
+                pass
+            w.reap() if w.job is None else w.kill()
+    return counts
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description="Export a KernelBench level folder to KernelSieve tasks "
                                              "(JSON lines on stdout).")
@@ -1217,74 +1349,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           "python": sys.executable})
 
     t0 = time.perf_counter()
-    results: Dict[int, Dict[str, Any]] = {}
-    pending = list(range(len(files)))
-    workers: List[Worker] = []
-    next_emit = 0
-    counts = {"ok": 0, "error": 0}
 
-    def finish(i: int, r: Dict[str, Any]) -> None:
-        r = dict(r)
-        r.update({"event": "file", "index": i, "file": files[i].name})
-        if r.get("status") != "ok":
-            stem = files[i].stem
-            for ext in (".json", ".pt", ".py"):  # a stale export of a now-broken file must not load
-                try:
-                    (out_dir / f"{stem}{ext}").unlink()
-                except OSError:
-                    pass
-        results[i] = r
-
-    try:
-        while pending or any(w.job is not None for w in workers):
-            for w in workers:
-                if w.job is None and pending:
-                    i = pending.pop(0)
-                    w.send(i, {"file": str(files[i].resolve()), "out": str(out_dir), "level": level,
-                               "device": args.device, "uid": str(i)}, args.timeout)
-            while pending and len(workers) < jobs:
-                w = Worker(threads)
-                workers.append(w)
-                i = pending.pop(0)
-                w.send(i, {"file": str(files[i].resolve()), "out": str(out_dir), "level": level,
-                           "device": args.device, "uid": str(i)}, args.timeout)
-            busy = [w for w in workers if w.job is not None]
-            if not busy:
-                continue
-            wait = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            ready, _, _ = select.select([w.fd for w in busy], [], [], wait)
-            for w in busy:
-                if w.fd in ready:
-                    chunk = os.read(w.fd, 1 << 16)
-                    if not chunk:
-                        why = w.reap()
-                        finish(w.job, {"status": "error",
-                                       "error": f"the exporter process died while importing it ({why})"})
-                        w.job = None
-                        workers.remove(w)
-                        continue
-                    w.buf += chunk
-                    while b"\n" in w.buf and w.job is not None:
-                        line, w.buf = w.buf.split(b"\n", 1)
-                        finish(w.job, json.loads(line))
-                        w.job = None
-                elif time.monotonic() >= w.deadline:
-                    w.kill()
-                    finish(w.job, {"status": "error", "error": f"timed out after {args.timeout:g} s (--timeout)"})
-                    w.job = None
-                    workers.remove(w)
-            while next_emit in results:
-                r = results[next_emit]
-                counts["ok" if r.get("status") == "ok" else "error"] += 1
-                emit(r)
-                next_emit += 1
-    finally:
-        for w in workers:
+    def cleanup(i: int) -> None:
+        stem = files[i].stem
+        for ext in (".json", ".pt", ".py"):  # a stale export of a now-broken file must not load
             try:
-                w.jobs.close()
+                (out_dir / f"{stem}{ext}").unlink()
             except OSError:
                 pass
-            w.reap() if w.job is None else w.kill()
+    jobs_list = [{"file": str(f.resolve()), "out": str(out_dir), "level": level, "device": args.device,
+                  "uid": str(i)} for i, f in enumerate(files)]
+    counts = run_pool(jobs_list, [f.name for f in files], cleanup, args.timeout, jobs, threads)
     emit({"event": "done", "ok": counts["ok"], "failed": counts["error"], "total": len(files),
           "seconds": round(time.perf_counter() - t0, 3), "out": str(out_dir.resolve())})
     return 0
