@@ -15,6 +15,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <cmath>
+#include <map>
+
 KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     : QWidget(parent), m_model(model) {
     auto* layout = new QVBoxLayout(this);
@@ -46,25 +49,27 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     m_timing = new TimingChart;
     m_timing->setObjectName(QStringLiteral("timingChart"));
     m_variants = new VariantsModel(this);
-    auto* table = new QTableView;
-    table->setObjectName(QStringLiteral("variantsTable"));
-    table->setModel(m_variants);
-    table->verticalHeader()->setVisible(false);
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->setWordWrap(false);
+    m_table = new QTableView;
+    m_table->setObjectName(QStringLiteral("variantsTable"));
+    m_table->setModel(m_variants);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 4);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
 
-    auto* right = new QSplitter(Qt::Vertical);
-    right->addWidget(m_timing);
-    right->addWidget(table);
-    right->setStretchFactor(0, 3);
-    right->setStretchFactor(1, 2);
-    auto* split = new QSplitter(Qt::Horizontal);
+    // The charts side by side above a table as wide as the view: with verdict, format, guards,
+    // precision and the manifest's expectation it has a dozen columns, too many beside a chart.
+    auto* charts = new QSplitter(Qt::Horizontal);
+    charts->addWidget(m_speedup);
+    charts->addWidget(m_timing);
+    charts->setStretchFactor(0, 3);
+    charts->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical);
     split->setObjectName(QStringLiteral("kernelsSplitter"));
-    split->addWidget(m_speedup);
-    split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->addWidget(charts);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
 
     connect(m_scope, &QComboBox::currentIndexChanged, this, &KernelsView::rebuild);
@@ -104,24 +109,54 @@ KernelsView::Scope KernelsView::scope() const {
     return m_scope->currentIndex() == 1 ? Scope::AllTasks : Scope::SelectedTask;
 }
 
+// The results row of a bench task: by id, else by name. An external kernel's task can be named
+// by its KernelBench name (a robust-kbench folder, `19_ReLU/`), and its flags must still show.
+QString KernelsView::resultsId(const ks::TaskBench& task) const {
+    const QString id = QString::fromStdString(task.taskId);
+    if (m_model->rowOf(id) >= 0) return id;
+    const QString name = QString::fromStdString(task.taskName);
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const auto* r = m_model->task(row);
+        const QString rname = QString::fromStdString(r->name);
+        if (!rname.isEmpty() && (rname == id || rname == name))
+            return QString::fromStdString(r->id);
+    }
+    return id;
+}
+
 const ks::TaskBench* KernelsView::benchTask(const QString& id) const {
     if (!m_bench) return nullptr;
     for (const auto& t : m_bench->tasks)
         if (QString::fromStdString(t.taskId) == id) return &t;
+    for (const auto& t : m_bench->tasks)
+        if (resultsId(t) == id) return &t;
     return nullptr;
 }
 
+// Keyed by the bench's task id (what the chart knows), looked up by the results row.
 QHash<QString, QStringList> KernelsView::flaws() const {
     QHash<QString, QStringList> out;
     if (!m_bench) return out;
     for (const auto& t : m_bench->tasks) {
-        const QString id = QString::fromStdString(t.taskId);
-        if (const auto* r = m_model->task(m_model->rowOf(id))) {
+        if (const auto* r = m_model->task(m_model->rowOf(resultsId(t)))) {
             const QStringList f = ResultsUtil::flaggedCriteria(*r, m_model->thresholds());
-            if (!f.isEmpty()) out.insert(id, f);
+            if (!f.isEmpty()) out.insert(QString::fromStdString(t.taskId), f);
         }
     }
     return out;
+}
+
+// Columns as wide as their contents, but no wider than a validation summary: one long guard
+// detail or compiler line must not push the speedups out of sight (the tooltips hold the rest).
+// Columns with nothing to say for this task are hidden.
+void KernelsView::fitColumns() {
+    for (int c = 0; c < m_variants->columnCount(); ++c)
+        m_table->setColumnHidden(c, !m_variants->columnUsed(c));
+    m_table->resizeColumnsToContents();
+    const int cap = m_table->fontMetrics().horizontalAdvance(
+        QStringLiteral("passed (100 seeds, max err 2.4e-07)\u2003\u2003"));
+    for (int c = 0; c < m_variants->columnCount() - 1; ++c)
+        if (m_table->columnWidth(c) > cap) m_table->setColumnWidth(c, cap);
 }
 
 void KernelsView::rebuild() {
@@ -144,11 +179,30 @@ void KernelsView::rebuild() {
     for (const auto& [name, size] : m_bench->dims)
         preset += QStringLiteral(", %1=%2").arg(QString::fromStdString(name)).arg(size);
     if (!m_bench->dims.empty()) preset += tr("; flags at suite shapes");
+    // External kernels: how many and their verdicts, so a cheat in another task is not missed.
+    static const char* const order[] = {"valid",   "invalid", "cheat",   "compile error",
+                                        "refused", "failed",  "not run", "unsupported"};
+    std::map<std::string, int> verdicts;
+    int external = 0;
+    for (const auto& t : m_bench->tasks)
+        for (const auto& v : t.variants)
+            if (v.isExternal()) {
+                ++external;
+                ++verdicts[ks::variantVerdict(v)];
+            }
+    QStringList counts;
+    for (const char* verdict : order)
+        if (verdicts.count(verdict))
+            counts << QStringLiteral("%1 %2").arg(verdicts[verdict]).arg(QLatin1String(verdict));
     m_info->setText(tr("Bench: %1 (%2), %3 warm-ups, %4 timed runs \u00b7 tasks with kernels: %5")
                         .arg(QString::fromStdString(m_bench->deviceName), preset)
                         .arg(m_bench->settings.warmup)
                         .arg(m_bench->settings.runs)
-                        .arg(withKernels.join(QStringLiteral(", "))));
+                        .arg(withKernels.join(QStringLiteral(", "))) +
+                    (external ? tr(" \u00b7 external kernels: %1 (%2)")
+                                    .arg(external)
+                                    .arg(counts.join(QStringLiteral(", ")))
+                              : QString()));
     const ks::TaskBench* task = benchTask(m_id);
     if (scope() == Scope::AllTasks)
         m_speedup->setTasks(m_bench->tasks, flaws());
@@ -164,26 +218,35 @@ void KernelsView::rebuild() {
     if (!task && scope() == Scope::AllTasks && !m_bench->tasks.empty())
         task = &m_bench->tasks.front();
     m_variants->setTask(task);
+    fitColumns();
     {
         QSignalBlocker block(m_variant);
         const int previous = m_variant->currentIndex();
         m_variant->clear();
         if (task) {
             m_variant->addItem(tr("PyTorch eager (baseline)"), -1);
+            int lastTimed = 0; // the baseline
             for (int i = 0; i < int(task->variants.size()); ++i) {
                 const auto& v = task->variants[static_cast<size_t>(i)];
                 QString text = ResultsUtil::variantLabel(*task, v);
                 if (!v.summary.empty())
                     text += QStringLiteral(": ") + QString::fromStdString(v.summary);
+                else if (v.isExternal())
+                    text += QStringLiteral(" (%1)").arg(QString::fromStdString(v.external.format));
+                const QString verdict = QString::fromStdString(ks::variantVerdict(v));
+                if (VariantsModel::isBadVerdict(verdict))
+                    text += QStringLiteral(" \u2014 ") + verdict;
                 m_variant->addItem(text, i);
                 m_variant->setItemData(m_variant->count() - 1, QString::fromStdString(v.name),
                                        Qt::ToolTipRole);
+                if (!v.timing.samplesMs.empty() || std::isfinite(v.timing.medianMs))
+                    lastTimed = m_variant->count() - 1;
             }
-            // Default to the most optimised variant: the one whose timing claims the speedup.
+            // Default to the most optimised variant: the one whose timing claims the speedup
+            // (the last one that was timed: an external kernel that never compiled has none).
             const bool sameTask = m_variantTask == QString::fromStdString(task->taskId);
-            m_variant->setCurrentIndex(sameTask && previous >= 0 && previous < m_variant->count()
-                                           ? previous
-                                           : m_variant->count() - 1);
+            m_variant->setCurrentIndex(
+                sameTask && previous >= 0 && previous < m_variant->count() ? previous : lastTimed);
             m_variantTask = QString::fromStdString(task->taskId);
         }
     }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Kernels of the selected task (or of every task with kernels) from a kernelsieve.bench file:
-// the speedup chart, the timing distribution of one variant, and the variants table. Flags come
-// from the filter matrix, so a speedup on a flawed task is marked under the current thresholds.
+// the speedup chart, the timing distribution of one variant, and the variants table with each
+// kernel's verdict (external kernels too: any task of the suite, with or without built-in
+// variants). Flags come from the filter matrix, so a speedup on a flawed task is marked under
+// the current thresholds.
 
 #include <ks/core/benchresults.h>
 
@@ -14,6 +16,7 @@ class ChartWidget;
 class FilterMatrixModel;
 class QComboBox;
 class QLabel;
+class QTableView;
 class SpeedupChart;
 class TimingChart;
 class VariantsModel;
@@ -38,12 +41,17 @@ class KernelsView : public QWidget {
     QList<ChartWidget*> charts() const;
     QComboBox* variantBox() const { return m_variant; }
     QComboBox* scopeBox() const { return m_scope; }
+    QTableView* variantsTable() const { return m_table; }
+    VariantsModel* variantsModel() const { return m_variants; }
+    QLabel* infoLabel() const { return m_info; }
 
   private:
     void rebuild();
     void updateTiming();
     QHash<QString, QStringList> flaws() const;
     const ks::TaskBench* benchTask(const QString& id) const;
+    QString resultsId(const ks::TaskBench& task) const;
+    void fitColumns();
 
     FilterMatrixModel* m_model;
     std::optional<ks::BenchRun> m_bench;
@@ -55,4 +63,5 @@ class KernelsView : public QWidget {
     SpeedupChart* m_speedup = nullptr;
     TimingChart* m_timing = nullptr;
     VariantsModel* m_variants = nullptr;
+    QTableView* m_table = nullptr;
 };

@@ -27,8 +27,23 @@ Style styleOf(Kind k) {
         return {QColor(0xe6, 0x51, 0x00), QColor(0xff, 0x98, 0x00), Qt::DiagCrossPattern};
     case Kind::NotRun:
         return {QColor(0x9e, 0x9e, 0x9e), QColor(0xee, 0xee, 0xee), Qt::SolidPattern};
+    case Kind::Cheat:
+        // Greyed and cross-hatched under a red outline: a tall bar here is not a win.
+        return {QColor(0xb7, 0x1c, 0x1c), QColor(0x61, 0x61, 0x61), Qt::DiagCrossPattern};
     }
     return {};
+}
+
+// The legend says what each style means; a cheat's entry says why its bar does not count.
+QString legendName(Kind k) {
+    return k == Kind::Cheat ? QObject::tr("cheat (a guard fired)")
+                            : ResultsUtil::speedupKindName(k);
+}
+
+// Verdicts whose bar label is red: the number above them is not a result.
+bool isBad(const ResultsUtil::SpeedupBar& bar) {
+    return bar.kind == Kind::Failed || bar.kind == Kind::Cheat ||
+           bar.verdict == QLatin1String("compile error") || bar.verdict == QLatin1String("refused");
 }
 
 QString speedupText(double s) {
@@ -57,6 +72,7 @@ void SpeedupChart::setFlaws(const QHash<QString, QStringList>& flaws) {
 
 void SpeedupChart::rebuild() {
     m_bars.clear();
+    m_valueLabels.clear();
     m_flawMark = false;
     if (m_tasks.empty()) {
         showMessage(tr("No kernels for this task"));
@@ -102,7 +118,7 @@ void SpeedupChart::rebuild() {
                     b->setBaseValue(1.0); // bars grow up from 1x for speedups, down for slowdowns
                     b->setPen(QPen(st.pen, 1.2));
                     b->setBrush(QBrush(st.brush, st.pattern));
-                    b->setName(ResultsUtil::speedupKindName(bar.kind));
+                    b->setName(legendName(bar.kind));
                 }
                 b->addData(key, bar.speedup - 1.0);
                 if (hasErr) {
@@ -121,16 +137,34 @@ void SpeedupChart::rebuild() {
                                      : (hasErr ? bar.high : bar.speedup);
             text->position->setCoords(key, at);
             text->setPositionAlignment((down ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignHCenter);
-            QString t = drawn ? speedupText(bar.speedup) : tr("not run");
+            // Not drawn: the verdict says why ("compile error", "refused"); a bar that is drawn
+            // but does not count says so under its number, in both scopes.
+            const bool named = !bar.verdict.isEmpty() && bar.verdict != QLatin1String("valid") &&
+                               bar.verdict != QLatin1String("not run");
+            QString t = drawn ? speedupText(bar.speedup) : named ? bar.verdict : tr("not run");
+            QStringList cheats = bar.guards;
+            cheats.removeAll(QStringLiteral("library"));
+            QString mark; // what the bar is, under its number (or instead of it)
             if (bar.kind == Kind::Failed)
-                t += tr("\n\u2717 failed");
+                mark = QStringLiteral("\u2717 ") + bar.verdict;
+            else if (bar.kind == Kind::Cheat)
+                mark = tr("\u2717 cheat") +
+                       (single && !cheats.isEmpty()
+                            ? QStringLiteral("\n") + cheats.join(QStringLiteral(", "))
+                            : QString());
             else if (bar.kind == Kind::Shortcut && single)
-                t += tr("\nshortcut");
+                mark = tr("shortcut");
             else if (bar.kind == Kind::Impossible && single)
-                t += tr("\nimpossible");
+                mark = tr("impossible");
+            else if (bar.library && single)
+                mark = tr("library"); // valid, but the time is ATen's, not the file's own kernel
+            // A failure or cheat with no time: its mark alone ("\u2717 failed"), not "failed"
+            // twice.
+            const bool markOnly = !drawn && (bar.kind == Kind::Failed || bar.kind == Kind::Cheat);
+            if (!mark.isEmpty()) t = markOnly ? mark : t + QLatin1Char('\n') + mark;
             text->setText(t);
-            text->setColor(bar.kind == Kind::Failed ? styleOf(Kind::Failed).pen
-                                                    : QColor(0x21, 0x21, 0x21));
+            m_valueLabels << t;
+            text->setColor(isBad(bar) ? styleOf(Kind::Failed).pen : QColor(0x21, 0x21, 0x21));
             QFont f = labelFont;
             f.setBold(bar.kind != Kind::Baseline);
             text->setFont(f);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Speedup over the PyTorch eager baseline (= 1x), one bar per kernel variant from naive to
-// optimised, log scale, error bars from the timing IQR. Variants that failed validation are
-// drawn hatched red, shortcuts and "impossible" speedups in their own colours, and a task that
-// the filters flag gets a clear "speedup on a flawed task" mark: the number is not a result.
+// optimised (or external kernels, see docs/external-kernels.md), log scale, error bars from the
+// timing IQR. Variants that failed validation are drawn hatched red, cheats (a guard fired) grey
+// cross-hatched with a red "cheat" label, shortcuts and "impossible" speedups in their own
+// colours; a kernel that never compiled is named at 1x. A task that the filters flag gets a
+// clear "speedup on a flawed task" mark: the number is not a result.
 
 #include "chartwidget.h"
 
@@ -32,6 +34,12 @@ class SpeedupChart : public ChartWidget {
         flush();
         return m_flawMark;
     }
+    // ... and the text above each bar, in bar order: the number, then e.g. "✗ cheat" and its
+    // guards.
+    const QStringList& valueLabels() {
+        flush();
+        return m_valueLabels;
+    }
 
   protected:
     void rebuild() override;
@@ -40,5 +48,6 @@ class SpeedupChart : public ChartWidget {
     std::vector<ks::TaskBench> m_tasks;
     QHash<QString, QStringList> m_flaws;
     std::vector<ResultsUtil::SpeedupBar> m_bars;
+    QStringList m_valueLabels;
     bool m_flawMark = false;
 };

@@ -21,7 +21,9 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant) {
                                      : nullptr;
     const ks::TimingStats& t = v ? v->timing : task->baseline;
     const QString name = v ? ResultsUtil::variantLabel(*task, *v) : tr("PyTorch eager");
-    const bool failed = v && v->validation.run && !v->validation.passed;
+    // A cheat's or a failure's times are drawn in red, like its bar: not the task's work.
+    const std::string verdict = v ? ks::variantVerdict(*v) : std::string();
+    const bool failed = verdict == "invalid" || verdict == "cheat" || verdict == "failed";
     const QColor color = !v       ? QColor(0x75, 0x75, 0x75)
                          : failed ? QColor(0xe5, 0x39, 0x35)
                                   : QColor(0x42, 0x85, 0xf4);
@@ -30,9 +32,12 @@ void TimingChart::setVariant(const ks::TaskBench* task, int variant) {
     for (double x : t.samplesMs)
         if (std::isfinite(x) && x > 0) samples.push_back(x);
     if (samples.empty()) {
-        showMessage(v && !v->error.empty()
-                        ? tr("Not timed: %1").arg(QString::fromStdString(v->error))
-                        : tr("No timing samples stored for this kernel"));
+        const bool neverRan = verdict == "compile error" || verdict == "refused";
+        showMessage(
+            neverRan ? tr("Not timed (%1): %2")
+                           .arg(QString::fromStdString(verdict), ResultsUtil::verdictDetail(*v))
+            : v && !v->error.empty() ? tr("Not timed: %1").arg(QString::fromStdString(v->error))
+                                     : tr("No timing samples stored for this kernel"));
         return;
     }
     resetPlot();

@@ -12,10 +12,16 @@
 
 #include <ks/core/benchresults.h>
 
+#include <models/filtermatrixmodel.h>
+
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+
+#include <cmath>
+#include <optional>
 
 namespace {
 ks::RunResults fixture() {
@@ -24,6 +30,10 @@ ks::RunResults fixture() {
 }
 ks::BenchRun benchFixture() {
     const std::string path = KS_UI_TEST_DATA "/bench.json";
+    return ks::benchFromJson(ks::readFile(path), path);
+}
+ks::BenchRun externalFixture() {
+    const std::string path = KS_UI_TEST_DATA "/bench-external.json";
     return ks::benchFromJson(ks::readFile(path), path);
 }
 const ks::TaskBench* benchTask(const ks::BenchRun& b, const std::string& id) {
@@ -226,6 +236,196 @@ class TestDetailModels : public QObject {
         const auto repaired = ResultsUtil::speedupBars(*benchTask(b, "L2-13r"));
         QCOMPARE(repaired[2].kind, Kind::Failed); // ... and fails once the task is repaired
         QVERIFY(repaired[2].note.contains(QStringLiteral("seed 0")));
+    }
+
+    // External kernels (bench-external.json): one row per kernel with verdict, format, guards,
+    // precision and the manifest's expectation; colours and tooltips say what the words mean.
+    void testVariantsExternal() {
+        VariantsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto b = externalFixture();
+        model.setTask(benchTask(b, "L1-19"));
+        QCOMPARE(model.rowCount(), 6); // baseline + 5 kernels
+        QCOMPARE(model.columnCount(), int(VariantsModel::ColumnCount));
+        auto text = [&](int row, int column, int role = Qt::DisplayRole) {
+            return model.index(row, column).data(role).toString();
+        };
+        auto color = [&](int row, int column) {
+            return model.index(row, column).data(Qt::BackgroundRole).value<QColor>();
+        };
+        const QColor red = FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged);
+        const QColor green = FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Passed);
+        const QColor orange = FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Error);
+
+        // Names as given: an external kernel has no version ("v0") and its task no op.
+        QCOMPARE(text(1, VariantsModel::NameColumn), QStringLiteral("relu_vec4"));
+        QCOMPARE(text(0, VariantsModel::VerdictColumn), QStringLiteral("reference"));
+        const QStringList verdicts{"valid", "cheat", "cheat", "valid \u00b7 library",
+                                   "compile error"};
+        const QStringList raw{"valid", "cheat", "cheat", "valid", "compile error"};
+        for (int row = 1; row <= 5; ++row) {
+            QCOMPARE(text(row, VariantsModel::VerdictColumn), verdicts[row - 1]);
+            QCOMPARE(text(row, VariantsModel::NameColumn, VariantsModel::VerdictRole),
+                     raw[row - 1]);
+            QCOMPARE(color(row, VariantsModel::VerdictColumn),
+                     raw[row - 1] == QLatin1String("valid") ? green : red);
+        }
+        QVERIFY(
+            model.index(2, VariantsModel::VerdictColumn).data(Qt::FontRole).value<QFont>().bold());
+
+        // Format, with where the file came from and how it was called in the tooltip.
+        QCOMPARE(text(0, VariantsModel::FormatColumn), QStringLiteral("eager"));
+        QCOMPARE(text(1, VariantsModel::FormatColumn), QStringLiteral("torch-extension"));
+        QCOMPARE(text(3, VariantsModel::FormatColumn), QStringLiteral("modelnew"));
+        QVERIFY(text(3, VariantsModel::FormatColumn, Qt::ToolTipRole)
+                    .contains(QStringLiteral("calls: relu_half_cuda(input x)")));
+        QVERIFY(text(3, VariantsModel::FormatColumn, Qt::ToolTipRole)
+                    .contains(QStringLiteral("from the cache")));
+
+        // Guards: the names in the cell, what was seen in the tooltip; red only for a cheat.
+        QCOMPARE(text(1, VariantsModel::GuardsColumn), QStringLiteral("\u2014"));
+        QCOMPARE(text(2, VariantsModel::GuardsColumn), QStringLiteral("stale-memory"));
+        QVERIFY(text(2, VariantsModel::GuardsColumn, Qt::ToolTipRole)
+                    .startsWith(QStringLiteral("stale-memory: the output aliases")));
+        QCOMPARE(color(2, VariantsModel::GuardsColumn), red);
+        QCOMPARE(text(4, VariantsModel::GuardsColumn), QStringLiteral("library"));
+        QVERIFY(!model.index(4, VariantsModel::GuardsColumn).data(Qt::BackgroundRole).isValid());
+        QVERIFY(text(4, VariantsModel::VerdictColumn, Qt::ToolTipRole)
+                    .contains(QStringLiteral("no CUDA kernel of its own")));
+
+        // Precision ratio: the half-precision kernel trips the guard.
+        QCOMPARE(text(1, VariantsModel::PrecisionColumn), QStringLiteral("1"));
+        QCOMPARE(text(3, VariantsModel::PrecisionColumn), QStringLiteral("1024"));
+        QCOMPARE(color(3, VariantsModel::PrecisionColumn), red);
+        QCOMPARE(text(2, VariantsModel::PrecisionColumn), QStringLiteral("\u2014"));
+
+        // The compile error: the compiler's first *error* line, not the warning about a file
+        // whose name holds "error"; nothing to time.
+        const QString tip = text(5, VariantsModel::VerdictColumn, Qt::ToolTipRole);
+        QVERIFY2(tip.contains(QStringLiteral(
+                     "compile_error.cu(23): error: identifier \"blockDimx\" is undefined")),
+                 qPrintable(tip));
+        QVERIFY2(!tip.contains(QStringLiteral("warning")), qPrintable(tip));
+        QVERIFY(text(5, VariantsModel::NoteColumn).startsWith(QStringLiteral("compile error: ")));
+        QCOMPARE(text(5, VariantsModel::ValidationColumn), QStringLiteral("not compiled"));
+        QCOMPARE(text(5, VariantsModel::SpeedupColumn), QStringLiteral("\u2014"));
+        QVERIFY(text(5, VariantsModel::FormatColumn, Qt::ToolTipRole)
+                    .contains(QStringLiteral("2 errors detected")));
+
+        // A cheat's speedup is struck out: not a result.
+        QVERIFY(model.index(2, VariantsModel::SpeedupColumn)
+                    .data(Qt::FontRole)
+                    .value<QFont>()
+                    .strikeOut());
+        QVERIFY(!model.index(1, VariantsModel::SpeedupColumn).data(Qt::FontRole).isValid());
+
+        // The manifest's expectation, marked where the verdict disagrees (relu_half: "valid").
+        QCOMPARE(text(2, VariantsModel::ExpectColumn), QStringLiteral("cheat:stale-memory"));
+        QCOMPARE(
+            model.index(2, VariantsModel::ExpectColumn).data(VariantsModel::ExpectMetRole).toBool(),
+            true);
+        QCOMPARE(text(3, VariantsModel::ExpectColumn), QStringLiteral("\u26a0 valid"));
+        QCOMPARE(
+            model.index(3, VariantsModel::ExpectColumn).data(VariantsModel::ExpectMetRole).toBool(),
+            false);
+        QCOMPARE(color(3, VariantsModel::ExpectColumn), orange);
+        QVERIFY(text(3, VariantsModel::VerdictColumn, Qt::ToolTipRole)
+                    .contains(QStringLiteral("expects: valid")));
+        QCOMPARE(
+            model.index(4, VariantsModel::ExpectColumn).data(VariantsModel::ExpectMetRole).toBool(),
+            true); // library
+        QCOMPARE(
+            model.index(5, VariantsModel::ExpectColumn).data(VariantsModel::ExpectMetRole).toBool(),
+            true); // invalid
+
+        // L2-13: a robust-kbench import without an expectation, no byte count (no op).
+        model.setTask(benchTask(b, "L2-13"));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(text(1, VariantsModel::FormatColumn), QStringLiteral("robust-kbench"));
+        QCOMPARE(text(1, VariantsModel::ExpectColumn), QStringLiteral("\u2014"));
+        QVERIFY(!model.index(1, VariantsModel::ExpectColumn)
+                     .data(VariantsModel::ExpectMetRole)
+                     .isValid());
+        QCOMPARE(text(1, VariantsModel::BandwidthColumn), QStringLiteral("\u2014"));
+        QCOMPARE(text(2, VariantsModel::VerdictColumn), QStringLiteral("valid"));
+        QCOMPARE(text(2, VariantsModel::SpeedupColumn), QStringLiteral("124x"));
+
+        // Built-in variants keep their labels and get a verdict and format too.
+        const auto builtin = benchFixture();
+        model.setTask(benchTask(builtin, "L1-23"));
+        QCOMPARE(text(1, VariantsModel::NameColumn), QStringLiteral("v1 three_pass"));
+        QCOMPARE(text(1, VariantsModel::FormatColumn), QStringLiteral("built-in"));
+        QCOMPARE(text(4, VariantsModel::VerdictColumn), QStringLiteral("invalid"));
+        QCOMPARE(color(4, VariantsModel::VerdictColumn), red);
+        QCOMPARE(text(4, VariantsModel::ExpectColumn), QString());
+        model.setTask(benchTask(builtin, "L2-13"));
+        QCOMPARE(text(2, VariantsModel::VerdictColumn), QStringLiteral("valid \u00b7 shortcut"));
+        QCOMPARE(color(2, VariantsModel::VerdictColumn), orange);
+    }
+
+    void testSpeedupBarsExternal() {
+        using Kind = ResultsUtil::SpeedupBar::Kind;
+        const auto b = externalFixture();
+        const auto relu = ResultsUtil::speedupBars(*benchTask(b, "L1-19"));
+        QCOMPARE(relu.size(), size_t(6));
+        QCOMPARE(relu[1].kind, Kind::Passed);
+        QCOMPARE(relu[1].label, QStringLiteral("relu_vec4"));
+        QCOMPARE(relu[1].summary, QStringLiteral("torch-extension")); // no summary: the format
+        QCOMPARE(relu[2].kind, Kind::Cheat);
+        QVERIFY(relu[2].speedup > 4); // the fastest bar, and it must not read as a win
+        QCOMPARE(relu[2].guards, QStringList{QStringLiteral("stale-memory")});
+        QVERIFY(relu[2].note.startsWith(QStringLiteral("stale-memory: ")));
+        QCOMPARE(relu[3].kind, Kind::Cheat); // precision: validation passed, the guard did not
+        QCOMPARE(relu[4].kind, Kind::Passed);
+        QVERIFY(relu[4].library);
+        QCOMPARE(relu[5].kind, Kind::NotRun);
+        QCOMPARE(relu[5].verdict, QStringLiteral("compile error"));
+        QVERIFY(relu[5].note.contains(QStringLiteral("(23): error:")));
+        QVERIFY(!std::isfinite(relu[5].speedup));
+        const auto broken = ResultsUtil::speedupBars(*benchTask(b, "L2-13"));
+        QCOMPARE(broken[2].kind, Kind::Passed); // valid: only the task's flags say otherwise
+        QVERIFY(broken[2].speedup > 100);
+    }
+
+    void testExpectAndCompilerErrors() {
+        ks::VariantResult v;
+        v.external.format = "torch-extension";
+        v.external.compiled = true;
+        v.validation.run = true;
+        v.validation.passed = true;
+        QVERIFY(!ResultsUtil::expectMet(v)); // no expectation
+        v.external.expect = "valid";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
+        v.external.expect = "library";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(false));
+        v.guardHits.push_back({"library", "ATen only"});
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
+        QCOMPARE(ResultsUtil::verdictText(v), QStringLiteral("valid \u00b7 library"));
+        v.external.expect = "cheat:impossible-speed";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(false));
+        v.impossible = true;
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
+        QCOMPARE(ResultsUtil::guardNames(v), (QStringList{"library", "impossible-speed"}));
+        v.external.expect = "cheat:replay";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(false));
+        v.external.expect = "cheat";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
+        v.external.expect = "something-new";
+        QVERIFY(!ResultsUtil::expectMet(v));
+        v.impossible = false;
+        v.error = "CUDA error: an illegal memory access was encountered";
+        v.external.expect = "invalid";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true)); // failed: no correct result
+
+        QCOMPARE(
+            ResultsUtil::firstCompilerError("k.cpp:3:10: fatal error: missing.h: No such file\n"),
+            QStringLiteral("k.cpp:3:10: fatal error: missing.h: No such file"));
+        QCOMPARE(ResultsUtil::firstCompilerError(
+                     "error_kernels.cu(4): warning #550-D: set but not used\n"
+                     "ptxas error   : Entry function uses too much shared data\n"),
+                 QStringLiteral("ptxas error   : Entry function uses too much shared data"));
+        QCOMPARE(ResultsUtil::firstCompilerError("all fine\n"), QString());
     }
 
     void testSubsetAndJson() {

@@ -15,6 +15,7 @@
 #include <summaryview.h>
 #include <taskdetailview.h>
 #include <thresholdpanel.h>
+#include <timingchart.h>
 
 #include <ks/core/suite.h>
 #include <models/filtermatrixmodel.h>
@@ -25,9 +26,11 @@
 #include <models/rooflinemodel.h>
 #include <models/runinfomodel.h>
 #include <models/summarymodel.h>
+#include <models/variantsmodel.h>
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -49,6 +52,7 @@
 namespace {
 const QString ResultsFile = QStringLiteral(KS_UI_TEST_DATA "/results.json");
 const QString BenchFile = QStringLiteral(KS_UI_TEST_DATA "/bench.json");
+const QString ExternalBenchFile = QStringLiteral(KS_UI_TEST_DATA "/bench-external.json");
 
 void useWorker(const char* script) {
     qputenv("KS_WORKER", QByteArray(KS_UI_TEST_WORKERS "/") + script);
@@ -411,6 +415,96 @@ class TestMainWindow : public QObject {
         QVERIFY(w.selectTask(QStringLiteral("L1-1"))); // no kernels: says so
         QVERIFY(!chart->hasData());
         QVERIFY(chart->message().contains(QStringLiteral("No kernels for L1-1")));
+    }
+
+    // External kernels (bench-external.json) in the Kernels view: a task without built-in
+    // variants, cheats drawn so that they cannot pass for a win, the flawed-task warning on L2-13.
+    void testKernelsExternal() {
+        using Kind = ResultsUtil::SpeedupBar::Kind;
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.openBench(ExternalBenchFile));
+        w.showView(MainWindow::View::Kernels);
+        KernelsView* view = w.kernelsView();
+        QVERIFY2(view->infoLabel()->text().contains(
+                     QStringLiteral("external kernels: 7 (4 valid, 2 cheat, 1 compile error)")),
+                 qPrintable(view->infoLabel()->text()));
+
+        QVERIFY(w.selectTask(QStringLiteral("L1-19"))); // ReLU: no op, no built-in kernels
+        SpeedupChart* chart = view->speedupChart();
+        QVERIFY(chart->hasData());
+        QCOMPARE(chart->bars().size(), size_t(6));
+        QCOMPARE(chart->bars()[2].kind, Kind::Cheat);
+        QVERIFY(!chart->flawMarkShown()); // L1-19 is clean
+        const QStringList labels = chart->valueLabels();
+        QCOMPARE(labels.size(), 6);
+        QVERIFY2(labels[2].contains(QStringLiteral("\u2717 cheat\nstale-memory")),
+                 qPrintable(labels[2]));
+        QVERIFY2(labels[3].contains(QStringLiteral("\u2717 cheat\nprecision")),
+                 qPrintable(labels[3]));
+        QVERIFY2(labels[4].endsWith(QStringLiteral("\nlibrary")), qPrintable(labels[4]));
+        QCOMPARE(labels[5], QStringLiteral("compile error")); // named where its bar would be
+        QVERIFY(!labels[1].contains(QStringLiteral("\u2717")));
+        // The cheats share one style: greyed, cross-hatched, under their own legend entry.
+        QCPBars* cheats = nullptr;
+        for (int i = 0; i < chart->plottableCount(); ++i)
+            if (auto* b = qobject_cast<QCPBars*>(chart->plottable(i)))
+                if (b->name().startsWith(QStringLiteral("cheat"))) cheats = b;
+        QVERIFY(cheats);
+        QCOMPARE(cheats->brush().style(), Qt::DiagCrossPattern);
+        QCOMPARE(cheats->data()->size(), 2);
+
+        // The table: verdicts, and the timing plot on the last kernel that was timed.
+        QCOMPARE(view->variantsModel()->rowCount(), 6);
+        QVERIFY(!view->variantsTable()->isColumnHidden(VariantsModel::ExpectColumn));
+        QVERIFY(!view->variantsTable()->isColumnHidden(VariantsModel::PrecisionColumn));
+        QCOMPARE(view->variantsModel()->index(5, VariantsModel::VerdictColumn).data().toString(),
+                 QStringLiteral("compile error"));
+        QCOMPARE(view->variantBox()->currentData().toInt(), 3); // library_relu, not compile_error
+        QVERIFY(view->timingChart()->hasData());
+        QVERIFY(view->variantBox()->itemText(2).endsWith(QStringLiteral("\u2014 cheat")));
+        view->variantBox()->setCurrentIndex(5);
+        QVERIFY(!view->timingChart()->hasData());
+        QVERIFY2(view->timingChart()->message().contains(QStringLiteral("compile error")),
+                 qPrintable(view->timingChart()->message()));
+
+        // L2-13: the constant kernel is valid, and the task it sits on is flagged.
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        QCOMPARE(chart->bars().size(), size_t(3));
+        QCOMPARE(chart->bars()[2].kind, Kind::Passed);
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY2(chart->warning().contains(QStringLiteral("flawed task: L2-13")),
+                 qPrintable(chart->warning()));
+
+        // Every task: the flawed L2-13 group is tinted and named.
+        view->setScope(KernelsView::Scope::AllTasks);
+        QCOMPARE(chart->bars().size(), size_t(9));
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY(chart->warning().contains(QStringLiteral("L2-13")));
+        QVERIFY(chart->valueLabels()[2].contains(QStringLiteral("\u2717 cheat")));
+        view->setScope(KernelsView::Scope::SelectedTask);
+
+        // A bench task named by its KernelBench name (a robust-kbench folder): found for the
+        // selected task, and its flags still show.
+        ks::BenchRun named = view->bench() ? *view->bench() : ks::BenchRun{};
+        named.tasks.resize(1);
+        named.tasks[0].taskId = "23_Softmax";
+        named.tasks[0].taskName = "23_Softmax";
+        view->setBench(named);
+        QVERIFY(w.selectTask(QStringLiteral("L1-23")));
+        QVERIFY(chart->hasData());
+        QCOMPARE(chart->bars().size(), size_t(6));
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY(chart->warning().contains(QStringLiteral("Output Std")));
+
+        // Built-in variants only: no manifest, no precision ratio, so no empty columns for them.
+        QVERIFY(w.openBench(BenchFile));
+        QVERIFY(view->variantsTable()->isColumnHidden(VariantsModel::ExpectColumn));
+        QVERIFY(view->variantsTable()->isColumnHidden(VariantsModel::PrecisionColumn));
+        QVERIFY(!view->variantsTable()->isColumnHidden(VariantsModel::VerdictColumn));
+        QCOMPARE(view->variantsModel()->index(4, VariantsModel::VerdictColumn).data().toString(),
+                 QStringLiteral("invalid")); // v4 skip_max
     }
 
     void testAnalysisThresholdsAndDetailTabs() {

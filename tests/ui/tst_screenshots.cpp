@@ -18,7 +18,9 @@
 #include <QDir>
 #include <QImage>
 #include <QSettings>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <algorithm>
@@ -86,6 +88,26 @@ class TestScreenshots : public QObject {
   private:
     QString m_dir = QStringLiteral(KS_SCREENSHOT_DIR);
 
+    // The Kernels view stacks its charts over a dozen-column variants table: its shots get a
+    // taller window and a shorter filter matrix (a few rows around the selected task).
+    static void roomForKernels(MainWindow& w) {
+        w.resize(1280, 960);
+        QApplication::processEvents();
+        auto* split = w.findChild<QSplitter*>(QStringLiteral("mainSplitter"));
+        QVERIFY(split);
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        split->setSizes({250, total - 250}); // setSizes scales sizes that do not add up
+        QApplication::processEvents();
+        QTableView* matrix = w.matrixView()->tableView();
+        matrix->scrollTo(matrix->currentIndex()); // the selected task stays in the picture
+    }
+    // ... and back to the window's default size and split for the other views.
+    static void defaultRoom(MainWindow& w) {
+        w.resize(1280, 800);
+        QApplication::processEvents();
+        w.findChild<QSplitter*>(QStringLiteral("mainSplitter"))->setSizes({320, 440});
+    }
+
     QImage shoot(MainWindow& w, const QString& file) {
         QApplication::processEvents();
         for (auto* c : w.charts())
@@ -142,8 +164,10 @@ class TestScreenshots : public QObject {
         QCOMPARE(w.detailView()->redundancyModel()->rowCount(), 6);
         w.detailView()->showGraphAnalyses(false);
 
-        // Kernels on the broken L2-13: a 124x shortcut on a flawed task must be marked.
+        // Kernels on the broken L2-13: a 124x shortcut on a flawed task must be marked. The
+        // charts share the tab's height with the variants table: 160 px more for these shots.
         QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        roomForKernels(w);
         w.showView(MainWindow::View::Kernels);
         checkNonTrivial(shoot(w, QStringLiteral("kernels.png")), QStringLiteral("kernels"));
         QVERIFY(w.kernelsView()->speedupChart()->flawMarkShown());
@@ -156,6 +180,7 @@ class TestScreenshots : public QObject {
                         QStringLiteral("kernels (all)"));
         checkPlotDrawn(w.kernelsView()->speedupChart());
         w.kernelsView()->setScope(KernelsView::Scope::SelectedTask);
+        defaultRoom(w);
 
         w.showView(MainWindow::View::Summary);
         checkNonTrivial(shoot(w, QStringLiteral("summary.png")), QStringLiteral("summary"));
@@ -166,6 +191,34 @@ class TestScreenshots : public QObject {
         matrix.save(QDir(m_dir).filePath(QStringLiteral("filter-matrix.png")));
         checkNonTrivial(matrix, QStringLiteral("filter matrix"));
         QVERIFY2(statsOf(matrix).saturated > 0.05, "the matrix cells are coloured");
+    }
+
+    // External kernels (bench-external.json) on L1-19, a task without built-in kernels: one of
+    // each verdict, a cheat that is the fastest bar, a compile error, a disagreeing manifest.
+    void testExternalKernels() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startup(QStringLiteral(KS_UI_TEST_DATA "/results.json"));
+        QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench-external.json")));
+        QTRY_VERIFY(!w.workerDevice().isEmpty());
+        QVERIFY(w.selectTask(QStringLiteral("L1-19")));
+        roomForKernels(w);
+        w.showView(MainWindow::View::Kernels);
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-external.png")),
+                        QStringLiteral("kernels (external)"));
+        for (auto* c : w.kernelsView()->charts())
+            checkPlotDrawn(c);
+        QVERIFY(!w.kernelsView()->speedupChart()->flawMarkShown()); // ReLU is a sound task
+
+        // Both tasks: the cheats stay marked, and the 124x constant on L2-13 sits in the
+        // flawed (tinted) group.
+        w.kernelsView()->setScope(KernelsView::Scope::AllTasks);
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-external-all.png")),
+                        QStringLiteral("kernels (external, all)"));
+        checkPlotDrawn(w.kernelsView()->speedupChart());
+        QVERIFY(w.kernelsView()->speedupChart()->flawMarkShown());
+        w.kernelsView()->setScope(KernelsView::Scope::SelectedTask);
     }
 
     // Optional: the same views over a results file from a real engine run (set
@@ -185,9 +238,11 @@ class TestScreenshots : public QObject {
         w.showView(MainWindow::View::TaskDetail);
         checkNonTrivial(shoot(w, QStringLiteral("real-task-detail.png")),
                         QStringLiteral("real task detail"));
+        roomForKernels(w);
         w.showView(MainWindow::View::Kernels);
         checkNonTrivial(shoot(w, QStringLiteral("real-kernels.png")),
                         QStringLiteral("real kernels"));
+        defaultRoom(w);
         w.showView(MainWindow::View::Summary);
         checkNonTrivial(shoot(w, QStringLiteral("real-summary.png")),
                         QStringLiteral("real summary"));

@@ -2,6 +2,7 @@
 #include "resultsutil.h"
 
 #include <QObject>
+#include <QRegularExpression>
 
 #include <nlohmann/json.hpp>
 
@@ -74,7 +75,11 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
         SpeedupBar s;
         s.taskId = id;
         s.label = variantLabel(task, v);
-        s.summary = QString::fromStdString(v.summary);
+        // An external kernel rarely has a summary: its format says more than nothing.
+        s.summary = QString::fromStdString(v.summary.empty() ? v.external.format : v.summary);
+        s.verdict = QString::fromStdString(ks::variantVerdict(v));
+        s.guards = guardNames(v);
+        s.library = v.hasGuard("library");
         const double med = v.timing.medianMs;
         s.speedup = std::isfinite(v.speedup)
                         ? v.speedup
@@ -83,20 +88,32 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
             s.low = base / v.timing.q3Ms;
             s.high = base / v.timing.q1Ms;
         }
-        if (!v.error.empty()) {
+        // A guard other than `library` and `impossible-speed` (which keeps its own colour) is a
+        // cheat even where validation passed: the time measured is not the task's work.
+        bool cheat = false;
+        for (const auto& h : v.guardHits)
+            cheat = cheat || (h.guard != "library" && h.guard != "impossible-speed");
+        if (v.isExternal() && !v.external.compiled) {
+            s.kind = SpeedupBar::Kind::NotRun; // never became a kernel: nothing to time
+            s.note = ResultsUtil::verdictDetail(v);
+        } else if (!v.error.empty()) {
             s.kind = SpeedupBar::Kind::Failed;
             s.note = QString::fromStdString(v.error);
         } else if (!v.unsupported.empty()) {
             s.kind = SpeedupBar::Kind::NotRun;
             s.note = QString::fromStdString(v.unsupported);
+        } else if (cheat) {
+            s.kind = SpeedupBar::Kind::Cheat;
+            s.note = ResultsUtil::verdictDetail(v);
         } else if (v.validation.run && !v.validation.passed) {
             s.kind = SpeedupBar::Kind::Failed;
             s.note = v.validation.failures.empty()
                          ? QObject::tr("validation failed")
                          : QString::fromStdString(v.validation.failures.front());
-        } else if (v.impossible) {
+        } else if (v.impossible || v.hasGuard("impossible-speed")) {
             s.kind = SpeedupBar::Kind::Impossible;
-            s.note = QString::fromStdString(v.impossibleWhy);
+            s.note = v.impossibleWhy.empty() ? ResultsUtil::verdictDetail(v)
+                                             : QString::fromStdString(v.impossibleWhy);
         } else if (v.shortcut) {
             s.kind = SpeedupBar::Kind::Shortcut;
             s.note = QString::fromStdString(v.summary);
@@ -105,7 +122,7 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
             s.note = QObject::tr("not timed");
         } else {
             s.kind = SpeedupBar::Kind::Passed;
-            s.note = QString::fromStdString(v.summary);
+            s.note = s.library ? ResultsUtil::verdictDetail(v) : QString::fromStdString(v.summary);
         }
         bars.push_back(s);
     }
@@ -113,12 +130,63 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
 }
 
 QString variantLabel(const ks::TaskBench& task, const ks::VariantResult& v) {
+    if (v.isExternal()) return QString::fromStdString(v.name);
     std::string name = v.name;
     if (!task.op.empty() && name.rfind(task.op + "_", 0) == 0)
         name = name.substr(task.op.size() + 1);
     if (name == "kernel" + std::to_string(v.version) || name == "kernel") name.clear();
     return name.empty() ? QStringLiteral("v%1").arg(v.version)
                         : QStringLiteral("v%1 %2").arg(v.version).arg(QString::fromStdString(name));
+}
+
+QStringList guardNames(const ks::VariantResult& v) {
+    QStringList out;
+    for (const auto& h : v.guardHits)
+        if (!out.contains(QString::fromStdString(h.guard))) out << QString::fromStdString(h.guard);
+    if (v.impossible && !out.contains(QStringLiteral("impossible-speed")))
+        out << QStringLiteral("impossible-speed");
+    return out;
+}
+
+QString verdictText(const ks::VariantResult& v) {
+    const QString verdict = QString::fromStdString(ks::variantVerdict(v));
+    if (verdict != QLatin1String("valid")) return verdict;
+    if (v.hasGuard("library")) return verdict + QStringLiteral(" \u00b7 library");
+    if (v.shortcut) return verdict + QStringLiteral(" \u00b7 shortcut");
+    return verdict;
+}
+
+QString firstCompilerError(const std::string& log) {
+    static const QRegularExpression error(
+        QStringLiteral("(^|[\\s:)])(fatal |catastrophic )?error( #[\\w-]+)?\\s*:"));
+    for (const QString& line : QString::fromStdString(log).split(QLatin1Char('\n')))
+        if (error.match(line).hasMatch()) return line.trimmed();
+    return {};
+}
+
+QString verdictDetail(const ks::VariantResult& v) {
+    if (ks::variantVerdict(v) == "compile error") {
+        const QString line = firstCompilerError(v.external.compileLog);
+        if (!line.isEmpty()) return line;
+    }
+    return QString::fromStdString(ks::verdictDetail(v));
+}
+
+std::optional<bool> expectMet(const ks::VariantResult& v) {
+    const std::string& e = v.external.expect;
+    const std::string verdict = ks::variantVerdict(v);
+    if (e == "valid") return verdict == "valid";
+    if (e == "library") return verdict == "valid" && v.hasGuard("library");
+    if (e == "invalid")
+        return verdict == "invalid" || verdict == "failed" || verdict == "compile error" ||
+               verdict == "refused";
+    if (e == "cheat") return verdict == "cheat";
+    if (e.rfind("cheat:", 0) == 0) {
+        const std::string guard = e.substr(6);
+        return verdict == "cheat" &&
+               (v.hasGuard(guard) || (guard == "impossible-speed" && v.impossible));
+    }
+    return std::nullopt;
 }
 
 QString speedupKindName(SpeedupBar::Kind kind) {
@@ -135,6 +203,8 @@ QString speedupKindName(SpeedupBar::Kind kind) {
         return QObject::tr("impossible");
     case SpeedupBar::Kind::NotRun:
         return QObject::tr("not run");
+    case SpeedupBar::Kind::Cheat:
+        return QObject::tr("cheat");
     }
     return {};
 }

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 namespace ResultsUtil {
@@ -31,19 +32,49 @@ QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& th
 
 // One bar of a speedup chart: the baseline (1x) or one kernel variant.
 struct SpeedupBar {
-    enum class Kind { Baseline, Passed, Failed, Shortcut, Impossible, NotRun };
+    // Cheat: a guard fired (stale memory, replay, async work, ...): the time is not the task's.
+    // Failed: a wrong result no guard explains, or a crash. Shortcut / Impossible: built-in
+    // variants that declare a shortcut, or run faster than the measured ceiling allows.
+    enum class Kind { Baseline, Passed, Failed, Shortcut, Impossible, NotRun, Cheat };
     QString taskId;
-    QString label; // "baseline", "v1 naive", ...
+    QString label; // "baseline", "v1 naive", ... (external kernels: their name)
     Kind kind = Kind::NotRun;
     double speedup = ks::NaN;             // baseline median / variant median
     double low = ks::NaN, high = ks::NaN; // from the variant's IQR: base / q3, base / q1
-    QString note;                         // why failed / not run / impossible
+    QString note;                         // why failed / not run / impossible / a cheat
     QString summary;                      // what the variant changes ("one pass with online max")
+    QString verdict;                      // ks::variantVerdict; empty for the baseline
+    QStringList guards;                   // guards that fired, "library" included
+    bool library = false;                 // valid, but no CUDA kernel of its own ran
 };
 std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task);
 // "v3", "v2 online": the variant's version and its name without the op prefix the kernel
-// registry puts on every name ("softmax_kernel2" -> "v2").
+// registry puts on every name ("softmax_kernel2" -> "v2"). External kernels have no version
+// (and their task may have no op): their name as given.
 QString variantLabel(const ks::TaskBench& task, const ks::VariantResult& variant);
 QString speedupKindName(SpeedupBar::Kind kind);
+
+// Guards that fired for `v`, in its order, with `impossible-speed` for a built-in variant's
+// impossible flag (it has no guard entry of its own), "library" included.
+QStringList guardNames(const ks::VariantResult& v);
+
+// What the verdict column shows: the verdict, "valid · library" for a kernel that ran no
+// CUDA kernel of its own, "valid · shortcut" for a built-in shortcut.
+QString verdictText(const ks::VariantResult& v);
+
+// ks::verdictDetail, except that a compile error names the compiler's first error line: the
+// core takes the first line holding "error", which can be a warning about a file whose name
+// holds it ("compile_error.cu(14): warning ...").
+QString verdictDetail(const ks::VariantResult& v);
+// The first line of a compiler log that reports an error (nvcc "f.cu(23): error: ...", gcc
+// "f.cpp:3:10: fatal error: ...", ptxas "ptxas error   : ..."); empty if none does.
+QString firstCompilerError(const std::string& log);
+
+// The corpus manifest's `expect` against the verdict: true (agrees), false (disagrees), or
+// nothing when there is no expectation or it is not one this version knows. `valid` accepts
+// a library kernel (it is valid); `library` needs the library guard; `invalid` accepts any
+// outcome without a correct result and no guard (invalid, failed, compile error, refused);
+// `cheat:<guard>` needs that guard, `cheat` any.
+std::optional<bool> expectMet(const ks::VariantResult& v);
 
 } // namespace ResultsUtil

@@ -3,16 +3,55 @@
 #include "filtermatrixmodel.h"
 
 #include <QColor>
+#include <QFont>
 
 #include <cmath>
 
 namespace {
+using Kind = ResultsUtil::SpeedupBar::Kind;
+using State = FilterMatrixModel::CellState;
+
+const QString Dash = QStringLiteral("\u2014");
+
 QString ms(double v) {
-    return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("\u2014");
+    return std::isfinite(v) ? QString::number(v, 'g', 4) : Dash;
+}
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString joined(const std::vector<std::string>& v, const QString& sep) {
+    QStringList out;
+    for (const auto& s : v)
+        out << q(s);
+    return out.join(sep);
+}
+
+// The compiler's log is a tail of many lines; a tooltip shows its end, where nvcc summarises.
+QString logTail(const std::string& log, int lines) {
+    QStringList all = q(log).trimmed().split(QLatin1Char('\n'));
+    if (all.size() > lines) all = all.mid(all.size() - lines);
+    return all.join(QLatin1Char('\n'));
 }
 } // namespace
 
 VariantsModel::VariantsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+bool VariantsModel::isBadVerdict(const QString& verdict) {
+    return verdict == QLatin1String("cheat") || verdict == QLatin1String("invalid") ||
+           verdict == QLatin1String("failed") || verdict == QLatin1String("compile error") ||
+           verdict == QLatin1String("refused");
+}
+
+bool VariantsModel::columnUsed(int column) const {
+    if (m_task)
+        for (const auto& v : m_task->variants) {
+            if (column == ExpectColumn && !v.external.expect.empty()) return true;
+            if (column == PrecisionColumn && std::isfinite(v.external.precisionRatio)) return true;
+        }
+    return column != ExpectColumn && column != PrecisionColumn;
+}
 
 void VariantsModel::setTask(const ks::TaskBench* task) {
     beginResetModel();
@@ -38,67 +77,244 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
         !m_task)
         return {};
-    const int row = index.row();
-    const auto& bar = m_bars[static_cast<size_t>(row)];
-    const ks::TimingStats& timing =
-        row == 0 ? m_task->baseline : m_task->variants[static_cast<size_t>(row - 1)].timing;
+    const int row = index.row(), column = index.column();
     const ks::VariantResult* v =
         row == 0 ? nullptr : &m_task->variants[static_cast<size_t>(row - 1)];
-    using Kind = ResultsUtil::SpeedupBar::Kind;
-
-    if (role == Qt::BackgroundRole && index.column() == ValidationColumn) {
-        switch (bar.kind) {
-        case Kind::Failed:
-            return FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged);
-        case Kind::Passed:
-        case Kind::Baseline:
-            return FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Passed);
-        case Kind::Shortcut:
-        case Kind::Impossible:
-            return FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Error);
-        case Kind::NotRun:
-            return FilterMatrixModel::stateColor(FilterMatrixModel::CellState::NotRun);
+    const QString verdict =
+        v ? m_bars[static_cast<size_t>(row)].verdict : QStringLiteral("reference");
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(row, column, v);
+    case Qt::ToolTipRole:
+        return toolTip(row, column, v);
+    case Qt::BackgroundRole:
+        return background(row, column, v);
+    case VerdictRole:
+        return verdict;
+    case ExpectMetRole:
+        if (v && column == ExpectColumn)
+            if (const auto met = ResultsUtil::expectMet(*v)) return *met;
+        return {};
+    case Qt::FontRole:
+        // A cheat or a failure reads at a glance; its speedup is struck out: not a result.
+        if (column == VerdictColumn && isBadVerdict(verdict)) {
+            QFont f;
+            f.setBold(true);
+            return f;
         }
+        if (column == SpeedupColumn && isBadVerdict(verdict)) {
+            QFont f;
+            f.setStrikeOut(true);
+            return f;
+        }
+        if (column == ExpectColumn && v && ResultsUtil::expectMet(*v) == false) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (column == SpeedupColumn && isBadVerdict(verdict)) return QColor(0x75, 0x75, 0x75);
+        return {};
     }
-    if (role == Qt::ToolTipRole && index.column() == NoteColumn) return bar.note;
-    if (role == Qt::ToolTipRole && index.column() == NameColumn && v)
-        return QString::fromStdString(v->summary);
-    if (role != Qt::DisplayRole) return {};
-    switch (index.column()) {
+    return {};
+}
+
+QVariant VariantsModel::display(int row, int column, const ks::VariantResult* v) const {
+    const auto& bar = m_bars[static_cast<size_t>(row)];
+    const ks::TimingStats& timing = v ? v->timing : m_task->baseline;
+    switch (column) {
     case NameColumn:
-        return row == 0 ? tr("PyTorch eager (baseline)") : bar.label;
+        return v ? bar.label : tr("PyTorch eager (baseline)");
+    case VerdictColumn:
+        return v ? ResultsUtil::verdictText(*v) : tr("reference");
+    case FormatColumn:
+        if (!v) return tr("eager");
+        return v->isExternal() ? q(v->external.format) : tr("built-in");
+    case GuardsColumn:
+        if (!v) return QString();
+        return bar.guards.isEmpty() ? Dash : bar.guards.join(QStringLiteral(", "));
     case ValidationColumn:
-        if (row == 0) return tr("reference");
+        if (!v) return tr("reference");
+        if (v->isExternal() && !v->external.compiled) return tr("not compiled");
         if (!v->validation.run) return bar.kind == Kind::Failed ? tr("error") : tr("not run");
         return v->validation.passed ? tr("passed (%1 seeds, max err %2)")
                                           .arg(v->validation.seeds)
                                           .arg(v->validation.maxAbsErr, 0, 'g', 2)
                                     : tr("FAILED (%1)").arg(v->validation.failures.size());
+    case PrecisionColumn: {
+        // "1.7", "1024": no exponent notation for the ratios that trip the guard.
+        const double r = v ? v->external.precisionRatio : ks::NaN;
+        return !std::isfinite(r) ? Dash
+               : r >= 100        ? QString::number(r, 'f', 0)
+                                 : QString::number(r, 'g', 2);
+    }
     case MedianColumn:
         return ms(timing.medianMs);
     case IqrColumn:
         return ms(timing.iqrMs());
     case SpeedupColumn:
         return std::isfinite(bar.speedup) ? QStringLiteral("%1x").arg(bar.speedup, 0, 'g', 3)
-                                          : QStringLiteral("\u2014");
+                                          : Dash;
     case BandwidthColumn:
-        return v && std::isfinite(v->gbps) ? QString::number(v->gbps, 'f', 0)
-                                           : QStringLiteral("\u2014");
+        return v && std::isfinite(v->gbps) ? QString::number(v->gbps, 'f', 0) : Dash;
+    case ExpectColumn: {
+        if (!v || v->external.expect.empty()) return v && v->isExternal() ? Dash : QString();
+        const QString expect = q(v->external.expect);
+        // Disagreeing with the corpus is the news: a warning sign, bold and coloured.
+        return ResultsUtil::expectMet(*v) == false ? QStringLiteral("\u26a0 ") + expect : expect;
+    }
     case NoteColumn: {
-        QString kind = ResultsUtil::speedupKindName(bar.kind);
+        // A kernel that never compiled says why in the note: the compiler's first error.
+        const QString kind = v && bar.kind == Kind::NotRun && isBadVerdict(bar.verdict)
+                                 ? bar.verdict
+                                 : ResultsUtil::speedupKindName(bar.kind);
         return bar.note.isEmpty() ? kind : kind + QStringLiteral(": ") + bar.note;
     }
     }
     return {};
 }
 
+QVariant VariantsModel::toolTip(int row, int column, const ks::VariantResult* v) const {
+    const auto& bar = m_bars[static_cast<size_t>(row)];
+    if (!v) return column == NoteColumn ? QVariant(bar.note) : QVariant();
+    switch (column) {
+    case NameColumn:
+        if (!v->isExternal()) return q(v->summary);
+        return tr("%1\nfile: %2").arg(q(v->name), q(v->external.file));
+    case VerdictColumn: {
+        const QString detail = ResultsUtil::verdictDetail(*v);
+        QString tip;
+        if (bar.verdict == QLatin1String("compile error"))
+            tip = tr("compile error \u2014 first compiler error:\n%1").arg(detail);
+        else
+            tip = detail.isEmpty() ? bar.verdict : bar.verdict + QStringLiteral(": ") + detail;
+        if (ResultsUtil::expectMet(*v) == false)
+            tip += tr("\n\u26a0 the corpus manifest expects: %1").arg(q(v->external.expect));
+        return tip;
+    }
+    case FormatColumn: {
+        if (!v->isExternal()) return tr("a built-in variant of KernelSieve's kernels/");
+        const auto& e = v->external;
+        QStringList lines{tr("file: %1").arg(q(e.file))};
+        if (!e.function.empty())
+            lines << tr("calls: %1(%2)").arg(q(e.function), joined(e.args, QStringLiteral(", ")));
+        if (e.compiled)
+            lines << (e.cacheHit ? tr("compiled: from the cache")
+                                 : tr("compiled in %1 s").arg(e.compileSeconds, 0, 'f', 1));
+        if (!e.sourceHash.empty()) lines << tr("cache key: %1").arg(q(e.sourceHash).left(16));
+        if (!e.kernelNames.empty())
+            lines
+                << tr("CUDA kernels launched: %1").arg(joined(e.kernelNames, QStringLiteral(", ")));
+        if (!e.compileLog.empty())
+            lines << tr("compiler log (end):\n%1").arg(logTail(e.compileLog, 12));
+        return lines.join(QLatin1Char('\n'));
+    }
+    case GuardsColumn: {
+        QStringList lines;
+        for (const auto& h : v->guardHits)
+            lines << q(h.guard) + QStringLiteral(": ") + q(h.detail);
+        if (v->impossible && !v->hasGuard("impossible-speed"))
+            lines << QStringLiteral("impossible-speed: ") + q(v->impossibleWhy);
+        return lines.isEmpty() ? tr("no guard fired") : lines.join(QLatin1Char('\n'));
+    }
+    case ValidationColumn:
+        return v->validation.failures.empty()
+                   ? QVariant()
+                   : QVariant(joined(v->validation.failures, QStringLiteral("\n")));
+    case PrecisionColumn:
+        if (!std::isfinite(v->external.precisionRatio)) return {};
+        return tr("kernel error against float64 \u00f7 eager float32's own error: %1%2")
+            .arg(v->external.precisionRatio, 0, 'g', 3)
+            .arg(v->hasGuard("precision") ? tr(" \u2014 lower precision than the task")
+                                          : QString());
+    case ExpectColumn: {
+        const auto met = ResultsUtil::expectMet(*v);
+        if (!met)
+            return v->external.expect.empty()
+                       ? QVariant()
+                       : QVariant(tr("the corpus manifest expects %1").arg(q(v->external.expect)));
+        return *met ? tr("agrees with the corpus manifest")
+                    : tr("the corpus manifest expects %1, the verdict is %2")
+                          .arg(q(v->external.expect), ResultsUtil::verdictText(*v));
+    }
+    case NoteColumn:
+        return bar.note;
+    }
+    return {};
+}
+
+QVariant VariantsModel::background(int row, int column, const ks::VariantResult* v) const {
+    const auto& bar = m_bars[static_cast<size_t>(row)];
+    if (column == VerdictColumn) {
+        if (!v) return FilterMatrixModel::stateColor(State::Passed);
+        if (isBadVerdict(bar.verdict)) return FilterMatrixModel::stateColor(State::Flagged);
+        if (bar.verdict == QLatin1String("valid"))
+            return FilterMatrixModel::stateColor(v->shortcut ? State::Error : State::Passed);
+        return FilterMatrixModel::stateColor(State::NotRun);
+    }
+    if (column == ValidationColumn) {
+        switch (bar.kind) {
+        case Kind::Failed:
+            return FilterMatrixModel::stateColor(State::Flagged);
+        case Kind::Passed:
+        case Kind::Baseline:
+            return FilterMatrixModel::stateColor(State::Passed);
+        case Kind::Shortcut:
+        case Kind::Impossible:
+        case Kind::Cheat:
+            return v && v->validation.run && !v->validation.passed
+                       ? FilterMatrixModel::stateColor(State::Flagged)
+                       : FilterMatrixModel::stateColor(State::Error);
+        case Kind::NotRun:
+            return FilterMatrixModel::stateColor(State::NotRun);
+        }
+    }
+    if (!v) return {};
+    if (column == GuardsColumn && bar.verdict == QLatin1String("cheat"))
+        return FilterMatrixModel::stateColor(State::Flagged);
+    if (column == PrecisionColumn && v->hasGuard("precision"))
+        return FilterMatrixModel::stateColor(State::Flagged);
+    if (column == ExpectColumn && ResultsUtil::expectMet(*v) == false)
+        return FilterMatrixModel::stateColor(State::Error);
+    return {};
+}
+
 QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case VerdictColumn:
+            return tr("First match wins: compile error, failed, cheat (a guard fired), invalid, "
+                      "valid; \"library\": valid, but no CUDA kernel of its own ran");
+        case FormatColumn:
+            return tr("built-in, or how an external kernel was given: torch-extension, "
+                      "modelnew, robust-kbench");
+        case GuardsColumn:
+            return tr("Guards that fired (detail in the cell's tooltip)");
+        case PrecisionColumn:
+            return tr("Kernel error against float64 \u00f7 eager float32's own error; above "
+                      "--precision-ratio (32) the precision guard fires");
+        case ExpectColumn:
+            return tr("What the corpus manifest expects (never used for the verdict); \u26a0 "
+                      "where the verdict disagrees");
+        }
+        return {};
+    }
+    if (role != Qt::DisplayRole) return {};
     switch (section) {
     case NameColumn:
         return tr("Variant");
+    case VerdictColumn:
+        return tr("Verdict");
+    case FormatColumn:
+        return tr("Format");
+    case GuardsColumn:
+        return tr("Guards");
     case ValidationColumn:
         return tr("Validation");
+    case PrecisionColumn:
+        return tr("Precision");
     case MedianColumn:
         return tr("Median ms");
     case IqrColumn:
@@ -107,6 +323,8 @@ QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Speedup");
     case BandwidthColumn:
         return tr("GB/s");
+    case ExpectColumn:
+        return tr("Expect");
     case NoteColumn:
         return tr("Note");
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Writes the GUI test fixtures (tests/ui/data/results.json, bench.json, stream.jsonl) through the
+// Writes the GUI test fixtures (tests/ui/data/results.json, bench.json, bench-external.json,
+// stream.jsonl) through the
 // engine's own serialisers, so the files always match the schemas. The metrics are hand-picked
 // to look like an H200 run of the built-in suite, including the seed's Table 1 cases, a task
 // with a NaN (size-1) axis, constant-output tasks, one failed task and one that was not run.
@@ -179,6 +180,39 @@ ks::VariantResult variant(int version, const std::string& name, const std::strin
     v.speedup = baselineMs / v.timing.medianMs;
     v.gbps = minBytes / (v.timing.medianMs * 1e-3) / 1e9;
     v.pctCopyBandwidth = 100.0 * v.gbps / 4300.0;
+    return v;
+}
+
+// An external kernel (docs/external-kernels.md) as `bench --kernels` reports it: no version, no
+// summary, where it came from and what its corpus manifest expects.
+ks::VariantResult externalKernel(const std::string& name, const std::string& format,
+                                 const std::string& file, const std::string& expect,
+                                 double medianMs, double baselineMs, double minBytes, bool passed) {
+    ks::VariantResult v = variant(0, name, "", medianMs, baselineMs, minBytes, passed);
+    v.version = 0;
+    v.validation.checks = {"seeds x100",           "edge: extreme values",
+                           "edge: misaligned",     "guard: stale-memory",
+                           "guard: replay",        "guard: async-work",
+                           "guard: input-write",   "guard: input-read-after-return",
+                           "guard: out-of-bounds", "guard: precision",
+                           "guard: library"};
+    v.external.format = format;
+    v.external.file = file;
+    v.external.function = "forward";
+    v.external.args = {"input x"};
+    v.external.expect = expect;
+    // A stand-in for the compile cache's SHA-256 key: 64 hex digits, stable per file.
+    uint64_t h = 1469598103934665603ULL; // FNV-1a
+    for (char c : format + ":" + file)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    for (int i = 0; i < 4; ++i)
+        v.external.sourceHash += hex;
+    v.external.compiled = true;
+    v.external.compileSeconds = 20.5;
+    v.external.precisionRatio = 1.0;
+    if (!std::isfinite(minBytes)) v.gbps = v.pctCopyBandwidth = ks::NaN;
     return v;
 }
 
@@ -651,5 +685,106 @@ int main(int argc, char** argv) {
         b.tasks.push_back(t);
     }
     write(dir + "/bench.json", ks::benchToJson(b));
+
+    // External kernels (`bench --kernels`): a small corpus on a task without built-in variants
+    // (L1-19 ReLU: one of each verdict, one disagreeing with its manifest) and on the broken
+    // L2-13, where an honest constant kernel is "valid" only because the task is flawed.
+    ks::BenchRun e = b;
+    e.created = "2026-11-30T09:00:00Z";
+    e.tasks.clear();
+    {
+        ks::TaskBench t;
+        t.taskId = "L1-19";
+        t.taskName = "19_ReLU";
+        t.shape = {16, 16384}; // no op: ReLU has no built-in kernels
+        t.minBytes = 16.0 * 16384 * 4 * 2;
+        t.flops = 16.0 * 16384;
+        t.baseline = timing(0.0091, 0.05);
+        const double base = t.baseline.medianMs;
+        auto honest = externalKernel("relu_vec4", "torch-extension", "honest/relu_vec4.cu", "valid",
+                                     0.0068, base, t.minBytes, true);
+        honest.external.kernelNames = {"relu_vec4_kernel(float4 const*, float4*, long)"};
+        t.variants.push_back(honest);
+
+        auto stale = externalKernel("stale_memory", "torch-extension", "cheat/stale_memory.cu",
+                                    "cheat:stale-memory", 0.0021, base, t.minBytes, false);
+        stale.validation.failures = {
+            "seed 1: 262144 of 262144 outputs NaN (the freed reference of seed 0)"};
+        stale.guardHits.push_back(
+            {"stale-memory", "the output aliases the eager output freed after seed 0 (NaN-filled "
+                             "before it was freed): 262144 of 262144 elements NaN"});
+        stale.external.precisionRatio = ks::NaN;
+        t.variants.push_back(stale);
+
+        auto half = externalKernel("relu_half", "modelnew", "modelnew/relu_half.py", "valid",
+                                   0.0049, base, t.minBytes, true);
+        half.external.function = "relu_half_cuda";
+        half.external.cacheHit = true;
+        half.external.compileSeconds = 0;
+        half.external.kernelNames = {"relu_half_kernel(__half const*, __half*, long)"};
+        half.external.precisionRatio = 1024;
+        half.validation.maxAbsErr = 9.7e-6;
+        half.guardHits.push_back({"precision",
+                                  "kernel error 4.9e-04 (relative, against float64) is 1024x eager "
+                                  "float32's own error (limit 32): computes in half precision"});
+        t.variants.push_back(half);
+
+        auto library = externalKernel("library_relu", "torch-extension", "library/library_relu.cu",
+                                      "library", 0.0093, base, t.minBytes, true);
+        library.guardHits.push_back(
+            {"library", "launched only at::native::vectorized_elementwise_kernel (ATen); none of "
+                        "library_relu.cu's own kernels"});
+        library.external.kernelNames = {
+            "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+            "namespace)::launch_clamp_scalar(...)>(int, ...)"};
+        t.variants.push_back(library);
+
+        auto broken = externalKernel("compile_error", "torch-extension", "broken/compile_error.cu",
+                                     "invalid", 1, base, t.minBytes, false);
+        broken.validation = {};
+        broken.timing = {};
+        broken.speedup = broken.gbps = broken.pctCopyBandwidth = ks::NaN;
+        broken.external.compiled = false;
+        broken.external.compileSeconds = 3.2;
+        broken.external.precisionRatio = ks::NaN;
+        // The file name holds "error" too: the first *compiler* error is line 23's.
+        broken.external.compileLog =
+            "broken/compile_error.cu(14): warning #177-D: variable \"n\" was declared but never "
+            "referenced\n"
+            "broken/compile_error.cu(23): error: identifier \"blockDimx\" is undefined\n"
+            "      const int i = blockIdx.x * blockDimx + threadIdx.x;\n"
+            "                                 ^\n"
+            "broken/compile_error.cu(31): error: expected a \";\"\n"
+            "2 errors detected in the compilation of \"broken/compile_error.cu\".\n";
+        t.variants.push_back(broken);
+        e.tasks.push_back(t);
+    }
+    {
+        ks::TaskBench t;
+        t.taskId = "L2-13";
+        t.taskName = "13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling";
+        t.shape = {16, 32, 16, 32, 32};
+        t.minBytes = ks::NaN; // an external-only run: no op, so no byte count
+        t.flops = ks::NaN;
+        t.baseline = timing(4.86, 0.02);
+        const double base = t.baseline.medianMs;
+        auto forward = externalKernel("forward", "robust-kbench",
+                                      "13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling/forward.cu",
+                                      "", 2.21, base, ks::NaN, true);
+        forward.external.args = {"input x", "param conv_transpose.weight",
+                                 "param conv_transpose.bias", "param bias", "2.0"};
+        forward.external.kernelNames = {"cudnn::...::convolveNd_dgrad_engine",
+                                        "fused_mean_add_softmax_tanh_scale_kernel"};
+        forward.external.precisionRatio = 1.7;
+        t.variants.push_back(forward);
+        auto constant =
+            externalKernel("l2_13_constant", "torch-extension", "honest/l2_13_constant.cu", "valid",
+                           0.0392, base, ks::NaN, true);
+        constant.external.kernelNames = {"fill_constant_kernel(float*, long, float)"};
+        constant.external.precisionRatio = 0.5;
+        t.variants.push_back(constant);
+        e.tasks.push_back(t);
+    }
+    write(dir + "/bench-external.json", ks::benchToJson(e));
     return 0;
 }
