@@ -337,7 +337,7 @@ class TestDetailModels : public QObject {
             true); // library
         QCOMPARE(
             model.index(5, VariantsModel::ExpectColumn).data(VariantsModel::ExpectMetRole).toBool(),
-            true); // invalid
+            true); // compile-error
 
         // L2-13: a robust-kbench import without an expectation, no byte count (no op).
         model.setTask(benchTask(b, "L2-13"));
@@ -415,8 +415,14 @@ class TestDetailModels : public QObject {
         QVERIFY(!ResultsUtil::expectMet(v));
         v.impossible = false;
         v.error = "CUDA error: an illegal memory access was encountered";
-        v.external.expect = "invalid";
-        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true)); // failed: no correct result
+        v.external.expect = "invalid"; // a crash is "failed", not "invalid"
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(false));
+        v.external.expect = "failed";
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
+        v.external.compiled = false;
+        v.external.compileLog = "k.cu(3): error: expected a \";\"\n";
+        v.external.expect = "compile-error"; // as tests/data/external/kernels.json spells it
+        QCOMPARE(ResultsUtil::expectMet(v), std::optional<bool>(true));
 
         QCOMPARE(
             ResultsUtil::firstCompilerError("k.cpp:3:10: fatal error: missing.h: No such file\n"),

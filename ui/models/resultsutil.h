@@ -71,10 +71,9 @@ QString verdictDetail(const ks::VariantResult& v);
 QString firstCompilerError(const std::string& log);
 
 // The corpus manifest's `expect` against the verdict: true (agrees), false (disagrees), or
-// nothing when there is no expectation or it is not one this version knows. `valid` accepts
-// a library kernel (it is valid); `library` needs the library guard; `invalid` accepts any
-// outcome without a correct result and no guard (invalid, failed, compile error, refused);
-// `cheat:<guard>` needs that guard, `cheat` any.
+// nothing when there is no expectation or it is not one this version knows. `library` needs
+// the library guard (`valid` accepts a library kernel: it is valid); `cheat:<guard>` needs that
+// guard; any other verdict is compared by name (`invalid`, `failed`, `compile-error`, ...).
 std::optional<bool> expectMet(const ks::VariantResult& v);
 
 } // namespace ResultsUtil

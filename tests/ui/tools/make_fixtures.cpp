@@ -740,7 +740,7 @@ int main(int argc, char** argv) {
         t.variants.push_back(library);
 
         auto broken = externalKernel("compile_error", "torch-extension", "broken/compile_error.cu",
-                                     "invalid", 1, base, t.minBytes, false);
+                                     "compile-error", 1, base, t.minBytes, false);
         broken.validation = {};
         broken.timing = {};
         broken.speedup = broken.gbps = broken.pctCopyBandwidth = ks::NaN;
