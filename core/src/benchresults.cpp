@@ -126,8 +126,11 @@ std::string verdictDetail(const VariantResult& v) {
     const std::string verdict = variantVerdict(v);
     if (verdict == "compile error") {
         std::string log = v.external.compileLog;
-        // The first line with "error" says the most.
-        const auto at = log.find("error");
+        // The compiler's first error line says the most ("file.cu(11): error: ...", "error: ...");
+        // a bare "error" can be part of a file name.
+        auto at = log.find(": error");
+        if (at == std::string::npos) at = log.find("error:");
+        if (at == std::string::npos) at = log.find("error");
         if (at != std::string::npos) {
             const auto start = log.rfind('\n', at);
             const auto end = log.find('\n', at);

@@ -11,6 +11,7 @@
 #include "ks/kernels/timing.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
 #include <nlohmann/json.hpp>
 #include <cuda_runtime_api.h>
 
@@ -20,6 +21,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+struct KsExtFunction;
 
 namespace ks::harness {
 
@@ -127,6 +130,15 @@ namespace ks {
 // Bytes an implementation of any task must move at least: each operand read once, the output
 // written once (the ops of the built-in kernels count more precisely).
 double minimumTraffic(const std::vector<at::Tensor>& operands, const at::Tensor& out);
+// A function bound by a compiled external kernel, loaded in this process (workers and tests).
+struct ExternalFunction {
+    const struct ::KsExtFunction* fn = nullptr;
+    std::string signature() const;
+};
+ExternalFunction loadExternalFunction(const std::string& soPath, const std::string& function); // throws ks::Error
+// Calls it; missing trailing arguments take their py::arg defaults. Throws ks::Error with the
+// kernel's own message when it throws.
+at::Tensor callExternalFunction(const ExternalFunction& f, std::vector<c10::IValue> args);
 // The external-kernel worker job (external/runner.cpp).
 nlohmann::json jobExternal(const WorkerJob& job);
 } // namespace ks

@@ -357,7 +357,8 @@ std::vector<ExternalKernel> discoverKernels(const std::string& path, const Suite
             k.format = format.empty() ? "torch-extension" : format;
             if (rel.empty() || rel.rfind("..", 0) == 0) k.error = where + ": " + rel + " leaves the manifest's folder";
             else if (format.empty()) k.error = where + ": " + rel + " is neither .cu nor .py (set \"format\")";
-            else if (!seen.insert({e["task"].get<std::string>(), name}).second)
+            else if (const TaskSpec* t = findTaskRef(suite, e["task"].get<std::string>());
+                     !seen.insert({t ? t->id : e["task"].get<std::string>(), name}).second)
                 k.error = where + ": a second kernel named '" + name + "' for task " + e["task"].get<std::string>();
             if (k.error.empty()) prepare(k, suite, e["task"].get<std::string>(), e, opt);
             else if (const TaskSpec* t = findTaskRef(suite, e["task"].get<std::string>())) k.taskId = t->id;

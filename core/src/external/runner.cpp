@@ -56,6 +56,29 @@ Loaded loadKernel(const std::string& so, const std::string& function) {
     return l;
 }
 
+} // namespace
+
+std::string ExternalFunction::signature() const {
+    return fn ? fn->signature : "";
+}
+
+ExternalFunction loadExternalFunction(const std::string& soPath, const std::string& function) {
+    const Loaded l = loadKernel(soPath, function);
+    return ExternalFunction{l.fn};
+}
+
+at::Tensor callExternalFunction(const ExternalFunction& f, std::vector<c10::IValue> args) {
+    const KsExtFunction* fn = f.fn;
+    if (static_cast<int>(args.size()) < fn->arity && static_cast<int>(args.size()) >= fn->firstDefault)
+        for (int i = static_cast<int>(args.size()); i < fn->arity; ++i) args.push_back(fn->defaults[i - fn->firstDefault]);
+    at::Tensor out;
+    std::string err;
+    if (!fn->call(fn->callable, args.data(), static_cast<int>(args.size()), &out, &err)) throw Error(err);
+    return out;
+}
+
+namespace {
+
 c10::IValue literal(const json& v) {
     if (v.is_boolean()) return v.get<bool>();
     if (v.is_number_integer()) return v.get<int64_t>();
@@ -292,14 +315,54 @@ json jobExternal(const WorkerJob& job) {
             } else if ((!cOrdered.pass && !cFinal.pass) || (cOrdered.pass && !cFinal.pass))
                 hit("input-read-after-return", label + ": right when its inputs stay intact, wrong when they are overwritten "
                                                        "on the call's stream after it returned: it reads them after returning");
-            if (prevRef.defined() && !cB.pass && prevRef.sizes().equals(outB.sizes()) &&
-                compare(outB, prevRef).pass)
-                hit("replay", label + ": the output is the previous seed's result: the kernel replays a cached result");
+            for (const at::Tensor* out : {&orderedA, static_cast<const at::Tensor*>(&outB)})
+                if (prevRef.defined() && prevRef.sizes().equals(out->sizes()) && !compare(*out, ref).pass &&
+                    compare(*out, prevRef).pass)
+                    hit("replay", label + ": the output is the previous seed's result: the kernel replays a cached result");
+            // Call C (first seeds): new values written into call B's buffers, same addresses.
+            if (s < 5 && cB.pass) {
+                const Operands fresh = draw(spec, seed + 100000);
+                const at::Tensor freshRef = reference(spec, ct, fresh);
+                const auto dst = ob.all(), src = fresh.all();
+                for (size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+                at::Tensor outC = call(ob);
+                ++calls;
+                cudaCheck(cudaDeviceSynchronize(), "device sync (" + label + ", same buffers)");
+                const guards::Comparison cC = compare(outC, freshRef);
+                if (!cC.pass && compare(outC, ref).pass)
+                    hit("replay", label + ": new values in the same input buffers gave the old values' result: a result "
+                                          "cached by address or shape");
+                record(cC, label + " (new values, same buffers)");
+            }
             record(cOrdered.pass ? cB : cOrdered, label);
             if (!cB.pass && cOrdered.pass) record(cB, label + " (second call)");
             accumulateError(orderedB, eagerKeep, ref);
             prevRef = ref.to(at::kFloat);
             if (val.failures.size() > 20) break;
+        }
+        if (!opt.time && r.error.empty()) {
+            // Validation without timing still runs the kernel as often as a timed run would,
+            // then checks new values in the same buffers: a kernel that counts its calls and
+            // changes behaviour in the timing phase is caught here too.
+            const Operands o = draw(spec, 3);
+            const int burst = std::max(0, std::min(opt.warmup + opt.runs, 2100) - calls);
+            at::Tensor last;
+            for (int i = 0; i < burst; ++i) last = call(o);
+            calls += burst;
+            const Operands fresh = draw(spec, 4);
+            const at::Tensor freshRef = reference(spec, ct, fresh);
+            const auto dst = o.all(), src = fresh.all();
+            for (size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+            const at::Tensor out = call(o);
+            cudaCheck(cudaDeviceSynchronize(), "after " + std::to_string(calls) + " calls");
+            const guards::Comparison c = compare(out, freshRef);
+            if (!c.pass) {
+                hit("replay", "after " + std::to_string(calls) + " calls on the same buffers, new values gave a wrong "
+                              "result: the kernel changes behaviour once it has been called often (as in a timing phase)");
+                record(c, "after " + std::to_string(calls) + " calls");
+            }
+            val.checks.push_back(std::to_string(burst) + " more calls on the same buffers (as many as a timed run), then "
+                                 "new values checked");
         }
         val.seeds = opt.seeds;
         val.checks.push_back(std::to_string(opt.seeds) +
@@ -329,8 +392,31 @@ json jobExternal(const WorkerJob& job) {
                     return;
                 }
                 cudaCheck(cudaDeviceSynchronize(), "edge " + name);
-                val.checks.push_back("edge " + name);
-                record(compare(out, ref), "edge " + name);
+                guards::Comparison cmp = compare(out, ref);
+                std::string note;
+                if (!cmp.pass && out.sizes().equals(ref.sizes()) && at::isFloatingType(ref.scalar_type())) {
+                    // Fair to the kernel where the task itself is ill-conditioned: elements the
+                    // reference makes non-finite (a matmul spreads one NaN over a column) are not
+                    // judged, and where eager float32 is off too the kernel may be off by 8x as much.
+                    const at::Tensor finite = ref.isfinite();
+                    const at::Tensor o64 = out.to(at::kDouble), r64 = ref;
+                    const at::Tensor eager = runForward(s, c, o.inputs, o.params).to(at::kDouble);
+                    const at::Tensor eagerErr = (eager - r64).abs().masked_fill(~finite, 0);
+                    const at::Tensor kernelErr = (o64 - r64).abs().masked_fill(~finite, 0);
+                    const at::Tensor tol = (opt.atol + opt.rtol * r64.abs()).masked_fill(~finite, 0);
+                    // Per element 8x eager's error, and 4x eager's largest error anywhere: a sum of
+                    // large values is off by its summands' rounding wherever it lands.
+                    const double eagerMax = eagerErr.numel() ? eagerErr.max().item<double>() : 0.0;
+                    const at::Tensor allowed = at::maximum(at::maximum(tol, eagerErr * 8), at::full_like(tol, 4 * eagerMax));
+                    const at::Tensor bad = (kernelErr > allowed) | (finite & ~o64.isfinite());
+                    const int64_t nBad = bad.sum().item<int64_t>();
+                    if (nBad == 0) {
+                        cmp.pass = true;
+                        note = " (judged where the reference is finite, against eager float32's own error there)";
+                    }
+                }
+                val.checks.push_back("edge " + name + note);
+                record(cmp, "edge " + name);
             };
             const Operands base = draw(spec, 7);
             edge("misaligned (+1 element) pointers", spec, ct, base, true);
@@ -440,7 +526,9 @@ json jobExternal(const WorkerJob& job) {
             r.timing = guards::summarize(ms, opt.warmup, opt.l2Flush);
             r.timing.spinUs = timer.spinUs;
             cudaCheck(cudaDeviceSynchronize(), "after the timed runs");
-            if (!compare(last, ref).pass)
+            // Against the inputs as they are now: a kernel that wrote its inputs is the
+            // input-write guard's, not a timing-phase change of behaviour.
+            if (!compare(last, reference(spec, ct, o)).pass)
                 hit("replay", "after " + std::to_string(calls) + " calls (the timed runs) the output of the last timed run is "
                                                                  "wrong: the kernel behaves differently when timed");
             // Fresh values written into the same buffers: a result cached by pointer or by call
@@ -483,7 +571,9 @@ json jobExternal(const WorkerJob& job) {
             if (freshMs.size() >= 8) {
                 std::sort(freshMs.begin(), freshMs.end());
                 const double freshMedian = freshMs[freshMs.size() / 2];
-                if (r.timing.medianMs > 0 && r.timing.medianMs < 0.5 * freshMedian)
+                // An honest kernel runs as fast on new values (they were just written, so they sit
+                // in L2 like repeated ones); skipping work on recognised inputs shows as a gap.
+                if (r.timing.medianMs > 0 && r.timing.medianMs < 0.7 * freshMedian)
                     hit("replay", "runs on repeated inputs took " + c10::str(r.timing.medianMs) + " ms, on fresh values " +
                                       c10::str(freshMedian) + " ms (" + c10::str(freshMedian / r.timing.medianMs) +
                                       "x): the kernel skips work when it sees inputs again");
