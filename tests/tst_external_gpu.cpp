@@ -74,17 +74,16 @@ TEST(ExternalGpu, EveryCorpusKernelGetsTheVerdictItsManifestExpects) {
     EXPECT_GE(checked, 30);
     EXPECT_GE(byExpect["valid"], 16);
     EXPECT_GE(byExpect["cheat"], 10);
-}
 
-TEST(ExternalGpu, ValidKernelsAreTimedAgainstTheEagerBaseline) {
-    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
-    for (const auto& t : corpusRun().tasks) {
+    // Valid kernels are timed against the eager baseline of their task (one test: gtest_discover
+    // runs each test in its own process, and the corpus run takes minutes).
+    for (const auto& t : run.tasks) {
         EXPECT_TRUE(t.baselineError.empty()) << t.taskId << ": " << t.baselineError;
         EXPECT_GT(t.baseline.medianMs, 0) << t.taskId;
         for (const auto& v : t.variants)
             if (ks::variantVerdict(v) == "valid") {
                 EXPECT_GT(v.timing.medianMs, 0) << v.name;
-                EXPECT_NEAR(v.speedup, t.baseline.medianMs / v.timing.medianMs, 1e-9) << v.name;
+                EXPECT_NEAR(v.speedup, t.baseline.medianMs / v.timing.medianMs, 1e-12 * v.speedup) << v.name;
             }
     }
 }

@@ -525,6 +525,14 @@ std::string describeFailure(const SpawnResult& s) {
     return why;
 }
 
+// Numbers handed to a worker keep every digit: a speedup computed from a baseline rounded to
+// six decimals (std::to_string) would differ from baseline / variant in the last places.
+std::string exact(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
 } // namespace
 
 std::string opForTask(const std::string& taskId) {
@@ -725,8 +733,8 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     const double l2 = ceil.value("l2_bytes", 0.0);
     say("copy " + std::to_string(static_cast<int>(run.copyBandwidthGBs)) + " GB/s, FP32 " +
         std::to_string(run.fp32PeakTflops) + " TFLOP/s on " + run.deviceName);
-    const std::vector<std::string> ceilArgs{"--copy-gbs", std::to_string(run.copyBandwidthGBs), "--fp32-tflops",
-                                            std::to_string(run.fp32PeakTflops), "--l2-bytes", std::to_string(l2)};
+    const std::vector<std::string> ceilArgs{"--copy-gbs", exact(run.copyBandwidthGBs), "--fp32-tflops",
+                                            exact(run.fp32PeakTflops), "--l2-bytes", exact(l2)};
 
     for (TaskSpec spec : tasks) {
         if (cancel && cancel->load()) break;
@@ -763,7 +771,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
             if (!opt.variantPattern.empty() && !matchesAnyGlob(opt.variantPattern, v->name)) continue;
             say(spec.id + ": " + v->name);
             std::vector<std::string> args{"--job", "variant", "--suite", suite, "--task", spec.id, "--variant", v->name,
-                                          "--baseline-ms", std::to_string(baselineMs)};
+                                          "--baseline-ms", exact(baselineMs)};
             args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
             const json vj = runJob(args, failure);
             VariantResult vr;
@@ -795,7 +803,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                 std::vector<std::string> args{"--job", "external", "--suite", suite, "--task", spec.id, "--variant",
                                               e->kernel.name, "--so", e->compile.soPath, "--function", e->kernel.function,
                                               "--plan", callPlanToJson(e->kernel.args), "--baseline-ms",
-                                              std::to_string(baselineMs)};
+                                              exact(baselineMs)};
                 args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
                 const json vj = runJob(args, failure);
                 if (vj.is_null()) {

@@ -515,6 +515,12 @@ json jobExternal(const WorkerJob& job) {
     // Timing on seed-0 operands, then re-checks: the last timed output, fresh values at the
     // same addresses, and fresh values against repeated ones for speed.
     if (opt.time && r.error.empty()) {
+        // A kernel already wrong on the seeds is wrong when timed too: only a kernel that was
+        // right can be caught changing behaviour in the timing phase.
+        const bool wasRight = val.failures.empty();
+        auto hitTimed = [&](const std::string& guard, const std::string& detail) {
+            if (wasRight) hit(guard, detail);
+        };
         try {
             const Operands o = draw(spec, 0);
             const at::Tensor ref = reference(spec, ct, o);
@@ -529,7 +535,7 @@ json jobExternal(const WorkerJob& job) {
             // Against the inputs as they are now: a kernel that wrote its inputs is the
             // input-write guard's, not a timing-phase change of behaviour.
             if (!compare(last, reference(spec, ct, o)).pass)
-                hit("replay", "after " + std::to_string(calls) + " calls (the timed runs) the output of the last timed run is "
+                hitTimed("replay", "after " + std::to_string(calls) + " calls (the timed runs) the output of the last timed run is "
                                                                  "wrong: the kernel behaves differently when timed");
             // Fresh values written into the same buffers: a result cached by pointer or by call
             // count comes back stale.
@@ -560,7 +566,7 @@ json jobExternal(const WorkerJob& job) {
                 freshMs.push_back(t);
                 cudaCheck(cudaDeviceSynchronize(), "fresh-value run");
                 if (!compare(out, refs[static_cast<size_t>(i % freshSets)]).pass) {
-                    hit("replay", "during the timed phase, new values written into the same input buffers gave a wrong "
+                    hitTimed("replay", "during the timed phase, new values written into the same input buffers gave a wrong "
                                   "result (run " + std::to_string(i) + " after the timed runs): a result cached by address, "
                                   "shape or call count");
                     break;
@@ -574,7 +580,7 @@ json jobExternal(const WorkerJob& job) {
                 // An honest kernel runs as fast on new values (they were just written, so they sit
                 // in L2 like repeated ones); skipping work on recognised inputs shows as a gap.
                 if (r.timing.medianMs > 0 && r.timing.medianMs < 0.7 * freshMedian)
-                    hit("replay", "runs on repeated inputs took " + c10::str(r.timing.medianMs) + " ms, on fresh values " +
+                    hitTimed("replay", "runs on repeated inputs took " + c10::str(r.timing.medianMs) + " ms, on fresh values " +
                                       c10::str(freshMedian) + " ms (" + c10::str(freshMedian / r.timing.medianMs) +
                                       "x): the kernel skips work when it sees inputs again");
                 val.checks.push_back("timed phase: last output checked; " + std::to_string(freshMs.size()) +
