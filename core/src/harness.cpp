@@ -5,6 +5,7 @@
 #include "harness_common.h"
 #include "ks/core/engine.h"
 #include "ks/core/guards.h"
+#include "ks/core/process.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
 
@@ -21,18 +22,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <dirent.h>
-#include <fcntl.h>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace ks {
 namespace {
@@ -446,69 +441,23 @@ struct SpawnResult {
     std::string logTail;
 };
 
-std::string tail(const std::string& path, size_t maxBytes = 2000) {
-    std::string s;
-    try {
-        s = readFile(path);
-    } catch (const Error&) {
-        return "";
-    }
-    if (s.size() > maxBytes) s = "..." + s.substr(s.size() - maxBytes);
-    return s;
-}
-
+// A worker runs through runProcess: its own process group, killed whole on a timeout or cancel.
 SpawnResult spawnWorker(const WorkerCommand& w, const std::vector<std::string>& args, const std::string& logPath,
                         double timeoutSeconds, const std::atomic<bool>* cancel) {
-    std::vector<std::string> argvS{w.executable};
-    argvS.insert(argvS.end(), w.prefixArgs.begin(), w.prefixArgs.end());
-    argvS.insert(argvS.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : argvS) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, w.executable.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
+    std::vector<std::string> argv{w.executable};
+    argv.insert(argv.end(), w.prefixArgs.begin(), w.prefixArgs.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult p = runProcess(argv, logPath, timeoutSeconds, cancel);
     SpawnResult res;
-    if (rc != 0) {
-        res.logTail = "cannot start worker " + w.executable + ": " + std::strerror(rc);
+    if (!p.startError.empty()) {
+        res.logTail = "cannot start worker: " + p.startError;
         return res;
     }
-    const auto t0 = Clock::now();
-    int status = 0;
-    while (true) {
-        const pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid) break;
-        const bool late = std::chrono::duration<double>(Clock::now() - t0).count() > timeoutSeconds;
-        if (late || (cancel && cancel->load())) {
-            res.timedOut = late;
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (WIFEXITED(status)) res.exitCode = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
-    res.logTail = tail(logPath);
+    res.exitCode = p.exitCode;
+    res.signal = p.signal;
+    res.timedOut = p.timedOut;
+    res.logTail = fileTail(logPath, 2000);
     return res;
-}
-
-// Removes the job folder (flat: job files only). Not std::filesystem::remove_all: libtorch.so
-// exports its own copy of that symbol, which the dynamic linker may bind instead of
-// libstdc++'s, and that copy crashes (seen with the torch 2.11 wheel).
-void removeJobDir(const std::string& dir) {
-    if (DIR* d = opendir(dir.c_str())) {
-        while (const dirent* e = readdir(d)) {
-            const std::string name = e->d_name;
-            if (name != "." && name != "..") ::unlink((dir + "/" + name).c_str());
-        }
-        closedir(d);
-    }
-    ::rmdir(dir.c_str());
 }
 
 std::string describeFailure(const SpawnResult& s) {
@@ -523,6 +472,14 @@ std::string describeFailure(const SpawnResult& s) {
     const std::string last = nl == std::string::npos ? t : t.substr(nl + 1);
     if (!last.empty()) why += ": " + last;
     return why;
+}
+
+// A worker's variant JSON read back through the bench file's own parser.
+VariantResult variantFromWorker(const json& vj) {
+    const BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
+                                            {"tasks", json::array({json{{"variants", json::array({vj})}}})}}.dump(),
+                                       "worker result");
+    return tmp.tasks[0].variants[0];
 }
 
 // Numbers handed to a worker keep every digit: a speedup computed from a baseline rounded to
@@ -719,7 +676,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     std::string failure;
     const json ceil = runJob({"--job", "ceilings"}, failure);
     if (ceil.is_null()) {
-        removeJobDir(dir.string());
+        removeTree(dir.string());
         throw Error("cannot measure the device (" + failure + ")");
     }
     run.deviceName = ceil.value("device_name", "");
@@ -785,10 +742,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                 vr.validation.passed = false;
                 vr.validation.failures.push_back("the variant could not be evaluated: " + failure);
             } else {
-                BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
-                                                  {"tasks", json::array({json{{"variants", json::array({vj})}}})}}.dump(),
-                                             "variant");
-                vr = tmp.tasks[0].variants[0];
+                vr = variantFromWorker(vj);
             }
             say(spec.id + ": " + vr.name + (vr.validation.passed ? " valid" : " INVALID") +
                 (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
@@ -812,10 +766,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                     vr.validation.passed = false;
                     vr.validation.failures.push_back("the kernel could not be evaluated: " + failure);
                 } else {
-                    BenchRun tmp = benchFromJson(json{{"schema", "kernelsieve.bench"}, {"schema_version", 1},
-                                                      {"tasks", json::array({json{{"variants", json::array({vj})}}})}}.dump(),
-                                                 "external");
-                    VariantResult w = tmp.tasks[0].variants[0];
+                    VariantResult w = variantFromWorker(vj);
                     const double ratio = w.external.precisionRatio;
                     const auto names = w.external.kernelNames;
                     w.name = vr.name;
@@ -833,7 +784,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         }
         run.tasks.push_back(std::move(tb));
     }
-    removeJobDir(dir.string());
+    removeTree(dir.string());
     return run;
 }
 

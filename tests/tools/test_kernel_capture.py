@@ -5,7 +5,8 @@ resources/importer/robust_kbench_export.py, on the CPU with no GPU and nothing c
 
 Run: python3 tests/tools/test_kernel_capture.py [NAME...]  (a Python with torch; exit 77 = skipped
 without it; NAMEs select tests whose name contains one of them).
-Fixtures: tests/data/modelnew_fixture (ModelNew files + add_task.json),
+Fixtures: tests/data/modelnew_fixture (ModelNew files + add_task.json; the three the GPU corpus runs too
+are in tests/data/external/modelnew),
 tests/data/robust_kbench_fixture (task folders relu, linear, broken), built-in tasks under
 resources/suite. Every case runs the scripts as subprocesses, as kernelsieve-cli does.
 """
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CAPTURE = ROOT / "resources" / "importer" / "kernel_capture.py"
 RK_EXPORT = ROOT / "resources" / "importer" / "robust_kbench_export.py"
 MODELNEW = ROOT / "tests" / "data" / "modelnew_fixture"
+# The ModelNew files the GPU corpus also runs live there only (relu_honest, gemm_params, relu_then_torch).
+CORPUS_MODELNEW = ROOT / "tests" / "data" / "external" / "modelnew"
 RK = ROOT / "tests" / "data" / "robust_kbench_fixture"
 SUITE = ROOT / "resources" / "suite"
 L1_19 = SUITE / "level1" / "L1-19_relu.json"
@@ -54,8 +57,12 @@ def run_capture(*args, expect_rc=0, out=None):
     return result, p
 
 
+def fixture(name):
+    return MODELNEW / name if (MODELNEW / name).exists() else CORPUS_MODELNEW / name
+
+
 def modelnew(name, task):
-    return run_capture("modelnew", MODELNEW / name if not isinstance(name, Path) else name, "--task-json", task)[0]
+    return run_capture("modelnew", fixture(name) if not isinstance(name, Path) else name, "--task-json", task)[0]
 
 
 def error_of(result):

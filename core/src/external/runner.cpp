@@ -116,6 +116,20 @@ Guarded guardedCopy(const at::Tensor& t, bool misalign) {
     return g;
 }
 
+// Every operand of `o` copied into canary-guarded buffers (kept in `guards`, same order).
+Operands guardedOperands(const Operands& o, bool misalign, std::vector<Guarded>& guards) {
+    Operands g;
+    for (const auto& t : o.inputs) g.inputs.push_back(guards.emplace_back(guardedCopy(t, misalign)).view);
+    for (const auto& t : o.params) g.params.push_back(guards.emplace_back(guardedCopy(t, misalign)).view);
+    return g;
+}
+
+// New values written into existing operands: same addresses, other contents.
+void overwrite(const Operands& dst, const Operands& src) {
+    const auto d = dst.all(), s = src.all();
+    for (size_t i = 0; i < d.size(); ++i) d[i].copy_(s[i]);
+}
+
 bool canariesIntact(const Guarded& g, const at::Tensor& t, bool misalign) {
     const int64_t bytes = static_cast<int64_t>(t.nbytes());
     const int64_t shift = misalign ? t.element_size() : 0;
@@ -262,9 +276,7 @@ json jobExternal(const WorkerJob& job) {
             // Call A: read the output stream-ordered right after return, then overwrite the
             // inputs on the same stream; a device-wide sync and a pause only after that.
             std::vector<Guarded> ga;
-            Operands oa;
-            for (const auto& t : o.inputs) oa.inputs.push_back(ga.emplace_back(guardedCopy(t, false)).view);
-            for (const auto& t : o.params) oa.params.push_back(ga.emplace_back(guardedCopy(t, false)).view);
+            Operands oa = guardedOperands(o, false, ga);
             at::Tensor outA = call(oa);
             ++calls;
             const at::Tensor orderedA = outA.clone(); // on the current stream: what a caller sees
@@ -278,9 +290,7 @@ json jobExternal(const WorkerJob& job) {
 
             // Call B: fresh guarded copies, full sync, then every check.
             std::vector<Guarded> gb;
-            Operands ob;
-            for (const auto& t : o.inputs) ob.inputs.push_back(gb.emplace_back(guardedCopy(t, false)).view);
-            for (const auto& t : o.params) ob.params.push_back(gb.emplace_back(guardedCopy(t, false)).view);
+            const Operands ob = guardedOperands(o, false, gb);
             at::Tensor outB = call(ob);
             ++calls;
             const at::Tensor orderedB = outB.clone();
@@ -323,8 +333,7 @@ json jobExternal(const WorkerJob& job) {
             if (s < 5 && cB.pass) {
                 const Operands fresh = draw(spec, seed + 100000);
                 const at::Tensor freshRef = reference(spec, ct, fresh);
-                const auto dst = ob.all(), src = fresh.all();
-                for (size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+                overwrite(ob, fresh);
                 at::Tensor outC = call(ob);
                 ++calls;
                 cudaCheck(cudaDeviceSynchronize(), "device sync (" + label + ", same buffers)");
@@ -351,8 +360,7 @@ json jobExternal(const WorkerJob& job) {
             calls += burst;
             const Operands fresh = draw(spec, 4);
             const at::Tensor freshRef = reference(spec, ct, fresh);
-            const auto dst = o.all(), src = fresh.all();
-            for (size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+            overwrite(o, fresh);
             const at::Tensor out = call(o);
             cudaCheck(cudaDeviceSynchronize(), "after " + std::to_string(calls) + " calls");
             const guards::Comparison c = compare(out, freshRef);
@@ -380,9 +388,7 @@ json jobExternal(const WorkerJob& job) {
                     return;
                 }
                 std::vector<Guarded> g;
-                Operands og;
-                for (const auto& t : o.inputs) og.inputs.push_back(g.emplace_back(guardedCopy(t, misalign)).view);
-                for (const auto& t : o.params) og.params.push_back(g.emplace_back(guardedCopy(t, misalign)).view);
+                const Operands og = guardedOperands(o, misalign, g);
                 at::Tensor out;
                 try {
                     out = call(og);
@@ -551,11 +557,8 @@ json jobExternal(const WorkerJob& job) {
             cudaCheck(cudaEventCreate(&a), "cudaEventCreate");
             cudaCheck(cudaEventCreate(&b), "cudaEventCreate");
             const int freshRuns = std::max(8, std::min(opt.runs, 64));
-            const auto targets = o.all();
             for (int i = 0; i < freshRuns; ++i) {
-                const Operands& src = sets[static_cast<size_t>(i % freshSets)];
-                const auto srcAll = src.all();
-                for (size_t t = 0; t < targets.size(); ++t) const_cast<at::Tensor&>(targets[t]).copy_(srcAll[t]);
+                overwrite(o, sets[static_cast<size_t>(i % freshSets)]);
                 if (opt.hideLaunchLatency) cudaCheck(kernels::spinFor(timer.spinUs, stream), "spin kernel");
                 cudaCheck(cudaEventRecord(a, stream), "cudaEventRecord");
                 at::Tensor out = call(o);
