@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,11 @@ const fs::path Work = KS_WORK_DIR;
 const fs::path Fixture = fs::path(KS_TEST_DATA) / "kernelbench_fixture" / "level1";
 const fs::path SuiteDir = Work / "suite";
 const fs::path Tasks = SuiteDir / "level1";
+// Second fixture (kernelsieve-owned, not KernelBench's tasks): the standard layers' default inits,
+// LSTM/GRU, structured inputs, a reseeding forward with dropout, and inits the format cannot express.
+const fs::path InitFixture = fs::path(KS_TEST_DATA) / "kernelbench_fixture_init" / "level1";
+const fs::path InitSuiteDir = Work / "suite_init";
+const fs::path InitTasks = InitSuiteDir / "level1";
 
 std::string quote(const std::string& s) {
     std::string out = "'";
@@ -74,6 +80,7 @@ struct Prepared {
     std::string skip;  // why the tests cannot run here (no Python with torch)
     std::string error; // preparation failed: every test fails with this
     Cmd import;
+    Cmd importInit; // the init fixture
 };
 
 const Prepared& prepared() {
@@ -93,9 +100,19 @@ const Prepared& prepared() {
             p.error = "import failed (exit " + std::to_string(p.import.rc) + "):\n" + p.import.out;
             return p;
         }
-        const Cmd ref = run(quote(Python) + " " + quote(std::string(KS_SOURCE_DIR) + "/tests/tools/kernelbench_reference.py") +
-                            " " + quote(SuiteDir.string()) + " --seeds 5");
-        if (ref.rc != 0) p.error = "kernelbench_reference.py failed:\n" + ref.out;
+        p.importInit = run(quote(Cli) + " import-kernelbench " + quote(InitFixture.string()) + " --out " +
+                           quote(InitSuiteDir.string()) + " --python " + quote(Python) + " --jobs 2 --trace-device cpu");
+        if (p.importInit.rc != 0) {
+            p.error = "import of the init fixture failed (exit " + std::to_string(p.importInit.rc) + "):\n" +
+                      p.importInit.out;
+            return p;
+        }
+        for (const fs::path& dir : {SuiteDir, InitSuiteDir}) {
+            const Cmd ref = run(quote(Python) + " " +
+                                quote(std::string(KS_SOURCE_DIR) + "/tests/tools/kernelbench_reference.py") + " " +
+                                quote(dir.string()) + " --seeds 5");
+            if (ref.rc != 0) p.error = "kernelbench_reference.py failed on " + dir.string() + ":\n" + ref.out;
+        }
         return p;
     }();
     return p;
@@ -217,7 +234,7 @@ TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
         EXPECT_EQ(t.id, "L1-" + std::to_string(t.number));
         EXPECT_EQ(t.name, spec.stem().string());
         EXPECT_EQ(t.artifactPath, (spec.parent_path() / (t.name + ".pt")).generic_string());
-        EXPECT_EQ(t.exporterVersion, "1.2");
+        EXPECT_EQ(t.exporterVersion, "1.3");
         EXPECT_EQ(t.torchVersion.substr(0, 4), "2.11");
         EXPECT_TRUE(t.warnings.empty());
         EXPECT_EQ(t.entry, "forward");
@@ -411,11 +428,11 @@ TEST_F(Import, SeedZeroDrawsWhatRobustKbenchDraws) {
         ASSERT_EQ(params.size(), ref.params.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
             EXPECT_EQ(inputs[i].scalar_type(), ref.inputs[i].scalar_type()) << t.inputs[i].name;
-            EXPECT_LE(worstRelDiff(inputs[i], ref.inputs[i]), 1e-6) << t.inputs[i].name;
+            EXPECT_TRUE(at::equal(inputs[i], ref.inputs[i])) << t.inputs[i].name;
         }
         for (size_t i = 0; i < params.size(); ++i) {
             EXPECT_EQ(params[i].scalar_type(), ref.params[i].scalar_type()) << t.params[i].name;
-            EXPECT_LE(worstRelDiff(params[i], ref.params[i]), 1e-6) << t.params[i].name;
+            EXPECT_TRUE(at::equal(params[i], ref.params[i])) << t.params[i].name << " (bit for bit)";
         }
         ++checked;
     }
@@ -441,9 +458,9 @@ TEST_F(Import, ParamsFirstIsAnotherSampleForTasksWithRandomParameters) {
         ASSERT_EQ(params.size(), ref.pfParams.size());
         ASSERT_EQ(inputs.size(), ref.pfInputs.size());
         for (size_t i = 0; i < params.size(); ++i)
-            EXPECT_LE(worstRelDiff(params[i], ref.pfParams[i]), 1e-6) << t.params[i].name;
+            EXPECT_TRUE(at::equal(params[i], ref.pfParams[i])) << t.params[i].name;
         for (size_t i = 0; i < inputs.size(); ++i)
-            EXPECT_LE(worstRelDiff(inputs[i], ref.pfInputs[i]), 1e-6) << t.inputs[i].name;
+            EXPECT_TRUE(at::equal(inputs[i], ref.pfInputs[i])) << t.inputs[i].name;
         bool same = true;
         for (size_t i = 0; i < inputs.size(); ++i) same = same && at::equal(ref.pfInputs[i], ref.inputs[i]);
         for (size_t i = 0; i < params.size(); ++i) same = same && at::equal(ref.pfParams[i], ref.params[i]);
@@ -670,4 +687,220 @@ TEST_F(Import, SelectedFilesAndAHangingFileWithinItsTimeout) {
     EXPECT_EQ(sel.rc, 0) << sel.out;
     EXPECT_NE(sel.out.find("\"event\":\"done\""), std::string::npos) << sel.out;
     EXPECT_EQ(loadSuiteDir((Work / "selected").string()).tasks.size(), 2u);
+}
+
+// ---- The init fixture (tests/data/kernelbench_fixture_init/level1) --------------------------
+
+namespace {
+Ref loadSeeds(const TaskSpec& t, std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>>& seeds) {
+    Ref r = loadRef(t);
+    const fs::path dir = fs::path(t.specPath).parent_path();
+    for (const auto& e : r.j.at("seeds")) {
+        std::vector<at::Tensor> in, pa;
+        for (const auto& i : e["inputs"]) in.push_back(readBin(dir / i["file"].get<std::string>(), i));
+        for (const auto& p : e["params"]) pa.push_back(readBin(dir / p["file"].get<std::string>(), p));
+        seeds.emplace_back(std::move(in), std::move(pa));
+    }
+    return r;
+}
+
+const TensorSpec& tensorNamed(const std::vector<TensorSpec>& list, const std::string& name) {
+    for (const auto& t : list)
+        if (t.name == name) return t;
+    throw Error("no tensor " + name);
+}
+} // namespace
+
+// Every standard layer KernelBench uses (Linear, Conv1-3d, ConvTranspose1-3d with groups and bias
+// on and off, BatchNorm1-3d, LayerNorm, GroupNorm, InstanceNorm affine, Embedding, LSTM, GRU) and
+// the structured inputs: for seeds 0..4 the engine draws exactly, bit for bit, what
+// torch.manual_seed(s); get_inputs(); Model(*get_init_inputs()) draws in Python.
+TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
+    std::map<std::string, int> tensorsChecked;
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4"}) {
+        SCOPED_TRACE(id);
+        const TaskSpec* t = s.find(id);
+        ASSERT_NE(t, nullptr);
+        EXPECT_EQ(rawSpec(*t)["import"]["rng_compatible"], true) << rawSpec(*t)["import"]["rng_note"];
+        EXPECT_TRUE(t->approximatedTensors().empty());
+        std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>> seeds;
+        loadSeeds(*t, seeds);
+        ASSERT_EQ(seeds.size(), 5u);
+        for (size_t seed = 0; seed < seeds.size(); ++seed) {
+            seedAll(seed);
+            const auto inputs = drawInputs(*t, Preset::Full, at::kCPU);
+            const auto params = drawParams(*t, Preset::Full, at::kCPU);
+            ASSERT_EQ(inputs.size(), seeds[seed].first.size());
+            ASSERT_EQ(params.size(), seeds[seed].second.size());
+            for (size_t i = 0; i < inputs.size(); ++i)
+                EXPECT_TRUE(at::equal(inputs[i], seeds[seed].first[i])) << "seed " << seed << " " << t->inputs[i].name;
+            for (size_t i = 0; i < params.size(); ++i)
+                EXPECT_TRUE(at::equal(params[i], seeds[seed].second[i])) << "seed " << seed << " " << t->params[i].name;
+            tensorsChecked[id] += static_cast<int>(inputs.size() + params.size());
+        }
+    }
+    // 5 inputs + 26 parameters (conv2, tconv2, fc_nobias have no bias), 1 + 16 (LSTM 2 layers x 4,
+    // GRU 2 directions x 4), 10 structured inputs, 1 + 2; each over 5 seeds.
+    EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15}}));
+
+    // The specs say PyTorch's rules, not fitted numbers.
+    using K = Distribution::Kind;
+    const TaskSpec& t = *s.find("L1-1");
+    for (const char* w : {"fc.weight", "fc_nobias.weight", "conv1.weight", "conv2.weight", "conv3.weight",
+                          "tconv1.weight", "tconv2.weight", "tconv3.weight"}) {
+        const TensorSpec& p = tensorNamed(t.params, w);
+        EXPECT_EQ(p.init.kind, K::KaimingUniform) << w;
+        ASSERT_TRUE(p.init.gainA.has_value()) << w;
+        EXPECT_EQ(*p.init.gainA, std::sqrt(5.0)) << w << ": reset_parameters' a = sqrt(5)";
+    }
+    for (const char* b : {"fc.bias", "conv1.bias", "conv3.bias", "tconv1.bias", "tconv3.bias"}) {
+        const TensorSpec& p = tensorNamed(t.params, b);
+        EXPECT_EQ(p.init.kind, K::KaimingUniform) << b;
+        EXPECT_FALSE(p.init.gainA.has_value()) << b << ": the bias bound is 1 / sqrt(fan_in)";
+        EXPECT_EQ(p.init.fanInOf, std::string(b).substr(0, std::string(b).find('.')) + ".weight");
+    }
+    EXPECT_DOUBLE_EQ(t.fanInOf(tensorNamed(t.params, "tconv1.bias"), Preset::Full), 3.0 * 3) << "out/groups * k";
+    for (const char* n : {"bn1", "bn2", "bn3", "ln", "gn", "inorm"}) {
+        expectDist(tensorNamed(t.params, std::string(n) + ".weight"), K::Constant, 1, 1);
+        expectDist(tensorNamed(t.params, std::string(n) + ".bias"), K::Constant, 0, 1);
+    }
+    expectDist(tensorNamed(t.params, "emb.weight"), K::Normal, 0, 1);
+    const TaskSpec& rnn = *s.find("L1-2");
+    EXPECT_EQ(rnn.params[0].name, "lstm.weight_ih_l0");
+    EXPECT_EQ(rnn.params[3].name, "lstm.bias_hh_l0");
+    EXPECT_EQ(rnn.params[15].name, "gru.bias_hh_l0_reverse");
+    for (const auto& p : rnn.params) {
+        EXPECT_EQ(p.init.kind, K::KaimingUniform) << p.name;
+        EXPECT_EQ(p.init.fanIn, std::optional<double>(8.0)) << p.name << ": 1 / sqrt(hidden_size)";
+    }
+}
+
+// Structured inputs are recorded as transforms the engine replays (triu, tril, A + A.T,
+// (A + A.T) / 2, A @ A.T, rand, abs, exp, randint), not flattened to a fitted normal.
+TEST_F(Import, StructuredInputsAreTransformsNotFittedNormals) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-3");
+    ASSERT_NE(t, nullptr);
+    using T = Transform::Kind;
+    using K = Distribution::Kind;
+    auto ops = [&](const std::string& name) {
+        std::vector<T> out;
+        for (const auto& p : tensorNamed(t->inputs, name).post) out.push_back(p.kind);
+        return out;
+    };
+    EXPECT_EQ(ops("upper"), std::vector<T>{T::Triu});
+    EXPECT_EQ(tensorNamed(t->inputs, "upper").post[0].dim, 0);
+    EXPECT_EQ(ops("lower"), std::vector<T>{T::Tril});
+    EXPECT_EQ(tensorNamed(t->inputs, "lower").post[0].dim, -1);
+    EXPECT_EQ(ops("sym"), std::vector<T>{T::AddTranspose});
+    EXPECT_EQ(ops("half_sym"), (std::vector<T>{T::AddTranspose, T::Div}));
+    EXPECT_EQ(tensorNamed(t->inputs, "half_sym").post[1].value, 2.0);
+    EXPECT_EQ(ops("gram"), std::vector<T>{T::MatmulTranspose});
+    EXPECT_EQ(ops("mag"), std::vector<T>{T::Abs});
+    EXPECT_EQ(ops("growth"), std::vector<T>{T::Exp});
+    EXPECT_EQ(ops("shifted"), (std::vector<T>{T::Div, T::Affine})) << "x / 3 + 1: the division stays a division";
+    expectDist(tensorNamed(t->inputs, "pos"), K::Uniform, 0, 1);
+    expectDist(tensorNamed(t->inputs, "ids"), K::RandInt, 3, 17);
+    for (const auto& in : t->inputs) EXPECT_TRUE(in.approximated.empty()) << in.name;
+    // The engine's draws have the structure, for a seed the reference never saw.
+    seedAll(123);
+    const auto x = drawInputs(*t, Preset::Full, at::kCPU);
+    EXPECT_TRUE(at::equal(x[0], x[0].triu()));
+    EXPECT_TRUE(at::equal(x[1], x[1].tril(-1)));
+    EXPECT_TRUE(at::equal(x[2], x[2].t()));
+    EXPECT_TRUE(at::equal(x[3], x[3].t()));
+    EXPECT_TRUE(at::allclose(x[4], x[4].t()));
+    EXPECT_GE(x[5].min().item<float>(), 0.0f);
+    EXPECT_GE(x[6].min().item<float>(), 0.0f);
+    EXPECT_GT(x[7].min().item<float>(), 0.0f);
+    EXPECT_EQ(x[8].scalar_type(), at::kLong);
+    EXPECT_GE(x[8].min().item<int64_t>(), 3);
+    EXPECT_LT(x[8].max().item<int64_t>(), 17);
+}
+
+// A forward that reseeds before its first random op imports with "forward_seed", and the engine
+// makes that call before every forward: the dropout masks, hence the output, are Python's. A
+// forward that reseeds between random ops imports too, and says why it is not replayed.
+TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
+    const std::string& out = prepared().importInit.out;
+    EXPECT_NE(out.find("6 of 6 files imported"), std::string::npos) << out;
+    EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-4");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->forwardSeed, std::optional<int64_t>(42));
+    const json raw = rawSpec(*t);
+    EXPECT_EQ(raw["import"]["forward_reseeds"], json::array({42}));
+    EXPECT_EQ(raw["import"]["forward_random_ops"], json::array({"dropout"}));
+    const Ref ref = loadRef(*t);
+    const CompiledTask ct = compileTask(*t);
+    seedAll(0);
+    const auto inputs = drawInputs(*t, Preset::Full, at::kCPU);
+    const auto params = drawParams(*t, Preset::Full, at::kCPU);
+    const at::Tensor y = runForward(*t, ct, inputs, params);
+    EXPECT_LE(worstRelDiff(y, ref.output), 1e-6) << "the forward's own seed, as in Python";
+    EXPECT_TRUE(at::equal(runForward(*t, ct, inputs, params), y)) << "the same masks on every call";
+    TaskSpec unseeded = *t;
+    unseeded.forwardSeed.reset();
+    seedAll(0);
+    EXPECT_FALSE(at::equal(runForward(unseeded, ct, inputs, params), y)) << "without it the masks differ";
+
+    const TaskSpec* late = s.find("L1-6");
+    ASSERT_NE(late, nullptr);
+    EXPECT_FALSE(late->forwardSeed.has_value());
+    const json lraw = rawSpec(*late);
+    EXPECT_EQ(lraw["import"]["forward_reseeds"], json::array({7}));
+    bool said = false;
+    for (const auto& n : lraw["import"]["notes"]) said = said || n.get<std::string>().find("after random ops") != std::string::npos;
+    EXPECT_TRUE(said) << lraw["import"]["notes"].dump();
+}
+
+// Inits the format cannot express are marked "approximated" per tensor with the reason, and the
+// task says which (TaskSpec::approximatedTensors, results, CSV column "approximated").
+TEST_F(Import, InitsThatCannotBeReplayedAreMarkedApproximated) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-5");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->approximatedTensors(), (std::vector<std::string>{"q", "signs", "bias"}));
+    EXPECT_NE(tensorNamed(t->params, "signs").approximated.find("bernoulli"), std::string::npos);
+    EXPECT_NE(tensorNamed(t->params, "bias").approximated.find("seed 0 of the engine's draw differs"), std::string::npos);
+    EXPECT_TRUE(tensorNamed(t->inputs, "x").approximated.empty());
+    EXPECT_EQ(rawSpec(*t)["import"]["approximated"], json::array({"q", "signs", "bias"}));
+    EXPECT_EQ(rawSpec(*t)["import"]["rng_compatible"], false);
+    // Specs of earlier exporters said it with "inferred": false and a "note"; they read the same.
+    json old = readJson(Tasks / "121_Masked_row_sum.json");
+    for (auto& in : old["inputs"]) in.erase("approximated");
+    const std::string oldPath = (Tasks / "121_Masked_row_sum.json").string();
+    const TaskSpec o = parseTaskSpec(old.dump(), oldPath, [](const std::string& f) { return readFile(f); });
+    EXPECT_EQ(o.approximatedTensors(), std::vector<std::string>{"mask"});
+    EXPECT_NE(tensorNamed(o.inputs, "mask").approximated.find("gt"), std::string::npos);
+    EXPECT_EQ(approximatedTensorsInSpec(old.dump()), std::vector<std::string>{"mask"});
+    // The CSV lists them, ';'-separated, empty when none.
+    RunResults rr;
+    for (const TaskSpec* spec : {t, s.find("L1-1")}) {
+        TaskResult tr;
+        tr.id = spec->id;
+        tr.specJson = spec->specText;
+        rr.tasks.push_back(tr);
+    }
+    const std::string csv = resultsToCsv(rr, Thresholds{});
+    // Fields by the header's column (other columns may come and go; these rows quote nothing).
+    std::vector<std::vector<std::string>> rows;
+    for (size_t at = 0; at < csv.size();) {
+        const size_t end = csv.find("\r\n", at);
+        std::vector<std::string> f(1);
+        for (char c : csv.substr(at, end - at)) {
+            if (c == ',') f.emplace_back();
+            else f.back().push_back(c);
+        }
+        rows.push_back(f);
+        at = end + 2;
+    }
+    ASSERT_EQ(rows.size(), 3u);
+    const auto col = std::find(rows[0].begin(), rows[0].end(), "approximated") - rows[0].begin();
+    ASSERT_LT(static_cast<size_t>(col), rows[0].size()) << csv.substr(0, csv.find('\r'));
+    EXPECT_EQ(rows[1].at(col), "q;signs;bias");
+    EXPECT_EQ(rows[2].at(col), "") << "no approximated tensors: an empty field";
 }

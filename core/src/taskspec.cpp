@@ -17,6 +17,12 @@ using json = nlohmann::json;
     throw Error(path + ": " + what);
 }
 
+bool flag(const json& j, const char* key, const std::string& ctx) {
+    if (!j.contains(key)) return false;
+    if (!j.at(key).is_boolean()) fail(ctx, std::string("'") + key + "' must be true or false");
+    return j.at(key).get<bool>();
+}
+
 double num(const json& j, const char* key, double def, const std::string& ctx) {
     if (!j.contains(key)) return def;
     if (!j.at(key).is_number()) fail(ctx, std::string("'") + key + "' must be a number");
@@ -48,11 +54,13 @@ Distribution parseDistribution(const json& j, const std::string& ctx) {
         d.a = num(j, "mean", 0.0, ctx);
         d.b = num(j, "std", 1.0, ctx);
         if (!(d.b >= 0)) fail(ctx, "normal 'std' must be >= 0");
+        d.inplace = flag(j, "inplace", ctx);
     } else if (dist == "uniform") {
         d.kind = Distribution::Kind::Uniform;
         d.a = num(j, "low", 0.0, ctx);
         d.b = num(j, "high", 1.0, ctx);
         if (!(d.b >= d.a)) fail(ctx, "uniform needs low <= high");
+        d.inplace = flag(j, "inplace", ctx);
     } else if (dist == "randint") {
         d.kind = Distribution::Kind::RandInt;
         d.a = num(j, "low", 0.0, ctx);
@@ -66,6 +74,7 @@ Distribution parseDistribution(const json& j, const std::string& ctx) {
             if (!(*d.fanIn > 0)) fail(ctx, "kaiming_uniform 'fan_in' must be > 0");
         }
         d.fanInOf = str(j, "fan_in_of", ctx, false);
+        if (j.contains("a")) d.gainA = num(j, "a", 0.0, ctx);
     } else if (dist == "constant") {
         d.kind = Distribution::Kind::Constant;
         if (!j.contains("value")) fail(ctx, "constant needs 'value'");
@@ -85,11 +94,45 @@ Transform parseTransform(const json& j, const std::string& ctx) {
     else if (op == "log_softmax") t.kind = Transform::Kind::LogSoftmax;
     else if (op == "abs") t.kind = Transform::Kind::Abs;
     else if (op == "affine") t.kind = Transform::Kind::Affine;
-    else fail(ctx, "unknown transform '" + op + "' (expected softmax, log_softmax, abs or affine)");
-    t.dim = static_cast<int64_t>(num(j, "dim", -1.0, ctx));
+    else if (op == "triu") t.kind = Transform::Kind::Triu;
+    else if (op == "tril") t.kind = Transform::Kind::Tril;
+    else if (op == "add_transpose") t.kind = Transform::Kind::AddTranspose;
+    else if (op == "matmul_transpose") t.kind = Transform::Kind::MatmulTranspose;
+    else if (op == "exp") t.kind = Transform::Kind::Exp;
+    else if (op == "div") t.kind = Transform::Kind::Div;
+    else
+        fail(ctx, "unknown transform '" + op +
+                      "' (expected softmax, log_softmax, abs, affine, triu, tril, add_transpose, "
+                      "matmul_transpose, exp or div)");
+    if (t.kind == Transform::Kind::Triu || t.kind == Transform::Kind::Tril)
+        t.dim = static_cast<int64_t>(num(j, "diagonal", 0.0, ctx));
+    else
+        t.dim = static_cast<int64_t>(num(j, "dim", -1.0, ctx));
+    if (t.kind == Transform::Kind::Div) {
+        if (!j.contains("value")) fail(ctx, "div needs 'value'");
+        t.value = num(j, "value", 1.0, ctx);
+        if (t.value == 0) fail(ctx, "div 'value' must not be 0");
+    }
     t.scale = num(j, "scale", 1.0, ctx);
     t.shift = num(j, "shift", 0.0, ctx);
     return t;
+}
+
+// Why a tensor spec is approximated, or empty. Exporter 1.3 writes "approximated": "<why>"; earlier
+// exporters wrote "inferred": false with the reason in "note", which reads the same.
+std::string approximationOf(const json& j) {
+    const auto note = [&] {
+        return j.contains("note") && j.at("note").is_string() && !j.at("note").get<std::string>().empty()
+                   ? j.at("note").get<std::string>()
+                   : std::string("the exporter could not infer how it was drawn");
+    };
+    if (j.contains("approximated")) {
+        const json& a = j.at("approximated");
+        if (a.is_string()) return a.get<std::string>().empty() ? note() : a.get<std::string>();
+        return a.is_boolean() && a.get<bool>() ? note() : std::string();
+    }
+    if (j.contains("inferred") && j.at("inferred").is_boolean() && !j.at("inferred").get<bool>()) return note();
+    return {};
 }
 
 TensorSpec parseTensor(const json& j, const std::string& ctx) {
@@ -120,6 +163,9 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
         if (!j.at("post").is_array()) fail(tctx, "'post' must be a list");
         for (const auto& p : j.at("post")) t.post.push_back(parseTransform(p, tctx));
     }
+    if (j.contains("approximated") && !j.at("approximated").is_string() && !j.at("approximated").is_boolean())
+        fail(tctx, "'approximated' must be a string (the reason) or false");
+    t.approximated = approximationOf(j);
     return t;
 }
 
@@ -187,6 +233,26 @@ const char* distributionName(Distribution::Kind k) {
     case Distribution::Kind::Constant: return "constant";
     }
     return "?";
+}
+
+std::vector<std::string> approximatedTensorsInSpec(const std::string& specJson) {
+    std::vector<std::string> out;
+    const json j = json::parse(specJson, nullptr, false);
+    if (!j.is_object()) return out;
+    for (const char* key : {"inputs", "params"})
+        if (j.contains(key) && j.at(key).is_array())
+            for (const auto& ts : j.at(key))
+                if (ts.is_object() && ts.contains("name") && ts.at("name").is_string() && !approximationOf(ts).empty())
+                    out.push_back(ts.at("name").get<std::string>());
+    return out;
+}
+
+std::vector<std::string> TaskSpec::approximatedTensors() const {
+    std::vector<std::string> out;
+    for (const auto* list : {&inputs, &params})
+        for (const auto& ts : *list)
+            if (!ts.approximated.empty()) out.push_back(ts.name);
+    return out;
 }
 
 bool TaskSpec::hasTag(const std::string& t) const {
@@ -302,6 +368,10 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
         fail(ctx, "needs 'source' or 'source_file'");
     }
     if (j.contains("artifact")) parseArtifact(j, path, ctx, t);
+    if (j.contains("forward_seed") && !j.at("forward_seed").is_null()) {
+        if (!j.at("forward_seed").is_number_integer()) fail(ctx, "'forward_seed' must be an integer");
+        t.forwardSeed = j.at("forward_seed").get<int64_t>();
+    }
     if (j.contains("dims")) {
         if (!j.at("dims").is_object()) fail(ctx, "'dims' must map presets to {name: size}");
         for (const auto& [preset, m] : j.at("dims").items()) {

@@ -269,12 +269,22 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     const auto& d = t.init;
     at::Tensor x;
     switch (d.kind) {
+    // The in-place samplers round differently from the two-step forms (their CPU kernels fuse
+    // the multiply-add, and small tensors go through double), so each form replays its own call.
     case Distribution::Kind::Normal:
+        if (d.inplace) {
+            x = at::empty(shape, fopts).normal_(d.a, d.b);
+            break;
+        }
         x = at::randn(shape, fopts);
         if (d.b != 1.0) x.mul_(d.b);
         if (d.a != 0.0) x.add_(d.a);
         break;
     case Distribution::Kind::Uniform:
+        if (d.inplace) {
+            x = at::empty(shape, fopts).uniform_(d.a, d.b);
+            break;
+        }
         x = at::rand(shape, fopts);
         if (d.b - d.a != 1.0) x.mul_(d.b - d.a);
         if (d.a != 0.0) x.add_(d.a);
@@ -284,8 +294,17 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
                         at::TensorOptions().device(device).dtype(at::kLong));
         break;
     case Distribution::Kind::KaimingUniform: {
-        const double bound = 1.0 / std::sqrt(spec.fanInOf(t, preset));
-        x = at::rand(shape, fopts).mul_(2.0 * bound).sub_(bound);
+        // PyTorch's arithmetic, double for double (torch/nn/init.py): kaiming_uniform_(w, a) takes
+        // gain = sqrt(2 / (1 + a**2)), std = gain / sqrt(fan), bound = sqrt(3) * std; the bias rule
+        // is 1 / sqrt(fan). Both then call uniform_(-bound, bound), which we call too: rand * 2b - b
+        // differed from it in about half the values (torch 2.11, CPU).
+        const double fan = spec.fanInOf(t, preset);
+        double bound = 1.0 / std::sqrt(fan);
+        if (d.gainA) {
+            const double gain = std::sqrt(2.0 / (1.0 + std::pow(*d.gainA, 2.0)));
+            bound = std::sqrt(3.0) * (gain / std::sqrt(fan));
+        }
+        x = at::empty(shape, fopts).uniform_(-bound, bound);
         break;
     }
     case Distribution::Kind::Constant:
@@ -299,6 +318,12 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         case Transform::Kind::LogSoftmax: x = x.log_softmax(p.dim); break;
         case Transform::Kind::Abs: x = x.abs(); break;
         case Transform::Kind::Affine: x = x.mul(p.scale).add(p.shift); break;
+        case Transform::Kind::Triu: x = x.triu(p.dim); break;
+        case Transform::Kind::Tril: x = x.tril(p.dim); break;
+        case Transform::Kind::AddTranspose: x = x.add(x.mT()); break;
+        case Transform::Kind::MatmulTranspose: x = x.matmul(x.mT()); break;
+        case Transform::Kind::Exp: x = x.exp(); break;
+        case Transform::Kind::Div: x = x.div(p.value); break;
         }
     }
     at::ScalarType out = target;
@@ -325,6 +350,10 @@ at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct, const std::v
     for (const auto& t : inputs) args.emplace_back(t);
     for (const auto& t : params) args.emplace_back(t);
     c10::IValue result;
+    // The original forward reseeds before its first random op (torch.manual_seed(N)); a trace does
+    // not record that call, so the engine makes it (at::manual_seed seeds the CPU and CUDA generators,
+    // as torch.manual_seed does).
+    if (spec.forwardSeed) at::manual_seed(static_cast<uint64_t>(*spec.forwardSeed));
     if (ct.module) {
         const at::Device device = !inputs.empty() ? inputs.front().device()
                                   : !params.empty() ? params.front().device() : at::Device(at::kCPU);

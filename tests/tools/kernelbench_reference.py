@@ -13,6 +13,8 @@ order, which is robust-kbench's (inputs, then parameters; on the CPU; training m
 - seed 0 in the other order, KernelBench's own (``torch.manual_seed(0); model = Model(...);
   inputs = get_inputs()``, what the engine and exporters before 1.2 used): inputs and parameters
   as ``<stem>.pf.<name>.bin``, listed under ``"params_first"``;
+- seeds 0..S-1 in the same order: every input and parameter, bit for bit, as
+  ``<stem>.seed<s>.<name>.bin``, listed under ``"seeds"`` (the engine must draw exactly these);
 - the four robust-kbench filters over seeds 0..S-1 with ``tests/tools/suite_check.py``'s
   ``filter_metrics`` / ``flags_from`` (pass 1: seed s, new inputs, then a new model; pass 2:
   model from seed 42, inputs from seed s, as robust-kbench does).
@@ -112,6 +114,22 @@ def main() -> int:
         f = spec_path.parent / f"{stem}.ref.output.bin"
         write_bin(f, out.float())
         ref["output"] = {"file": f.name, "shape": list(out.shape), "dtype": "float32"}
+
+        ref["seeds"] = []
+        for seed in range(args.seeds):
+            torch.manual_seed(seed)  # robust-kbench's order: get_inputs(), then Model(...)
+            s_inputs = [t for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
+            s_named = dict(mod.Model(*init).named_parameters(remove_duplicate=False))
+            entry = {"seed": seed, "inputs": [], "params": []}
+            for kind, specs, values in (("inputs", spec["inputs"], s_inputs),
+                                        ("params", spec["params"], [s_named[p["name"].removeprefix("param.")]
+                                                                    for p in spec["params"]])):
+                for s, t in zip(specs, values):
+                    f = spec_path.parent / f"{stem}.seed{seed}.{s['name']}.bin"
+                    write_bin(f, t)
+                    entry[kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape),
+                                        "dtype": DTYPES[t.dtype]})
+            ref["seeds"].append(entry)
 
         outs = [out.float()] + [run(mod, init, s)[2].float() for s in range(1, args.seeds)]
         all_out = torch.stack(outs)

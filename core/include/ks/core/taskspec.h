@@ -34,13 +34,23 @@ struct Distribution {
     double b = 1.0; // normal: std, uniform/randint: high
     std::optional<double> fanIn;  // kaiming_uniform: explicit fan-in
     std::string fanInOf;          // kaiming_uniform: take the fan-in of this parameter's shape
+    // kaiming_uniform: PyTorch's nn.init.kaiming_uniform_(w, a) bound, sqrt(3) * sqrt(2 / (1 + a^2)) /
+    // sqrt(fan); without it the bound is 1 / sqrt(fan) (the bias rule). Linear/Conv weights use a = sqrt(5).
+    std::optional<double> gainA;
+    // normal/uniform: drawn by PyTorch's in-place sampler, torch.empty(shape).normal_(mean, std) /
+    // .uniform_(low, high), as nn.init and module constructors draw. That rounds differently from
+    // randn * std + mean (the default, what `torch.randn(...) * s + t` in a task file does).
+    bool inplace = false;
 };
 const char* distributionName(Distribution::Kind k);
 
 struct Transform {
-    enum class Kind { Softmax, LogSoftmax, Abs, Affine };
+    // Each replays the PyTorch call it is named after, so structured inputs (triangular,
+    // symmetric, positive) are drawn exactly, not approximated by a fitted normal.
+    enum class Kind { Softmax, LogSoftmax, Abs, Affine, Triu, Tril, AddTranspose, MatmulTranspose, Exp, Div };
     Kind kind = Kind::Abs;
-    int64_t dim = -1;
+    int64_t dim = -1;      // softmax/log_softmax: dim; triu/tril: diagonal
+    double value = 1.0;    // div: divisor
     double scale = 1.0;
     double shift = 0.0;
 };
@@ -57,6 +67,10 @@ struct TensorSpec {
     std::string dtype = "float32";
     Distribution init;
     std::vector<Transform> post;
+    // Set by the exporter when it could not express how the original file made this tensor: the
+    // engine then draws another sample (the spec's init), and this says why. Results and the CSV
+    // list these tensors ("approximated"). Old specs' `"inferred": false` + `note` reads the same.
+    std::string approximated;
 };
 
 struct TaskSpec {
@@ -81,6 +95,9 @@ struct TaskSpec {
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> params;
     std::vector<std::string> tags;
+    // Imported tasks whose forward calls torch.manual_seed(N) before any random op: the engine seeds
+    // the generators with N right before each forward call, as the original forward does.
+    std::optional<int64_t> forwardSeed;
 
     bool hasTag(const std::string& t) const;
     // Concrete shape of a tensor at a preset; throws ks::Error naming the task for unknown dims.
@@ -92,7 +109,13 @@ struct TaskSpec {
     // Sets named dims at preset `p` (a run's `--dim NAME=SIZE`, e.g. softmax rows of 393216);
     // names this task does not have are left alone. Returns the names it set.
     std::vector<std::string> overrideDims(Preset p, const std::map<std::string, int64_t>& sizes);
+    // Names of the inputs and parameters marked approximated, in spec order.
+    std::vector<std::string> approximatedTensors() const;
 };
+
+// Names of the inputs and parameters a task JSON marks approximated, in spec order (results files
+// carry the spec as text; the CSV and the GUI read it from there). Empty for text that is no spec.
+std::vector<std::string> approximatedTensorsInSpec(const std::string& specJson);
 
 // Parses one task JSON text. `path` is used in messages and to resolve `source_file`
 // through `readFile` (so embedded suites need no file system). Throws ks::Error.
