@@ -11,6 +11,8 @@
 #include <models/rooflinemodel.h>
 #include <models/seedstatsmodel.h>
 
+#include "ks/core/taskspec.h"
+
 #include <QCheckBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -177,6 +179,7 @@ void TaskDetailView::setTask(const QString& id) {
         m_axes->showMessage(tr("Select a task in the matrix"));
         m_source->clear();
         m_spec->clear();
+        m_tabs->setTabText(m_tabs->indexOf(m_spec), tr("Spec"));
         m_errors->clear();
         m_axesModel->setTask(nullptr, th.value(ks::Criterion::OutputAxes));
         m_seedModel->setTask(nullptr);
@@ -206,7 +209,16 @@ void TaskDetailView::setTask(const QString& id) {
         m_axes->showMessage(t->status == ks::TaskStatus::Error ? tr("The task failed: no outputs")
                                                                : tr("Not run yet"));
     m_source->setPlainText(QString::fromStdString(t->source));
-    m_spec->setPlainText(QString::fromStdString(t->specJson));
+    // Tensors the engine cannot draw as the original file does are named above the JSON (each
+    // carries its reason there as "approximated"), so a reader sees it before trusting per-seed values.
+    QStringList approximated;
+    for (const auto& n : ks::approximatedTensorsInSpec(t->specJson)) approximated << QString::fromStdString(n);
+    const QString specNote = approximated.isEmpty() ? QString()
+        : tr("Approximated (drawn as another sample than the original file; reasons below): %1\n\n")
+              .arg(approximated.join(QStringLiteral(", ")));
+    m_spec->setPlainText(specNote + QString::fromStdString(t->specJson));
+    m_tabs->setTabText(m_tabs->indexOf(m_spec),
+                       approximated.isEmpty() ? tr("Spec") : tr("Spec (%1 approximated)").arg(approximated.size()));
     // The task's own error and those of filters 5-6, each named: one place says why a cell is orange.
     QStringList errors;
     if (!t->error.empty()) errors << QString::fromStdString(t->error);
