@@ -369,7 +369,7 @@ json filterResultsJson(const TaskResult& r, const RunResults& rr, const Threshol
     for (const auto& [c, key] : keys) j[key] = ok && r.criterionRun(c) ? json(r.flagged(c, t)) : json(nullptr);
     json metrics = json::object(), thresholds = json::object(), flags = json::object();
     for (const auto& ci : criteria()) {
-        metrics[ci.key] = finiteOrNull(r.metric(ci.criterion));
+        metrics[ci.key] = finiteOrNull(r.metric(ci.criterion, t));
         flags[ci.key] = ok && r.criterionRun(ci.criterion) ? json(r.flagged(ci.criterion, t)) : json(nullptr);
     }
     for (const auto& ti : thresholdInfos()) thresholds[ti.key] = t.value(ti.threshold);

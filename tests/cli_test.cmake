@@ -77,13 +77,14 @@ expect_contains("${json}" "\"schema\": \"kernelsieve.results\"" "results schema"
 expect_contains("${json}" "malformed.json: not valid JSON" "load failure in results")
 expect_contains("${json}" "task B-shape:" "runtime failure in results")
 file(READ "${WORK}/bad.csv" csv)
-expect_contains("${csv}" "Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Baseline Inefficiency,Redundant Computation,Any Flag" "CSV header")
+expect_contains("${csv}" "Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Baseline Inefficiency,Redundant Computation,Zeros Pass,Any Flag" "CSV header")
 expect_contains("${csv}" "B-good,good_task,False,False,False,False," "CSV row")
 expect_cell("${csv}" B-good "Redundant Computation" False)
 expect_cell("${csv}" B-good Status ok)
 # A task that failed is not analysed: filters 5-6 are empty cells, never True or False.
 expect_cell("${csv}" B-shape "Baseline Inefficiency" "")
 expect_cell("${csv}" B-shape "Redundant Computation" "")
+expect_cell("${csv}" B-shape "Zeros Pass" "")
 
 # Thresholds from the command line change the flags, not the metrics.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-tiny,T-normal" --out a.json --csv a.csv -q)
@@ -93,6 +94,9 @@ file(READ "${WORK}/a.csv" a)
 file(READ "${WORK}/b.csv" b)
 expect_contains("${a}" "T-tiny,tiny_output,True,True,True,True" "default thresholds")
 expect_contains("${b}" "T-tiny,tiny_output,False,True,True,True" "range threshold lowered")
+# Zeros pass is derived from the same run: the tiny outputs pass allclose as zeros, normal ones do not.
+expect_cell("${a}" T-tiny "Zeros Pass" True)
+expect_cell("${a}" T-normal "Zeros Pass" False)
 
 # --criteria stat: filters 5-6 not run, so their cells are empty.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --no-out --csv stat.csv -q)

@@ -147,6 +147,8 @@ TEST(Csv, TableOneColumnsThenMetrics) {
     t2.id = "L1-12";
     t2.name = "12_Matmul,with \"diag\"";
     t2.range.maxAbs = 5.0;
+    t2.range.min = -5.0;
+    t2.range.max = 5.0;
     t2.outputStd.maxStd = 1.0;
     t2.axes.perAxis = {1.0, 2.0, 3.0};
     t2.inputImpact.maxStd = 1.0;
@@ -158,8 +160,9 @@ TEST(Csv, TableOneColumnsThenMetrics) {
     std::getline(in, header);
     EXPECT_EQ(header.rfind("Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,", 0), 0u) << header;
     // Filters 5-6 were not run for these tasks: empty cells, never True or False.
-    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,,,True,1,activation,ok,6.1e-05,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\nL1-12,\"12_Matmul,with \"\"diag\"\"\",False,False,False,False,,,False,"), std::string::npos) << csv;
+    // Zeros pass needs no run of its own: outputs of at most 6.1e-5 pass allclose as zeros.
+    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,,,True,True,1,activation,ok,6.1e-05,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nL1-12,\"12_Matmul,with \"\"diag\"\"\",False,False,False,False,,,False,False,"), std::string::npos) << csv;
     EXPECT_NE(csv.find(",\"line1\r\nline2\"\r\n"), std::string::npos);
 }
 
@@ -244,8 +247,13 @@ RedundancyReport sampleRedundancy() {
 }
 } // namespace
 
-TEST(Criteria, SixCriteriaEightThresholdsAndKeys) {
-    ASSERT_EQ(criteria().size(), 6u);
+TEST(Criteria, SevenCriteriaTenThresholdsAndKeys) {
+    ASSERT_EQ(criteria().size(), 7u);
+    EXPECT_STREQ(criterionInfo(Criterion::ZerosPass).key, "zeros_pass");
+    EXPECT_STREQ(criterionInfo(Criterion::ZerosPass).label, "Zeros Pass");
+    EXPECT_EQ(thresholdsOf(Criterion::ZerosPass),
+              (std::vector<Threshold>{Threshold::ZerosPassAtol, Threshold::ZerosPassRtol}));
+    EXPECT_EQ(thresholdFromKey("zeros_pass_rtol"), Threshold::ZerosPassRtol);
     EXPECT_STREQ(criterionInfo(Criterion::BaselineInefficiency).key, "baseline_inefficiency");
     EXPECT_STREQ(criterionInfo(Criterion::BaselineInefficiency).label, "Baseline Inefficiency");
     EXPECT_STREQ(criterionInfo(Criterion::RedundantComputation).key, "redundant_computation");
@@ -255,7 +263,11 @@ TEST(Criteria, SixCriteriaEightThresholdsAndKeys) {
                                       Threshold::BaselinePasses}));
     EXPECT_EQ(thresholdsOf(Criterion::OutputStd), std::vector<Threshold>{Threshold::OutputStd});
     const Thresholds d = Thresholds::defaults();
-    EXPECT_EQ(d.values.size(), 8u);
+    EXPECT_EQ(d.values.size(), 10u);
+    EXPECT_DOUBLE_EQ(d.value(Threshold::ZerosPassAtol), 1e-2); // KernelBench's float32 allclose
+    EXPECT_DOUBLE_EQ(d.value(Threshold::ZerosPassRtol), 1e-2);
+    EXPECT_DOUBLE_EQ(d.value(Criterion::ZerosPass), 1e-2);
+    EXPECT_DOUBLE_EQ(d.borderlineMargin, 0.1);
     EXPECT_DOUBLE_EQ(d.value(Threshold::BaselineRewriteSpeedup), 2.0);
     EXPECT_DOUBLE_EQ(d.value(Threshold::BaselineEfficiency), 0.05);
     EXPECT_DOUBLE_EQ(d.value(Threshold::BaselinePasses), 2.0);
@@ -264,6 +276,7 @@ TEST(Criteria, SixCriteriaEightThresholdsAndKeys) {
     EXPECT_FALSE(thresholdFromKey("baseline_inefficiency")); // a criterion, not a threshold
     EXPECT_EQ(thresholdRuleText(Threshold::BaselineRewriteSpeedup, 2), "baseline_rewrite_speedup >= 2");
     EXPECT_EQ(thresholdRuleText(Threshold::OutputRange, 0.01), "output_range < 0.01");
+    EXPECT_EQ(thresholdRuleText(Threshold::ZerosPassAtol, 1e-5), "zeros_pass_atol = 1e-05"); // a setting, not a bound
 }
 
 TEST(FlagRule, InefficiencyEachRuleAtItsEdge) {
@@ -454,9 +467,16 @@ TEST(ResultsJson, OldVersion1FileWithoutAnalysesLoadsAsNotRun) {
         EXPECT_FALSE(t.flagged(c, r.thresholds));
         EXPECT_EQ(t.criterionError(c), "");
     }
+    // Zeros pass is derived from the stored range: this file gets its verdict without a re-run
+    // (max |value| 0.001, no min/max/seed stats: the all-zero output alone decides).
+    EXPECT_DOUBLE_EQ(r.thresholds.value(Threshold::ZerosPassAtol), 1e-2);
+    EXPECT_DOUBLE_EQ(r.thresholds.borderlineMargin, DefaultBorderlineMargin);
+    EXPECT_TRUE(t.criterionRun(Criterion::ZerosPass));
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, r.thresholds));
+    EXPECT_NEAR(t.metric(Criterion::ZerosPass, r.thresholds), 0.001 / (0.01 + 0.01 * 0.001), 1e-6);
     const std::string csv = resultsToCsv(r, r.thresholds);
     // Not run is an empty cell, never True or False.
-    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,False,,,,,True,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,False,,,,,True,True,"), std::string::npos) << csv;
 }
 
 TEST(ResultsJson, BadAnalysisReportNamesTheTaskAndTheAnalysis) {
@@ -492,22 +512,23 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
     std::string header;
     std::getline(in, header);
     EXPECT_EQ(header.rfind("Task ID,Task Name,Output Range,Output Std,Output Axes,Input Impact,Baseline Inefficiency,"
-                           "Redundant Computation,Any Flag,Level,Category,Status,output_range_metric",
+                           "Redundant Computation,Zeros Pass,Any Flag,Level,Category,Status,output_range_metric",
                            0),
               0u)
         << header;
     for (const char* col :
          {",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes,baseline_memory_bound,",
-          ",redundant_flop_fraction,redundant_nodes,redundant_unused_args,",
+          ",redundant_flop_fraction,redundant_nodes,redundant_unused_args,zeros_pass_metric,",
           ",baseline_rewrite_speedup_threshold,baseline_efficiency_threshold,baseline_passes_threshold,"
-          "redundant_flop_fraction_threshold,output_axes_argmin,"})
+          "redundant_flop_fraction_threshold,zeros_pass_atol_threshold,zeros_pass_rtol_threshold,"
+          "borderline_margin,borderline,output_axes_argmin,"})
         EXPECT_NE(header.find(col), std::string::npos) << col;
-    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,True,True,True,1,activation,ok,"), std::string::npos)
+    EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,True,True,True,True,1,activation,ok,"), std::string::npos)
         << csv;
     EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
     EXPECT_NE(csv.find(",0.01,0.01,0.01,0.01,2,0.05,2,0,"), std::string::npos) << csv;
     // The failed analysis: an empty cell, and its error in the error column, named.
-    EXPECT_NE(csv.find("\r\nL1-99,broken,True,True,True,True,,,True,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nL1-99,broken,True,True,True,True,,,True,True,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("redundant_computation: task L1-99: redundancy analysis failed: boom"), std::string::npos);
     const std::string table = resultsToTable(r, r.thresholds);
     EXPECT_NE(table.find("FLAG 34.5x diag-matmul"), std::string::npos) << table;
@@ -529,9 +550,13 @@ TEST(Profiles, OldProfilesLoadWithDefaultsForNewThresholds) {
         const std::string text = embeddedFile("profiles/" + name + ".json");
         for (const auto& i : thresholdInfos())
             EXPECT_NE(text.find(std::string("\"") + i.key + "\""), std::string::npos) << name << " " << i.key;
+        EXPECT_NE(text.find("\"borderline_margin\""), std::string::npos) << name;
         EXPECT_EQ(parseProfile(profileToJson(*b), name), *b);
     }
     EXPECT_DOUBLE_EQ(builtinProfile("strict")->value(Threshold::BaselineRewriteSpeedup), 5.0);
+    // The seed's validation bar, stricter than KernelBench's 1e-2: fewer outputs pass as zeros.
+    EXPECT_DOUBLE_EQ(builtinProfile("strict")->value(Threshold::ZerosPassAtol), 1e-5);
+    EXPECT_DOUBLE_EQ(builtinProfile("strict")->value(Threshold::ZerosPassRtol), 1e-4);
 }
 
 TEST(Criteria, RuleTextSaysTheWholeRule) {
@@ -542,4 +567,231 @@ TEST(Criteria, RuleTextSaysTheWholeRule) {
               "baseline_rewrite_speedup >= 2 or baseline_efficiency < 0.05 or (memory-bound and baseline_passes >= 3)");
     EXPECT_EQ(criterionRuleText(Criterion::RedundantComputation, t),
               "redundant ops or unused arguments and redundant_flop_fraction >= 0");
+}
+
+// ---- zeros pass (KernelBench issue 165) ---------------------------------------------------------
+
+namespace {
+Thresholds tolerances(double atol, double rtol) {
+    Thresholds t = Thresholds::defaults();
+    t.set(Threshold::ZerosPassAtol, atol);
+    t.set(Threshold::ZerosPassRtol, rtol);
+    return t;
+}
+
+// Outputs spanning [lo, hi] over `seeds` seeds whose per-seed means are `means`.
+TaskResult rangeTask(double lo, double hi, std::vector<double> means) {
+    TaskResult t;
+    t.id = "Z-1";
+    t.range = {true, std::max(std::fabs(lo), std::fabs(hi)), lo, hi, 0};
+    int64_t seed = 0;
+    for (double m : means) t.seedStats.push_back({seed++, m, NaN, NaN, NaN});
+    t.seeds = static_cast<int>(means.size());
+    return t;
+}
+} // namespace
+
+TEST(ZerosPass, AllZeroOutputAtTheToleranceEdge) {
+    // allclose passes at equality: |0 - x| <= atol + rtol |x|. Values exact in binary make the
+    // boundary exact: 1 <= 0.5 + 0.5 * 1.
+    EXPECT_DOUBLE_EQ(toleranceUsed(1.0, 1.0, 0.0, 0.5, 0.5), 1.0);
+    EXPECT_GT(toleranceUsed(std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 2.0f), 0.0, 0.5, 0.5), 1.0);
+    TaskResult t = rangeTask(-1.0, 1.0, {});
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, tolerances(0.5, 0.5)));
+    t.range.maxAbs = t.range.max = std::nextafter(1.0f, 2.0f);
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, tolerances(0.5, 0.5)));
+
+    // In float32, as torch compares a float32 output: 0.01f is within atol = 0.01 (both are 0.01f).
+    t = rangeTask(0.0, static_cast<double>(0.01f), {});
+    EXPECT_DOUBLE_EQ(t.metric(Criterion::ZerosPass, tolerances(0.01, 0.0)), 1.0);
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, tolerances(0.01, 0.0)));
+    t.range.maxAbs = t.range.max = static_cast<double>(std::nextafter(0.01f, 1.0f));
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, tolerances(0.01, 0.0)));
+
+    // KernelBench's 1e-2 / 1e-2 lets zeros pass up to max |value| = atol / (1 - rtol) = 0.010101.
+    const Thresholds kb = Thresholds::defaults();
+    EXPECT_TRUE(rangeTask(-0.0101, 0.005, {}).flagged(Criterion::ZerosPass, kb));
+    EXPECT_FALSE(rangeTask(-0.0102, 0.005, {}).flagged(Criterion::ZerosPass, kb));
+    // The seed's bar does not: L1-23's softmax outputs (up to 6.1e-5) are caught by zeros there.
+    EXPECT_TRUE(rangeTask(1e-7, 6.1e-5, {}).flagged(Criterion::ZerosPass, kb));
+    EXPECT_FALSE(rangeTask(1e-7, 6.1e-5, {}).flagged(Criterion::ZerosPass, tolerances(1e-5, 1e-4)));
+}
+
+TEST(ZerosPass, ConstantMeanOutputPassesWhereZerosDoNot) {
+    // L1-95 (cross-entropy, 5 seeds): outputs 2.726 .. 2.777 around 2.751. Zeros are far off, but
+    // returning the mean is within 1e-2 + 1e-2 * |ref| of every value.
+    TaskResult t = rangeTask(2.7263098692316023, 2.7768249369050833,
+                             {2.7512696, 2.7512832, 2.7511637, 2.7512851, 2.7511333});
+    const Thresholds kb = Thresholds::defaults();
+    EXPECT_GT(toleranceUsed(t.range.maxAbs, t.range.maxAbs, 0.0, 0.01, 0.01), 50);
+    const double c = t.constantMean();
+    EXPECT_NEAR(c, 2.75122698, 1e-7);
+    // The worst element is the max: |2.7768 - c| / (0.01 + 0.01 * 2.7768).
+    const double expected = (2.7768249369050833 - c) / (0.01 + 0.01 * 2.7768249369050833);
+    EXPECT_NEAR(t.metric(Criterion::ZerosPass, kb), expected, 1e-5);
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, kb));
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, tolerances(1e-5, 1e-4)));
+    // The mean must be the mean of every output: one seed off by 1 moves it out of tolerance.
+    t.seedStats[0].mean += 5.0;
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, kb));
+}
+
+TEST(ZerosPass, ZeroInsideTheRangeIsCheckedConservatively) {
+    // Only min and max are stored. With rtol > 1, |x - c| / (atol + rtol |x|) can peak at x = 0,
+    // which need not be an output value: we count it, so a pass is never claimed that torch would
+    // not give. Values {-1, 1} with c = 0.02 would pass; the range [-1, 1] does not.
+    EXPECT_NEAR(toleranceUsed(-1.0, 1.0, 0.02, 0.01, 2.0), 2.0, 1e-6); // |c| / atol at x = 0
+    EXPECT_LT(toleranceUsed(1.0, 1.0, 0.02, 0.01, 2.0), 1.0);
+    EXPECT_LT(toleranceUsed(-1.0, -1.0, 0.02, 0.01, 2.0), 1.0);
+    // A range that does not contain 0 has no such candidate.
+    EXPECT_LT(toleranceUsed(0.5, 1.0, 0.75, 0.01, 2.0), 1.0);
+}
+
+TEST(ZerosPass, NonFiniteOutputsAndMissingStatsNeverFlag) {
+    const Thresholds kb = Thresholds::defaults();
+    TaskResult t = rangeTask(0.0, 0.0, {0.0});
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, kb));
+    t.range.nonFinite = 1; // one NaN or infinity in the outputs: no constant is allclose to it
+    EXPECT_TRUE(std::isnan(t.metric(Criterion::ZerosPass, kb)));
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, kb));
+    t = rangeTask(0.0, 0.0, {});
+    t.range.maxAbs = NaN;
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, kb));
+    // A NaN seed mean drops the constant candidate, not the zeros one.
+    t = rangeTask(-0.005, 0.005, {NaN});
+    EXPECT_TRUE(t.flagged(Criterion::ZerosPass, kb));
+    EXPECT_TRUE(std::isnan(t.constantMean()));
+    t.range.run = false; // a failed task: not run, empty in the CSV
+    EXPECT_FALSE(t.criterionRun(Criterion::ZerosPass));
+    EXPECT_FALSE(t.flagged(Criterion::ZerosPass, kb));
+    EXPECT_FALSE(t.anyFlag(kb));
+}
+
+TEST(ZerosPass, MatrixOutputsAndRuleText) {
+    RunResults r;
+    r.thresholds = tolerances(1e-5, 1e-4);
+    r.tasks.push_back(rangeTask(-3e-6, 8e-6, {1e-6}));
+    const std::string json = resultsToJson(r);
+    EXPECT_NE(json.find("\"zeros_pass\": true"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"zeros_pass_atol\": 1e-05"), std::string::npos) << json;
+    const RunResults back = resultsFromJson(json, "z.json");
+    EXPECT_EQ(back.thresholds, r.thresholds);
+    const std::string csv = resultsToCsv(r, r.thresholds);
+    // zeros: 8e-6 / (1e-5 + 1e-4 * 8e-6) = 0.79994; the mean 1e-6 does better, worst at the max:
+    // 7e-6 / (1e-5 + 1e-4 * 8e-6) = 0.69994. The metric is the smaller.
+    EXPECT_NE(csv.find(",0.699944007,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",1e-05,0.0001,0.1,"), std::string::npos) << csv;
+    EXPECT_EQ(criterionRuleText(Criterion::ZerosPass, r.thresholds),
+              "zeros or the mean pass allclose(zeros_pass_atol = 1e-05, zeros_pass_rtol = 0.0001)");
+    EXPECT_NE(resultsToTable(r, r.thresholds).find("zeros_pass=1"), std::string::npos);
+}
+
+// ---- borderline ---------------------------------------------------------------------------------
+
+TEST(Borderline, MetricWithinTheMarginOfItsThreshold) {
+    const Thresholds th = Thresholds::defaults(); // margin 0.1 around output_axes < 0.01
+    TaskResult t = sampleTask();
+    t.range.run = t.outputStd.run = t.inputImpact.run = false; // only the axes rule in play
+    auto axes = [&](double v) {
+        t.axes.perAxis = {v};
+        const auto hits = t.borderline(th);
+        return hits.size() == 1 && hits[0].threshold == Threshold::OutputAxes;
+    };
+    // L2-38 with 5 seeds: the axes metric sits at 0.0092-0.0103 around 0.01; flagged or not, its
+    // verdict is not one to trust.
+    for (double v : {0.0092, 0.0097, 0.01, 0.0103}) EXPECT_TRUE(axes(v)) << v;
+    EXPECT_TRUE(axes(0.0091));  // flagged, but 0.009 (t * 0.9) would not flag it
+    EXPECT_FALSE(axes(0.0089)); // clearly flagged
+    EXPECT_FALSE(axes(0.0111)); // clearly passed
+    EXPECT_FALSE(axes(NaN));
+    t.axes.perAxis = {0.0098};
+    const auto hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_DOUBLE_EQ(hits[0].metric, 0.0098);
+    EXPECT_DOUBLE_EQ(hits[0].bound, 0.01);
+    EXPECT_EQ(borderlineText(hits[0], th.borderlineMargin), "borderline: 0.0098 is within 10% of 0.01");
+    Thresholds off = th;
+    off.borderlineMargin = 0;
+    EXPECT_TRUE(t.borderline(off).empty());
+    Thresholds wide = th;
+    wide.borderlineMargin = 0.5;
+    t.axes.perAxis = {0.006};
+    EXPECT_EQ(t.borderline(wide).size(), 1u);
+    EXPECT_TRUE(t.borderline(th).empty());
+}
+
+TEST(Borderline, EachThresholdOfFilterFiveAgainstItsOwnMetric) {
+    TaskResult t;
+    t.id = "B-1";
+    t.inefficiency = InefficiencyReport{};
+    auto& r = *t.inefficiency;
+    r.eagerMs = 1;
+    r.efficiency = 0.5;
+    r.bestSpeedup = 1.9;
+    r.passes = 1.9;
+    Thresholds th = Thresholds::defaults();
+    th.set(Threshold::BaselineRewriteSpeedup, 2);
+    th.set(Threshold::BaselinePasses, 2);
+    // A speedup of 1.9 is near 2, but without a rewrite rule nothing can flag: not borderline.
+    // Nor are 1.9 passes of a compute-bound task.
+    EXPECT_TRUE(t.borderline(th).empty());
+    r.bestRule = "diag-matmul";
+    r.memoryBound = true;
+    r.efficiency = 0.052; // passes, 4% above baseline_efficiency = 0.05
+    const auto hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 3u);
+    EXPECT_EQ(hits[0].threshold, Threshold::BaselineRewriteSpeedup);
+    EXPECT_DOUBLE_EQ(hits[0].metric, 1.9);
+    EXPECT_EQ(hits[1].threshold, Threshold::BaselineEfficiency);
+    EXPECT_DOUBLE_EQ(hits[1].metric, 0.052);
+    EXPECT_DOUBLE_EQ(hits[1].bound, 0.05);
+    EXPECT_EQ(hits[2].threshold, Threshold::BaselinePasses);
+    EXPECT_DOUBLE_EQ(t.thresholdMetric(Threshold::BaselinePasses), 1.9);
+    r.efficiency = 0.2;
+    EXPECT_EQ(t.borderline(th).size(), 2u);
+    // A bound of 0 has no relative neighbourhood.
+    th.set(Threshold::BaselineRewriteSpeedup, 0);
+    th.set(Threshold::BaselinePasses, 0);
+    EXPECT_TRUE(t.borderline(th).empty());
+    EXPECT_TRUE(std::isnan(t.thresholdMetric(Threshold::ZerosPassAtol)));
+}
+
+TEST(Borderline, ZerosPassNearItsTolerance) {
+    TaskResult t = rangeTask(-0.0098, 0.0098, {});
+    Thresholds th = Thresholds::defaults();
+    th.set(Threshold::OutputRange, 1e-3); // leave zeros pass alone in play
+    ASSERT_TRUE(t.flagged(Criterion::ZerosPass, th));
+    const auto hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].threshold, Threshold::ZerosPassAtol);
+    EXPECT_NEAR(hits[0].metric, 0.0098 / (0.01 + 0.01 * 0.0098), 1e-6);
+    EXPECT_EQ(borderlineText(hits[0], 0.1), "borderline: tolerance used 0.97 is within 10% of 1");
+    t = rangeTask(-0.005, 0.005, {});
+    EXPECT_TRUE(t.borderline(th).empty());
+}
+
+TEST(Borderline, StoredWithTheThresholdsAndListedInTheCsv) {
+    RunResults r;
+    r.thresholds = Thresholds::defaults();
+    r.thresholds.borderlineMargin = 0.25;
+    TaskResult t = rangeTask(-0.0098, 0.0098, {0.0});
+    t.axes.run = true;
+    t.axes.perAxis = {0.0097, 0.5};
+    r.tasks.push_back(t);
+    const std::string json = resultsToJson(r);
+    EXPECT_NE(json.find("\"borderline_margin\": 0.25"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"borderline\": [\n    \"output_range\",\n    \"output_axes\",\n    \"zeros_pass\"\n   ]"),
+              std::string::npos)
+        << json;
+    EXPECT_DOUBLE_EQ(resultsFromJson(json, "b.json").thresholds.borderlineMargin, 0.25);
+    const std::string csv = resultsToCsv(r, r.thresholds);
+    // max |value| 0.0098 against output_range < 0.01, the axes, and zeros pass: each key once.
+    EXPECT_NE(csv.find(",0.25,output_range;output_axes;zeros_pass,"), std::string::npos) << csv;
+
+    // Profiles carry it too; files without it read the default; a negative margin is an error.
+    const Thresholds p = parseProfile(profileToJson(r.thresholds), "p.json");
+    EXPECT_DOUBLE_EQ(p.borderlineMargin, 0.25);
+    EXPECT_DOUBLE_EQ(parseProfile(R"({"kind":"kernelsieve.profile","thresholds":{}})", "o.json").borderlineMargin, 0.1);
+    EXPECT_THROW(parseProfile(R"({"kind":"kernelsieve.profile","thresholds":{"borderline_margin":-1}})", "n.json"),
+                 Error);
 }

@@ -124,6 +124,7 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     // Filters 5-6 show a reason, not a number ("⚑ 34.5x diag-matmul"), under longer titles.
     m_table->setColumnWidth(FilterMatrixModel::BaselineInefficiencyColumn, 164);
     m_table->setColumnWidth(FilterMatrixModel::RedundantComputationColumn, 176);
+    m_table->setColumnWidth(FilterMatrixModel::ZerosPassColumn, 110);
     m_table->setColumnWidth(FilterMatrixModel::AnyFlagColumn, 92);
     m_stack->addWidget(m_table);
 

@@ -306,6 +306,8 @@ void MainWindow::readSettings() {
             const QString key = QStringLiteral("thresholds/") + QString::fromUtf8(i.key);
             if (s.contains(key)) t.set(i.threshold, s.value(key).toDouble());
         }
+        const QString margin = QStringLiteral("thresholds/") + QString::fromUtf8(ks::BorderlineMarginKey);
+        if (s.contains(margin)) t.borderlineMargin = s.value(margin).toDouble();
     }
     m_thresholds->setThresholds(t);
 
@@ -329,6 +331,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("thresholds/profileFile"), m_thresholds->profilePath());
     for (const auto& i : ks::thresholdInfos())
         s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(i.key), t.value(i.threshold));
+    s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(ks::BorderlineMarginKey), t.borderlineMargin);
     s.setValue(QStringLiteral("run/seeds"), m_lastRun.seeds);
     s.setValue(QStringLiteral("run/preset"), m_lastRun.preset);
     s.setValue(QStringLiteral("run/device"), m_lastRun.device);

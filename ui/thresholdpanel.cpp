@@ -127,15 +127,22 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
             m_rows[1]->addSpacing(10);
         }
         auto* cell = new QHBoxLayout;
-        // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window.
-        auto* label = new QLabel(
-            QStringLiteral("%1 %2").arg(QString::fromUtf8(info.shortLabel), info.below ? QStringLiteral("<") : QStringLiteral("\u2265")));
-        label->setToolTip(tr("Flag when %1 %2 threshold: %3")
-                              .arg(QString::fromUtf8(info.metricLabel),
-                                   info.below ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
-                                   QString::fromUtf8(info.description)));
+        const bool tolerance = ks::isTolerance(info.threshold);
+        // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window. A
+        // tolerance is a setting, not a bound, so it gets no comparison sign.
+        auto* label = new QLabel(tolerance ? QString::fromUtf8(info.shortLabel)
+                                           : QStringLiteral("%1 %2").arg(QString::fromUtf8(info.shortLabel),
+                                                                         info.below ? QStringLiteral("<")
+                                                                                    : QStringLiteral("\u2265")));
+        label->setToolTip(tolerance ? tr("The validation tolerance zeros pass checks against: %1")
+                                          .arg(QString::fromUtf8(info.description).toHtmlEscaped())
+                                    : tr("Flag when %1 %2 threshold: %3")
+                                          .arg(QString::fromUtf8(info.metricLabel),
+                                               info.below ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
+                                               QString::fromUtf8(info.description)));
+        // Tolerances go down to the seed's 1e-5, so they step from 1e-6 like the statistics.
         const double firstStep = info.threshold == ks::Threshold::RedundantFlopFraction ? 1e-3
-                                 : statistical                                         ? 1e-6
+                                 : statistical || tolerance                            ? 1e-6
                                                                                        : 1e-2;
         auto* spin = new ThresholdSpinBox(firstStep);
         spin->setObjectName(QString::fromUtf8(info.key));
@@ -153,6 +160,20 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
         }
         connect(spin, &QDoubleSpinBox::valueChanged, this, &ThresholdPanel::onSpinChanged);
     }
+
+    auto* marginCell = new QHBoxLayout;
+    auto* marginLabel = new QLabel(tr("Borderline \u00b1"));
+    marginLabel->setToolTip(tr("Mark a cell borderline (~, italic) when its metric is within this share of its "
+                               "threshold: 0.1 = 10%. 0 turns the mark off."));
+    m_margin = new ThresholdSpinBox(1e-2);
+    m_margin->setObjectName(QString::fromUtf8(ks::BorderlineMarginKey));
+    m_margin->setRange(0, 1);
+    m_margin->setToolTip(marginLabel->toolTip());
+    marginLabel->setBuddy(m_margin);
+    marginCell->addWidget(marginLabel);
+    marginCell->addWidget(m_margin);
+    m_rows[0]->addLayout(marginCell);
+    connect(m_margin, &QDoubleSpinBox::valueChanged, this, &ThresholdPanel::onSpinChanged);
 
     auto* buttons = new QHBoxLayout;
     m_reset = new QPushButton(tr("Reset"));
@@ -190,6 +211,7 @@ ks::Thresholds ThresholdPanel::thresholds() const {
     ks::Thresholds t = m_profile;
     for (const auto& i : ks::thresholdInfos())
         t.set(i.threshold, m_spins[static_cast<size_t>(i.threshold)]->value());
+    t.borderlineMargin = m_margin->value();
     return t;
 }
 
@@ -197,6 +219,7 @@ void ThresholdPanel::setThresholds(const ks::Thresholds& thresholds) {
     m_updating = true;
     for (const auto& i : ks::thresholdInfos())
         m_spins[static_cast<size_t>(i.threshold)]->setValue(thresholds.value(i.threshold));
+    m_margin->setValue(thresholds.borderlineMargin);
     m_updating = false;
     if (thresholds.profile != m_profile.profile) {
         // Values from elsewhere (settings, a file): keep their profile name for Reset if we know
@@ -229,7 +252,7 @@ bool ThresholdPanel::isModified() const {
     for (const auto& i : ks::thresholdInfos())
         if (m_spins[static_cast<size_t>(i.threshold)]->value() != m_profile.value(i.threshold))
             return true;
-    return false;
+    return m_margin->value() != m_profile.borderlineMargin;
 }
 
 bool ThresholdPanel::loadProfile(const QString& path, QString* error) {

@@ -3,7 +3,8 @@
 // Every threshold of the active profile, editable. Each edit is applied at once (the matrix
 // re-derives flags from stored metrics); "Reset" returns to the profile, and profiles can be
 // loaded from and saved to kernelsieve.profile files. Lays out in two rows (top/bottom dock: the
-// statistical filters, then filters 5-6 with their four bounds) or one column (side dock).
+// statistical filters and the borderline margin, then filters 5-6 with their four bounds and zeros
+// pass with its two tolerances) or one column (side dock).
 
 #include <models/metatypes.h>
 
@@ -45,6 +46,7 @@ class ThresholdPanel : public QWidget {
     QDoubleSpinBox* spinBox(ks::Threshold t) const { return m_spins[static_cast<size_t>(t)]; }
     QLabel* countLabel(ks::Criterion c) const { return m_counts[static_cast<size_t>(c)]; }
     QComboBox* profileBox() const { return m_profileBox; }
+    QDoubleSpinBox* marginSpinBox() const { return m_margin; }
 
   signals:
     void thresholdsChanged(const ks::Thresholds& thresholds);
@@ -61,6 +63,7 @@ class ThresholdPanel : public QWidget {
     std::array<QLabel*, ks::CriterionCount> m_counts{};
     std::array<QBoxLayout*, 2> m_rows{}; // statistics; filters 5-6
     std::vector<QBoxLayout*> m_groups;   // one per criterion of filters 5-6
+    QDoubleSpinBox* m_margin = nullptr; // Thresholds::borderlineMargin
     QComboBox* m_profileBox = nullptr;
     QLabel* m_modified = nullptr;
     QPushButton* m_reset = nullptr;

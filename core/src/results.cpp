@@ -253,7 +253,102 @@ const char* taskStatusName(TaskStatus s) {
     return "?";
 }
 
-double TaskResult::metric(Criterion c) const {
+double toleranceUsed(double lo, double hi, double c, double atol, double rtol) {
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(c)) return NaN;
+    // float32, in torch's order: allowed = atol + |rtol * ref|, actual = |out - ref|, and an exact
+    // match passes even at zero tolerances. The ratio is taken in double from the float32 sides,
+    // so "<= 1" agrees with torch's "actual <= allowed" to the last bit.
+    const float fc = static_cast<float>(c), fa = static_cast<float>(atol), fr = static_cast<float>(rtol);
+    auto used = [&](float x) {
+        const float actual = std::fabs(fc - x);
+        const float allowed = fa + std::fabs(fr * x);
+        if (actual == 0.0f) return 0.0;
+        return allowed > 0.0f ? static_cast<double>(actual) / static_cast<double>(allowed)
+                              : std::numeric_limits<double>::infinity();
+    };
+    // Only the range [lo, hi] is stored, not the values. On each interval between the kinks x = 0
+    // and x = c, |c - x| / (atol + rtol |x|) is a ratio of linear functions with a positive
+    // denominator, hence monotone, so its maximum over [lo, hi] lies at lo, hi, 0 or c; at c it is 0.
+    // lo and hi are values the output takes, so the verdict is exact there. 0 lies inside (lo, hi)
+    // but need not be a value: counting it can only call a passing constant a failure, never the
+    // reverse, so a flag is always one torch.allclose would give. (For rtol <= 1 it never decides:
+    // the extreme on the other side of c from 0 then uses at least as much of the tolerance.)
+    double worst = std::max(used(static_cast<float>(lo)), used(static_cast<float>(hi)));
+    if (lo < 0 && 0 < hi) worst = std::max(worst, used(0.0f));
+    return worst;
+}
+
+std::string borderlineText(const BorderlineHit& hit, double margin) {
+    std::ostringstream os;
+    os << "borderline: ";
+    if (isTolerance(hit.threshold)) os << "tolerance used ";
+    os << std::setprecision(3) << hit.metric << " is within " << 100 * margin << "% of " << hit.bound;
+    return os.str();
+}
+
+double TaskResult::constantMean() const {
+    if (seedStats.empty()) return NaN;
+    double sum = 0;
+    for (const auto& s : seedStats) sum += s.mean; // every seed has the output's size
+    return sum / static_cast<double>(seedStats.size());
+}
+
+double TaskResult::zerosPass(const Thresholds& t) const {
+    if (!range.run || range.nonFinite > 0 || !std::isfinite(range.maxAbs)) return NaN;
+    const double atol = t.value(Threshold::ZerosPassAtol), rtol = t.value(Threshold::ZerosPassRtol);
+    // Zeros: |x| / (atol + rtol |x|) grows with |x|, so max |value| alone decides (and files
+    // without min/max still get a verdict).
+    const double zeros = toleranceUsed(range.maxAbs, range.maxAbs, 0.0, atol, rtol);
+    const double mean = toleranceUsed(range.min, range.max, constantMean(), atol, rtol);
+    return std::isnan(mean) ? zeros : std::min(zeros, mean);
+}
+
+double TaskResult::metric(Criterion c) const { return metric(c, Thresholds::defaults()); }
+
+double TaskResult::thresholdMetric(Threshold th) const {
+    const Criterion c = thresholdInfo(th).criterion;
+    if (isTolerance(th) || !criterionRun(c)) return NaN;
+    switch (th) {
+    case Threshold::BaselineEfficiency: return inefficiency->efficiency;
+    case Threshold::BaselinePasses: return inefficiency->passes;
+    default: return metric(c);
+    }
+}
+
+std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
+    std::vector<BorderlineHit> out;
+    const double margin = t.borderlineMargin;
+    if (!(margin > 0)) return out;
+    // "Within the margin" is asked of the rule itself: does its verdict change when its threshold
+    // moves by the margin either way? That is |metric - t| <= margin * t wherever the rule can
+    // fire, and never where it cannot (no rewrite found, a launch-bound task, passes switched off,
+    // a major redundancy that flags at any bound), so no precondition of filters 5-6 is repeated here.
+    auto fires = [this](Threshold th, const Thresholds& u) {
+        switch (th) {
+        case Threshold::BaselineRewriteSpeedup: return inefficiencyVerdict(*inefficiency, u).rewrite;
+        case Threshold::BaselineEfficiency: return inefficiencyVerdict(*inefficiency, u).efficiency;
+        case Threshold::BaselinePasses: return inefficiencyVerdict(*inefficiency, u).passes;
+        default: return flagged(thresholdInfo(th).criterion, u);
+        }
+    };
+    for (const auto& i : thresholdInfos()) {
+        if (isTolerance(i.threshold) || !criterionRun(i.criterion)) continue;
+        const double bound = t.value(i.threshold);
+        Thresholds lower = t, upper = t;
+        lower.set(i.threshold, bound * (1 - margin));
+        upper.set(i.threshold, bound * (1 + margin));
+        const bool now = fires(i.threshold, t);
+        if (fires(i.threshold, lower) != now || fires(i.threshold, upper) != now)
+            out.push_back({i.threshold, thresholdMetric(i.threshold), bound});
+    }
+    // Zeros pass flags at tolerance used <= 1; both tolerances scaled by (1 +- margin) move that
+    // bound to 1 +- margin, the same question as above.
+    if (const double used = zerosPass(t); std::abs(used - 1) <= margin)
+        out.push_back({Threshold::ZerosPassAtol, used, 1.0});
+    return out;
+}
+
+double TaskResult::metric(Criterion c, const Thresholds& t) const {
     switch (c) {
     case Criterion::OutputRange: return range.maxAbs;
     case Criterion::OutputStd: return outputStd.maxStd;
@@ -261,6 +356,7 @@ double TaskResult::metric(Criterion c) const {
     case Criterion::InputImpact: return inputImpact.maxStd;
     case Criterion::BaselineInefficiency: return criterionRun(c) ? inefficiency->bestSpeedup : NaN;
     case Criterion::RedundantComputation: return criterionRun(c) ? redundancy->flopFraction() : NaN;
+    case Criterion::ZerosPass: return zerosPass(t);
     }
     return NaN;
 }
@@ -273,6 +369,7 @@ bool TaskResult::criterionRun(Criterion c) const {
     case Criterion::InputImpact: return inputImpact.run;
     case Criterion::BaselineInefficiency: return inefficiency && inefficiency->error.empty();
     case Criterion::RedundantComputation: return redundancy && redundancy->error.empty();
+    case Criterion::ZerosPass: return range.run; // derived from the range and the seed stats
     }
     return false;
 }
@@ -288,6 +385,7 @@ bool TaskResult::flagged(Criterion c, const Thresholds& t) const {
     switch (c) {
     case Criterion::BaselineInefficiency: return inefficiencyVerdict(*inefficiency, t).flagged();
     case Criterion::RedundantComputation: return redundancyFlagged(*redundancy, t);
+    case Criterion::ZerosPass: return zerosPass(t) <= 1.0; // NaN never flags
     default: return flaggedBelow(metric(c), t.value(c));
     }
 }
@@ -312,6 +410,7 @@ std::string resultsToJson(const RunResults& r, int indent) {
     json th;
     th["profile"] = r.thresholds.profile;
     for (const auto& i : thresholdInfos()) th[i.key] = num(r.thresholds.value(i.threshold));
+    th[BorderlineMarginKey] = num(r.thresholds.borderlineMargin);
     j["thresholds"] = th;
     j["tasks"] = json::array();
     for (const auto& t : r.tasks) {
@@ -322,6 +421,12 @@ std::string resultsToJson(const RunResults& r, int indent) {
             flags[c.key] = t.criterionRun(c.criterion) ? json(t.flagged(c.criterion, r.thresholds))
                                                        : json(nullptr);
         tj["flags"] = flags;
+        json borderline = json::array(); // derived too: the criteria with a borderline metric
+        for (const auto& hit : t.borderline(r.thresholds)) {
+            const char* key = criterionInfo(thresholdInfo(hit.threshold).criterion).key;
+            if (borderline.empty() || borderline.back() != key) borderline.push_back(key);
+        }
+        tj["borderline"] = borderline;
         j["tasks"].push_back(std::move(tj));
     }
     return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
@@ -349,6 +454,7 @@ RunResults resultsFromJson(const std::string& text, const std::string& path) {
         r.thresholds.profile = th.value("profile", "robust-kbench");
         for (const auto& i : thresholdInfos()) // keys a file lacks keep their defaults
             if (th.contains(i.key)) r.thresholds.values[i.key] = getNum(th, i.key);
+        r.thresholds.borderlineMargin = getNum(th, BorderlineMarginKey, DefaultBorderlineMargin);
         for (const auto& tj : j.value("tasks", json::array())) r.tasks.push_back(taskFromJsonObj(tj));
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
@@ -436,6 +542,20 @@ std::string allErrors(const TaskResult& task) {
     return out;
 }
 
+// "output_axes;zeros_pass": each criterion once, however many of its rules are borderline.
+std::string borderlineKeys(const TaskResult& task, const Thresholds& t) {
+    std::string out;
+    const char* last = nullptr;
+    for (const auto& hit : task.borderline(t)) {
+        const char* key = criterionInfo(thresholdInfo(hit.threshold).criterion).key;
+        if (key == last) continue;
+        if (last) out += ';';
+        out += key;
+        last = key;
+    }
+    return out;
+}
+
 std::string inefficiencyReasons(const InefficiencyVerdict& v) {
     std::string out;
     for (const auto& [on, name] : {std::pair{v.rewrite, "rewrite"}, {v.efficiency, "efficiency"}, {v.passes, "passes"}})
@@ -458,8 +578,10 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
     os << ",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes"
           ",baseline_memory_bound,baseline_eager_ms,baseline_floor_ms,baseline_timed_on,baseline_reasons"
           ",redundant_flop_fraction,redundant_nodes,redundant_unused_args";
+    os << ",zeros_pass_metric";
     for (const auto& i : thresholdInfos()) os << ',' << i.key << "_threshold";
-    os << ",output_axes_argmin,seeds,output_shape,error\r\n";
+    os << ",borderline_margin,borderline";
+    os << ",output_axes_argmin,seeds,output_shape,error,approximated\r\n";
     for (const auto& task : r.tasks) {
         os << csvField(task.id) << ',' << csvField(task.name);
         for (const auto& c : criteria())
@@ -485,7 +607,10 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
         } else {
             os << ",,,";
         }
+        os << ',';
+        if (task.criterionRun(Criterion::ZerosPass)) os << fmt(task.metric(Criterion::ZerosPass, t), 9);
         for (const auto& i : thresholdInfos()) os << ',' << fmt(t.value(i.threshold), 9);
+        os << ',' << fmt(t.borderlineMargin, 9) << ',' << borderlineKeys(task, t);
         os << ',' << (task.axes.run ? std::to_string(task.axes.minAxis()) : "") << ','
            << task.seeds << ',';
         std::string shape;
@@ -493,7 +618,10 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
             if (i) shape += 'x';
             shape += std::to_string(task.outputShape[i]);
         }
-        os << csvField(shape) << ',' << csvField(allErrors(task)) << "\r\n";
+        // Tensors the engine draws as another sample than the original file (spec "approximated").
+        std::string approx;
+        for (const auto& n : approximatedTensorsInSpec(task.specJson)) approx += (approx.empty() ? "" : ";") + n;
+        os << csvField(shape) << ',' << csvField(allErrors(task)) << ',' << csvField(approx) << "\r\n";
     }
     return os.str();
 }
@@ -504,7 +632,7 @@ std::string resultsToTable(const RunResults& r, const Thresholds& t) {
         if (!task.criterionRun(c)) return std::string(task.criterionError(c).empty() ? "  -   " : "error");
         std::string v = c == Criterion::BaselineInefficiency   ? inefficiencySummary(*task.inefficiency, t)
                         : c == Criterion::RedundantComputation ? redundancySummary(*task.redundancy)
-                                                               : fmt(task.metric(c), 3);
+                                                               : fmt(task.metric(c, t), 3);
         return std::string(task.flagged(c, t) ? "FLAG " : "ok   ") + v;
     };
     // Filter 5's cell names a rule ("FLAG 34.5x diag-matmul"); the others fit a narrower column.

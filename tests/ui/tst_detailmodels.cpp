@@ -465,7 +465,7 @@ class TestDetailModels : public QObject {
                  false);
         QVERIFY(doc.value(QStringLiteral("redundancy")).isObject()); // the reports travel with the task
         QCOMPARE(ResultsUtil::flaggedCriteria(*r.find("L2-13"), ks::Thresholds::defaults()),
-                 (QStringList{"Output Std", "Output Axes", "Input Impact", "Redundant Computation"}));
+                 (QStringList{"Output Std", "Output Axes", "Input Impact", "Redundant Computation", "Zeros Pass"}));
     }
 
     void testSuiteAsNotRunRows() {

@@ -16,8 +16,9 @@ ks::RunResults fixture() {
     return ks::resultsFromJson(ks::readFile(path), path);
 }
 
-// One line per row: "id | R S A I B D | any" (the four statistical filters, baseline
-// inefficiency, redundant computation), with F = flagged, . = passed, - = not run, E = error.
+// One line per row: "id | R S A I B D Z | any" (the four statistical filters, baseline
+// inefficiency, redundant computation, zeros pass), with F = flagged, . = passed, - = not run,
+// E = error.
 QString dump(const QAbstractItemModel& model) {
     QStringList lines;
     for (int row = 0; row < model.rowCount(); ++row) {
@@ -98,27 +99,32 @@ class TestFilterMatrixModel : public QObject {
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResults(fixture());
-        const QString expected = QStringLiteral("L1-1   | . . . . . . | clean\n"
-                                                "L1-4   | - - - - - - | \u2014\n"
-                                                "L1-12  | . . . . F . | flagged\n"
-                                                "L1-19  | . . . . . . | clean\n"
-                                                "L1-23  | F F F F . . | flagged\n"
-                                                "L1-24  | . . . . . . | clean\n"
-                                                "L1-33  | . . . . . . | clean\n"
-                                                "L1-36  | . . . . F . | flagged\n"
-                                                "L1-47  | . . . . F . | flagged\n"
-                                                "L1-95  | . F F F F . | flagged\n"
-                                                "L2-13  | . F F F . F | flagged\n"
-                                                "L2-13r | . . . . . . | clean\n"
-                                                "L2-66  | . F F F . F | flagged\n"
-                                                "L2-80  | F F F F . F | flagged\n"
-                                                "L3-11  | E E E E E E | error\n"
-                                                "KS-3   | . F F F F F | flagged");
+        const QString expected = QStringLiteral("L1-1   | . . . . . . . | clean\n"
+                                                "L1-4   | - - - - - - - | \u2014\n"
+                                                "L1-12  | . . . . F . . | flagged\n"
+                                                "L1-19  | . . . . . . . | clean\n"
+                                                "L1-23  | F F F F . . F | flagged\n"
+                                                "L1-24  | . . . . . . . | clean\n"
+                                                "L1-33  | . . . . . . . | clean\n"
+                                                "L1-36  | . . . . F . . | flagged\n"
+                                                "L1-47  | . . . . F . . | flagged\n"
+                                                "L1-95  | . F F F F . F | flagged\n"
+                                                "L2-13  | . F F F . F F | flagged\n"
+                                                "L2-13r | . . . . . . . | clean\n"
+                                                "L2-66  | . F F F . F F | flagged\n"
+                                                "L2-80  | F F F F . F F | flagged\n"
+                                                "L3-11  | E E E E E E E | error\n"
+                                                "KS-3   | . F F F F F F | flagged");
         QCOMPARE(dump(model), expected);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputStd), 6);
         QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 5);
         QCOMPARE(model.flaggedCount(ks::Criterion::RedundantComputation), 4);
+        // Zeros pass on a file written before it existed: the near-zero softmax (L1-23), the
+        // constant outputs, and L1-95 (a loss around 2.75 whose mean is within 1e-2 + 1e-2 |ref|).
+        QCOMPARE(model.flaggedCount(ks::Criterion::ZerosPass), 6);
+        QCOMPARE(model.headerData(FilterMatrixModel::ZerosPassColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Zeros Pass (6)"));
         QCOMPARE(model.anyFlagCount(), 9);
         QCOMPARE(model.errorCount(), 1);
         QCOMPARE(model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
@@ -221,6 +227,97 @@ class TestFilterMatrixModel : public QObject {
         QCOMPARE(model.cellState(oldRow, ks::Criterion::BaselineInefficiency), FilterMatrixModel::CellState::NotRun);
         QCOMPARE(model.cellState(oldRow, ks::Criterion::RedundantComputation), FilterMatrixModel::CellState::NotRun);
         QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 4);
+    }
+
+    void testZerosPassCellsAndTolerances() {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(fixture());
+        const int Z = FilterMatrixModel::ZerosPassColumn;
+        auto cell = [&](const char* id, int role = Qt::DisplayRole) {
+            return model.index(model.rowOf(QString::fromLatin1(id)), Z).data(role);
+        };
+        // L1-95: outputs 2.726 .. 2.777, mean 2.7512; the worst element is the max:
+        // (2.77682 - 2.75123) / (0.01 + 0.01 * 2.77682) = 0.6778 of the tolerance.
+        QCOMPARE(cell("L1-95").toString(), QStringLiteral("\u2691 0.678"));
+        QVERIFY(qAbs(cell("L1-95", FilterMatrixModel::MetricRole).toDouble() - 0.6778) < 1e-4);
+        QCOMPARE(cell("L2-80").toString(), QStringLiteral("\u2691 0")); // all zeros
+        QCOMPARE(cell("L1-1").toString(), QStringLiteral("99.6"));       // matmul: no constant is close
+        QCOMPARE(cell("L1-4").toString(), QStringLiteral("\u2014"));
+        const QString tip = cell("L1-95", Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("<b>\u2691 the mean 2.75 everywhere")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("uses 0.678 of the tolerance")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("zeros_pass_atol = 0.01")), qPrintable(tip));
+
+        // The seed's bar (1e-5 / 1e-4): only the exactly constant outputs still pass.
+        auto th = model.thresholds();
+        th.set(ks::Threshold::ZerosPassAtol, 1e-5);
+        th.set(ks::Threshold::ZerosPassRtol, 1e-4);
+        model.setThresholds(th);
+        QCOMPARE(model.flaggedCount(ks::Criterion::ZerosPass), 4);
+        QCOMPARE(model.cellState(model.rowOf(QStringLiteral("L1-95")), ks::Criterion::ZerosPass),
+                 FilterMatrixModel::CellState::Passed);
+        QCOMPARE(model.cellState(model.rowOf(QStringLiteral("KS-3")), ks::Criterion::ZerosPass),
+                 FilterMatrixModel::CellState::Flagged);
+
+        // Sorting ascending puts the smallest share of the tolerance (the most suspicious) first.
+        FilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(Z, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, Z).data(FilterMatrixModel::CellStateRole).value<FilterMatrixModel::CellState>(),
+                 FilterMatrixModel::CellState::Flagged);
+        QCOMPARE(proxy.index(proxy.rowCount() - 1, Z).data(FilterMatrixModel::CellStateRole)
+                     .value<FilterMatrixModel::CellState>(),
+                 FilterMatrixModel::CellState::Error);
+    }
+
+    void testBorderlineMarkTooltipAndMargin() {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(fixture());
+        const int A = FilterMatrixModel::OutputAxesColumn;
+        const int row = model.rowOf(QStringLiteral("L1-95"));
+        // L1-95's axes metric 0.0087 is 13% below 0.01: flagged, not borderline at 10%.
+        QCOMPARE(model.index(row, A).data().toString(), QStringLiteral("\u2691 0.0087"));
+        QVERIFY(!model.index(row, A).data(FilterMatrixModel::BorderlineRole).toBool());
+        QVERIFY(!model.index(row, A).data(Qt::FontRole).isValid());
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        auto th = model.thresholds();
+        th.borderlineMargin = 0.2; // the margin is a threshold too: no re-run, the flag columns repaint
+        model.setThresholds(th);
+        QCOMPARE(changed.count(), 1);
+        const QModelIndex cell = model.index(row, A);
+        QVERIFY(cell.data(FilterMatrixModel::BorderlineRole).toBool());
+        QVERIFY(model.borderline(row, ks::Criterion::OutputAxes));
+        // Readable without colour: a "~" after the text, and italic.
+        QCOMPARE(cell.data().toString(), QStringLiteral("\u2691 0.0087 ~"));
+        QVERIFY(cell.data(Qt::FontRole).value<QFont>().italic());
+        QCOMPARE(cell.data(FilterMatrixModel::CellStateRole).value<FilterMatrixModel::CellState>(),
+                 FilterMatrixModel::CellState::Flagged); // still flagged: the mark adds, never replaces
+        const QString tip = cell.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("borderline: 0.0087 is within 20% of 0.01")), qPrintable(tip));
+        // Other cells of the row keep their plain look.
+        QVERIFY(!model.index(row, FilterMatrixModel::OutputRangeColumn).data(FilterMatrixModel::BorderlineRole).toBool());
+
+        th.borderlineMargin = 0; // off
+        model.setThresholds(th);
+        QVERIFY(!cell.data(FilterMatrixModel::BorderlineRole).toBool());
+        QCOMPARE(cell.data().toString(), QStringLiteral("\u2691 0.0087"));
+
+        // Zeros pass near its tolerance: L1-23's mean 6.03e-5 is within 0.00236 of every value,
+        // 0.98 of atol = 0.0024 (rtol = 0); zeros would need 0.00261.
+        th = ks::Thresholds::defaults();
+        th.set(ks::Threshold::ZerosPassAtol, 0.0024);
+        th.set(ks::Threshold::ZerosPassRtol, 0);
+        model.setThresholds(th);
+        const int softmax = model.rowOf(QStringLiteral("L1-23"));
+        const QModelIndex z = model.index(softmax, FilterMatrixModel::ZerosPassColumn);
+        QCOMPARE(z.data().toString(), QStringLiteral("\u2691 0.982 ~"));
+        QVERIFY2(z.data(Qt::ToolTipRole).toString().contains(QStringLiteral("borderline: tolerance used 0.982 is within 10% of 1")),
+                 qPrintable(z.data(Qt::ToolTipRole).toString()));
     }
 
     void testRethresholdTouchesOnlyFlagColumns() {

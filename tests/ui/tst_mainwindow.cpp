@@ -212,13 +212,13 @@ class TestMainWindow : public QObject {
         const QList<QByteArray> lines = readAll(all).split('\n');
         QCOMPARE(lines.size(), 18); // header + 16 tasks + trailing empty
         QVERIFY(lines[0].startsWith("Task ID,Task Name,Output Range,Output Std,Output Axes,Input "
-                                    "Impact,Baseline Inefficiency,Redundant Computation,Any Flag,"
+                                    "Impact,Baseline Inefficiency,Redundant Computation,Zeros Pass,Any Flag,"
                                     "Level,Category,Status"));
         QVERIFY2(lines[5].startsWith(
-                     "L1-23,23_Softmax,True,True,True,True,False,False,True,1,activation,ok,"),
+                     "L1-23,23_Softmax,True,True,True,True,False,False,True,True,1,activation,ok,"),
                  lines[5].constData());
         QVERIFY(lines[2].startsWith(
-            "L1-4,4_Matrix_vector_multiplication_,,,,,,,False,1,matmul,skipped"));
+            "L1-4,4_Matrix_vector_multiplication_,,,,,,,,False,1,matmul,skipped"));
 
         // New thresholds and "flagged only": the rows shown, with their flags and thresholds.
         typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
@@ -515,6 +515,16 @@ class TestMainWindow : public QObject {
         QLabel* count =
             w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("baseline_inefficiency_count"));
         QVERIFY(count);
+        // Zeros pass: its two tolerances are spin boxes too; the seed's bar leaves the 4 constants.
+        QLabel* zeros = w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("zeros_pass_count"));
+        QVERIFY(zeros);
+        QCOMPARE(zeros->text(), QStringLiteral("(6)"));
+        typeThreshold(w, ks::Threshold::ZerosPassAtol, QStringLiteral("1e-5"));
+        typeThreshold(w, ks::Threshold::ZerosPassRtol, QStringLiteral("1e-4"));
+        QCOMPARE(zeros->text(), QStringLiteral("(4)"));
+        QCOMPARE(m->thresholds().value(ks::Threshold::ZerosPassRtol), 1e-4);
+        w.thresholdPanel()->resetToProfile();
+        QCOMPARE(zeros->text(), QStringLiteral("(6)"));
         QCOMPARE(count->text(), QStringLiteral("(5)"));
         QCOMPARE(w.thresholdPanel()->findChild<QLabel*>(QStringLiteral("redundant_computation_count"))->text(),
                  QStringLiteral("(4)"));
@@ -562,6 +572,12 @@ class TestMainWindow : public QObject {
             QVERIFY(w.openResults(ResultsFile));
             typeThreshold(w, ks::Criterion::InputImpact, QStringLiteral("0.05"));
             typeThreshold(w, ks::Threshold::BaselinePasses, QStringLiteral("4"));
+            typeThreshold(w, ks::Threshold::ZerosPassAtol, QStringLiteral("1e-5"));
+            QDoubleSpinBox* margin = w.thresholdPanel()->marginSpinBox();
+            margin->selectAll();
+            QTest::keyClicks(margin, QStringLiteral("0.25"));
+            QTest::keyClick(margin, Qt::Key_Return);
+            QCOMPARE(w.model()->thresholds().borderlineMargin, 0.25);
             w.detailView()->logCountBox()->setChecked(true);
             w.showView(MainWindow::View::Summary);
             QVERIFY(w.close());
@@ -569,6 +585,8 @@ class TestMainWindow : public QObject {
         MainWindow again;
         QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Criterion::InputImpact), 0.05);
         QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Threshold::BaselinePasses), 4.0);
+        QCOMPARE(again.thresholdPanel()->thresholds().value(ks::Threshold::ZerosPassAtol), 1e-5);
+        QCOMPARE(again.thresholdPanel()->thresholds().borderlineMargin, 0.25);
         QVERIFY(again.thresholdPanel()->isModified());
         QVERIFY(again.detailView()->logCountBox()->isChecked());
         QCOMPARE(again.tabs()->currentIndex(), 2);

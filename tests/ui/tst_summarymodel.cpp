@@ -46,6 +46,7 @@ class TestSummaryModel : public QObject {
                                                "Input Impact 6 2 3 0 1\n"
                                                "Baseline Inefficiency 5 4 0 0 1\n"
                                                "Redundant Computation 4 0 3 0 1\n"
+                                               "Zeros Pass 6 2 3 0 1\n"
                                                "Any flag 9 5 3 0 1\n"
                                                "Failed 1 0 0 1 0\n"
                                                "Not run 1 1 0 0 0\n"

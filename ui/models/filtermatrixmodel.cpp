@@ -89,6 +89,27 @@ QString redundancyDetail(const ks::RedundancyReport& r, const ks::Thresholds& t)
         lines << QObject::tr("%1 ops tried on %2 seeds: none redundant").arg(r.opsExamined).arg(r.seeds);
     return lines.join(QStringLiteral("<br>"));
 }
+
+// Zeros pass: both constant outputs with what they use of the tolerance, so a researcher sees
+// which of them passes and by how much.
+QString zerosPassDetail(const ks::TaskResult& t, const ks::Thresholds& th) {
+    const double atol = th.value(ks::Threshold::ZerosPassAtol), rtol = th.value(ks::Threshold::ZerosPassRtol);
+    QStringList lines;
+    if (t.range.nonFinite > 0 || !std::isfinite(t.range.maxAbs))
+        return QObject::tr("the outputs hold non-finite values: no constant output is allclose to them");
+    const double zeros = ks::toleranceUsed(t.range.maxAbs, t.range.maxAbs, 0.0, atol, rtol);
+    lines << ruleLine(zeros <= 1, QObject::tr("all zeros: max |value| = %1 uses %2 of the tolerance")
+                                      .arg(num(t.range.maxAbs), num(zeros)));
+    const double c = t.constantMean();
+    const double mean = ks::toleranceUsed(t.range.min, t.range.max, c, atol, rtol);
+    lines << (std::isnan(mean) ? QObject::tr("the mean output: not known (no per-seed statistics)")
+                               : ruleLine(mean <= 1, QObject::tr("the mean %1 everywhere: values %2 .. %3, uses %4 of the tolerance")
+                                                         .arg(num(c), num(t.range.min), num(t.range.max), num(mean))));
+    lines << QObject::tr("passes where |out &minus; ref| &le; %1 + %2 &middot; |ref|; flags when a constant uses at most "
+                         "all of it (&le; 1)")
+                 .arg(num(atol), num(rtol));
+    return lines.join(QStringLiteral("<br>"));
+}
 } // namespace
 
 FilterMatrixModel::FilterMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -148,8 +169,12 @@ QString FilterMatrixModel::cellText(int row, ks::Criterion c) const {
     case ks::Criterion::RedundantComputation:
         return QString::fromStdString(ks::redundancySummary(*t->redundancy));
     default:
-        return formatMetric(t->metric(c));
+        return formatMetric(t->metric(c, m_thresholds));
     }
+}
+
+bool FilterMatrixModel::borderline(int row, ks::Criterion c) const {
+    return row >= 0 && row < rowCount() && ((m_borderline[static_cast<size_t>(row)] >> static_cast<int>(c)) & 1);
 }
 
 FilterMatrixModel::CellState FilterMatrixModel::anyFlagState(int row) const {
@@ -188,16 +213,18 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
 
     if (const auto c = criterionOf(column)) {
         const CellState state = cellState(row, *c);
-        const double metric = t.metric(*c);
+        const double metric = t.metric(*c, m_thresholds);
         const double threshold = m_thresholds.value(*c);
         const auto& info = ks::criterionInfo(*c);
+        const bool near = borderline(row, *c);
+        const QString mark = near ? QStringLiteral(" ~") : QString();
         switch (role) {
         case Qt::DisplayRole:
             switch (state) {
             case CellState::Flagged:
-                return QStringLiteral("\u2691 ") + cellText(row, *c);
+                return QStringLiteral("\u2691 ") + cellText(row, *c) + mark;
             case CellState::Passed:
-                return cellText(row, *c);
+                return cellText(row, *c) + mark;
             case CellState::NotRun:
                 return QStringLiteral("\u2014");
             case CellState::Error:
@@ -208,6 +235,15 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
             return stateColor(state);
         case Qt::ForegroundRole:
             return QColor(Qt::black);
+        case Qt::FontRole:
+            if (near) {
+                QFont f;
+                f.setItalic(true);
+                return f;
+            }
+            return {};
+        case BorderlineRole:
+            return near;
         case Qt::TextAlignmentRole:
             return int(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ToolTipRole: {
@@ -228,27 +264,37 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
                 return tr("%1: the task failed: %2")
                     .arg(QString::fromUtf8(info.label), QString::fromStdString(t.error));
             }
+            QString nearText;
+            if (near) {
+                QStringList lines;
+                for (const auto& hit : t.borderline(m_thresholds))
+                    if (ks::thresholdInfo(hit.threshold).criterion == *c)
+                        lines << QString::fromStdString(ks::borderlineText(hit, m_thresholds.borderlineMargin))
+                                     .toHtmlEscaped();
+                nearText = QStringLiteral("<p><i>%1</i></p>").arg(lines.join(QStringLiteral("<br>")));
+            }
             if (!ks::isStatistical(*c))
-                return tr("<p><b>%1</b> for %2: %3</p><p>%4</p><p>flagged iff %5</p><p>%6</p>")
+                return tr("<p><b>%1</b> for %2: %3</p><p>%4</p><p>flagged iff %5</p>%7<p>%6</p>")
                     .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id), status,
-                         *c == ks::Criterion::BaselineInefficiency
-                             ? inefficiencyDetail(*t.inefficiency, m_thresholds)
-                             : redundancyDetail(*t.redundancy, m_thresholds),
+                         *c == ks::Criterion::BaselineInefficiency   ? inefficiencyDetail(*t.inefficiency, m_thresholds)
+                         : *c == ks::Criterion::RedundantComputation ? redundancyDetail(*t.redundancy, m_thresholds)
+                                                                     : zerosPassDetail(t, m_thresholds),
                          QString::fromStdString(ks::criterionRuleText(*c, m_thresholds)).toHtmlEscaped(),
-                         QString::fromUtf8(info.description).toHtmlEscaped());
+                         QString::fromUtf8(info.description).toHtmlEscaped(), nearText);
             return tr("<p><b>%1</b> for %2: %3</p><p>%4 = %5<br>threshold = %6 (flagged iff %4 "
-                      "&lt; threshold)</p><p>%7</p>")
+                      "&lt; threshold)</p>%8<p>%7</p>")
                 .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id), status,
                      QString::fromUtf8(info.metricLabel), QString::number(metric, 'g', 6),
                      QString::number(threshold, 'g', 6),
-                     QString::fromUtf8(info.description).toHtmlEscaped());
+                     QString::fromUtf8(info.description).toHtmlEscaped(), nearText);
         }
         case SortRole:
             if (state == CellState::NotRun || state == CellState::Error)
                 return std::numeric_limits<double>::infinity();
             // Filters 5-6 flag at or above a bound, so "most suspicious first" is flagged tasks
-            // first, then the largest metric (rewrite speedup, redundant FLOP share).
-            if (!ks::isStatistical(*c))
+            // first, then the largest metric (rewrite speedup, redundant FLOP share). Zeros pass
+            // flags at or below 1 of the tolerance: the smallest first, like filters 1-4.
+            if (!ks::isStatistical(*c) && *c != ks::Criterion::ZerosPass)
                 return (state == CellState::Flagged ? -1e12 : 0.0) - sortableMetric(metric);
             return sortableMetric(metric);
         case CellStateRole:
@@ -371,6 +417,7 @@ void FilterMatrixModel::setResults(ks::RunResults results) {
     beginResetModel();
     m_results = std::move(results);
     m_flags.assign(m_results.tasks.size(), 0);
+    m_borderline.assign(m_results.tasks.size(), 0);
     m_rowById.clear();
     for (int row = 0; row < rowCount(); ++row) {
         m_rowById.insert(QString::fromStdString(m_results.tasks[static_cast<size_t>(row)].id), row);
@@ -400,6 +447,7 @@ void FilterMatrixModel::upsertTask(ks::TaskResult task) {
         beginInsertRows({}, row, row);
         m_results.tasks.push_back(std::move(task));
         m_flags.push_back(0);
+        m_borderline.push_back(0);
         m_rowById.insert(id, row);
         recomputeRow(row);
         recomputeCounts();
@@ -433,6 +481,10 @@ void FilterMatrixModel::recomputeRow(int row) {
             bits |= uint8_t(1u << static_cast<int>(c.criterion));
     if (bits) bits |= AnyBit;
     m_flags[static_cast<size_t>(row)] = bits;
+    uint8_t near = 0;
+    for (const auto& hit : t.borderline(m_thresholds))
+        near |= uint8_t(1u << static_cast<int>(ks::thresholdInfo(hit.threshold).criterion));
+    m_borderline[static_cast<size_t>(row)] = near;
 }
 
 void FilterMatrixModel::recomputeCounts() {

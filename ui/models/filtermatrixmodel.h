@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The filter matrix: one row per task, one coloured cell per criterion (the four statistical
-// filters, baseline inefficiency, redundant computation). The model owns the RunResults and the
-// active Thresholds; flags are derived from the stored metrics and reports, so setThresholds() is
-// O(tasks) and never needs a re-run.
+// filters, baseline inefficiency, redundant computation, zeros pass). The model owns the
+// RunResults and the active Thresholds; flags are derived from the stored metrics and reports, so
+// setThresholds() is O(tasks) and never needs a re-run. A cell whose metric lies within the
+// borderline margin of its threshold reads "~" after its text and is italic: colour alone would
+// not say it, and a verdict that close is one a few more seeds may flip.
 
 #include "metatypes.h"
 
@@ -28,11 +30,12 @@ class FilterMatrixModel : public QAbstractTableModel {
         InputImpactColumn,
         BaselineInefficiencyColumn,
         RedundantComputationColumn,
+        ZerosPassColumn,
         AnyFlagColumn,
         ColumnCount
     };
     static constexpr int FirstCriterionColumn = OutputRangeColumn;
-    static constexpr int LastCriterionColumn = RedundantComputationColumn;
+    static constexpr int LastCriterionColumn = ZerosPassColumn;
     static_assert(LastCriterionColumn - FirstCriterionColumn + 1 == ks::CriterionCount);
 
     enum class CellState { Passed, Flagged, NotRun, Error };
@@ -47,7 +50,8 @@ class FilterMatrixModel : public QAbstractTableModel {
         TaskIdRole,    // any column: the task id
         AnyFlagRole,   // any column: bool
         LevelRole,     // any column: int
-        CategoryRole   // any column: QString
+        CategoryRole,  // any column: QString
+        BorderlineRole // a criterion cell: bool, some metric of it is within the borderline margin
     };
 
     explicit FilterMatrixModel(QObject* parent = nullptr);
@@ -74,9 +78,10 @@ class FilterMatrixModel : public QAbstractTableModel {
     const ks::TaskResult* task(int row) const;
     int rowOf(const QString& id) const;
     CellState cellState(int row, ks::Criterion c) const;
-    // The text of a criterion cell without the flag mark: the metric, or for filters 5-6 the
-    // dominant reason ("34.5x diag-matmul", "eff 0.03", "50%, 2 ops").
+    // The text of a criterion cell without the flag and borderline marks: the metric, or for
+    // filters 5-6 the dominant reason ("34.5x diag-matmul", "eff 0.03", "50%, 2 ops").
     QString cellText(int row, ks::Criterion c) const;
+    bool borderline(int row, ks::Criterion c) const;
     CellState anyFlagState(int row) const;
     bool anyFlag(int row) const;
     // Tasks flagged per criterion, under the active thresholds.
@@ -98,6 +103,7 @@ class FilterMatrixModel : public QAbstractTableModel {
     ks::Thresholds m_thresholds = ks::Thresholds::defaults();
     // Bit c = criterion c flagged; cached so that data() and the proxy's filter never re-derive.
     std::vector<uint8_t> m_flags;
+    std::vector<uint8_t> m_borderline; // bit c = criterion c borderline, likewise cached
     QHash<QString, int> m_rowById;
     std::array<int, ks::CriterionCount> m_flagCounts{};
     int m_anyFlagCount = 0;

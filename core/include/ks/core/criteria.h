@@ -14,16 +14,19 @@
 namespace ks {
 
 // Filters 1-4 are robust-kbench's statistics of the task's outputs; 5 and 6 are ours, measured on
-// the task's graph (docs/inefficiency.md, docs/redundancy.md).
+// the task's graph (docs/inefficiency.md, docs/redundancy.md). Zeros pass is derived from filter
+// 1's stored range and the per-seed means (KernelBench issue 165: an all-zero or constant output
+// passes the benchmark's own allclose on several level-1 tasks), so it needs no run of its own.
 enum class Criterion {
     OutputRange,
     OutputStd,
     OutputAxes,
     InputImpact,
     BaselineInefficiency,
-    RedundantComputation
+    RedundantComputation,
+    ZerosPass
 };
-inline constexpr int CriterionCount = 6;
+inline constexpr int CriterionCount = 7;
 inline constexpr int StatisticalCriterionCount = 4; // OutputRange..InputImpact: one `metric < t` each
 
 inline bool isStatistical(Criterion c) { return static_cast<int>(c) < StatisticalCriterionCount; }
@@ -41,7 +44,9 @@ std::optional<Criterion> criterionFromKey(const std::string& key);
 
 // Every editable threshold. The four statistical criteria have one each, keyed like the
 // criterion (so profiles and results files written before filters 5-6 still read); baseline
-// inefficiency has three (any one flags) and redundant computation one.
+// inefficiency has three (any one flags) and redundant computation one. Zeros pass has two that
+// are not bounds on a metric but the validation tolerance it checks against: allclose's atol and
+// rtol (the flag rule there is "tolerance used <= 1", see TaskResult::zerosPass()).
 enum class Threshold {
     OutputRange,
     OutputStd,
@@ -50,9 +55,12 @@ enum class Threshold {
     BaselineRewriteSpeedup, // flagged when the best equal rewrite is at least this much faster
     BaselineEfficiency,     // flagged when roofline floor / eager time is below this
     BaselinePasses,         // flagged when memory-bound and the eager graph makes at least this many passes
-    RedundantFlopFraction   // flagged when redundant ops exist and take at least this share of FLOPs
+    RedundantFlopFraction,  // flagged when redundant ops exist and take at least this share of FLOPs
+    ZerosPassAtol,          // the validation's absolute tolerance: |out - ref| <= atol + rtol * |ref|
+    ZerosPassRtol           // ... and its relative tolerance
 };
-inline constexpr int ThresholdCount = 8;
+inline constexpr int ThresholdCount = 10;
+inline bool isTolerance(Threshold t) { return t == Threshold::ZerosPassAtol || t == Threshold::ZerosPassRtol; }
 
 struct ThresholdInfo {
     Threshold threshold;
@@ -70,6 +78,7 @@ std::optional<Threshold> thresholdFromKey(std::string_view key);
 // The thresholds of one criterion, in table order (the first is its primary one).
 std::vector<Threshold> thresholdsOf(Criterion c);
 // "output_range < 0.01", "baseline_rewrite_speedup >= 2": the rule as text, for tables and tooltips.
+// A tolerance is a setting, not a bound: "zeros_pass_atol = 0.01".
 std::string thresholdRuleText(Threshold t, double value);
 
 // Flag rule shared by all four statistical filters: flagged iff metric < threshold, compared in
@@ -83,9 +92,18 @@ inline bool flaggedBelow(double metric, double threshold) {
 // own measurements, so no float32 emulation; NaN never flags.
 inline bool flaggedAtLeast(double metric, double threshold) { return metric >= threshold; }
 
+// How close to its threshold a metric must be to be marked borderline (relative): KernelBench-
+// scale noise moves metrics by a few per cent between runs and seed counts (L2-38's axes metric is
+// 0.0092-0.0103 around 0.01 with 5 seeds), so a verdict that close is not one to trust.
+inline constexpr double DefaultBorderlineMargin = 0.1;
+inline constexpr const char* BorderlineMarginKey = "borderline_margin";
+
 struct Thresholds {
     std::string profile = "robust-kbench";
     std::map<std::string, double> values; // threshold key -> value
+    // Stored beside the thresholds (key BorderlineMarginKey) in profiles and results files; files
+    // without it read the default. 0 turns the borderline mark off.
+    double borderlineMargin = DefaultBorderlineMargin;
 
     static Thresholds defaults();
     double value(Threshold t) const;

@@ -54,6 +54,23 @@ struct SeedStat {
     double mean = NaN, std = NaN, min = NaN, max = NaN;
 };
 
+// The share of allclose's tolerance that a constant output `c` uses at its worst element, when the
+// reference's values span [lo, hi]: max over those values x of |c - x| / (atol + rtol * |x|),
+// evaluated in float32 as torch.allclose evaluates a float32 output. <= 1: `c` passes everywhere.
+// NaN if lo, hi or c is not finite. Why three candidates suffice is in results.cpp.
+double toleranceUsed(double lo, double hi, double c, double atol, double rtol);
+
+// A metric within Thresholds::borderlineMargin of its threshold: the verdict of that rule would
+// change if the threshold moved by that share either way. For zeros pass the bound is 1 and the
+// metric the tolerance used (scaling atol and rtol together by k scales it by 1/k).
+struct BorderlineHit {
+    Threshold threshold; // zeros pass: ZerosPassAtol, standing for both tolerances
+    double metric;
+    double bound;
+};
+// "borderline: 0.0098 is within 10% of 0.01" (a tooltip line; the zeros pass names its metric).
+std::string borderlineText(const BorderlineHit& hit, double margin);
+
 enum class TaskStatus { Ok, Error, Skipped };
 const char* taskStatusName(TaskStatus s);
 
@@ -91,9 +108,21 @@ struct TaskResult {
     std::optional<RedundancyReport> redundancy;
 
     // The scalar behind the flag (criterionInfo(c).metricLabel): filters 1-4 their statistic,
-    // filter 5 the best equal rewrite speedup (1 if none), filter 6 the redundant FLOP fraction.
-    // NaN when not run.
+    // filter 5 the best equal rewrite speedup (1 if none), filter 6 the redundant FLOP fraction,
+    // zeros pass the tolerance used (flagged at <= 1). NaN when not run. Only zeros pass depends
+    // on the thresholds (its tolerances): the one-argument form takes the defaults.
+    double metric(Criterion c, const Thresholds& t) const;
     double metric(Criterion c) const;
+    // The quantity compared with threshold `th`: filter 5 has one per rule (best rewrite speedup,
+    // efficiency, passes). NaN when not run and for the two tolerances, which bound no metric.
+    double thresholdMetric(Threshold th) const;
+    // Zeros pass: the smaller tolerance used of the all-zero output (from max |value|) and of the
+    // constant mean output (from min, max and the mean of the per-seed means). NaN when the
+    // outputs hold NaN or infinities (never flagged) or the range was not run.
+    double zerosPass(const Thresholds& t) const;
+    double constantMean() const; // mean of all outputs over all seeds; NaN without seed stats
+    // Every rule whose metric is borderline under `t`, in threshold order; empty when the margin is 0.
+    std::vector<BorderlineHit> borderline(const Thresholds& t) const;
     bool criterionRun(Criterion c) const;
     // The error of the analysis behind a criterion of filters 5-6, else empty.
     std::string criterionError(Criterion c) const;
@@ -147,8 +176,8 @@ void writeFileAtomic(const std::string& path, const std::string& contents);
 std::string readFile(const std::string& path); // throws ks::Error naming the path
 
 // CSV: task_id, task_name, one True/False column per criterion (the seed's Table 1 four, then
-// filters 5-6; empty when not run), then any flag, level, category, status, the metric values,
-// the thresholds, error. RFC 4180 quoting, CRLF line ends. README "File formats" lists columns.
+// filters 5-6 and zeros pass; empty when not run), then any flag, level, category, status, the
+// metric values, the thresholds, the borderline margin and the borderline criteria, error. RFC 4180 quoting, CRLF line ends. README "File formats" lists columns.
 std::string resultsToCsv(const RunResults& r, const Thresholds& t);
 std::string csvField(const std::string& s);
 
