@@ -76,16 +76,18 @@ ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<s
         if (eq == std::string::npos) throw ks::Error("--threshold '" + o + "' must look like NAME=VALUE");
         const std::string name = o.substr(0, eq), value = o.substr(eq + 1);
         const auto c = ks::thresholdFromKey(name);
-        if (!c) {
+        if (!c && name != ks::BorderlineMarginKey) {
             std::string keys;
             for (const auto& ti : ks::thresholdInfos()) keys += (keys.empty() ? "" : ", ") + std::string(ti.key);
+            keys += std::string(", ") + ks::BorderlineMarginKey;
             throw ks::Error("--threshold: unknown threshold '" + name + "' (known: " + keys + ")");
         }
         try {
             size_t used = 0;
             const double v = std::stod(value, &used);
             if (used != value.size()) throw std::invalid_argument(value);
-            t.set(*c, v);
+            if (c) t.set(*c, v);
+            else t.borderlineMargin = v; // stored with the thresholds, so set like one
         } catch (const std::exception&) {
             throw ks::Error("--threshold " + name + ": '" + value + "' is not a number");
         }

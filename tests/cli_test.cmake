@@ -89,7 +89,7 @@ expect_cell("${csv}" B-shape "Zeros Pass" "")
 # Thresholds from the command line change the flags, not the metrics.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-tiny,T-normal" --out a.json --csv a.csv -q)
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-tiny,T-normal" --out b.json --csv b.csv -q
-        --threshold output_range=0.00001 --profile robust-kbench)
+        --threshold output_range=0.00001 --threshold borderline_margin=0.5 --profile robust-kbench)
 file(READ "${WORK}/a.csv" a)
 file(READ "${WORK}/b.csv" b)
 expect_contains("${a}" "T-tiny,tiny_output,True,True,True,True" "default thresholds")
@@ -97,6 +97,7 @@ expect_contains("${b}" "T-tiny,tiny_output,False,True,True,True" "range threshol
 # Zeros pass is derived from the same run: the tiny outputs pass allclose as zeros, normal ones do not.
 expect_cell("${a}" T-tiny "Zeros Pass" True)
 expect_cell("${a}" T-normal "Zeros Pass" False)
+expect_cell("${b}" T-tiny borderline_margin 0.5)
 
 # --criteria stat: filters 5-6 not run, so their cells are empty.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --no-out --csv stat.csv -q)
