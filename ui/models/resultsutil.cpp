@@ -43,6 +43,7 @@ std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& th
                            ? nlohmann::json(task.flagged(c.criterion, thresholds))
                            : nlohmann::json(nullptr);
     for (const auto& i : ks::thresholdInfos()) th[i.key] = thresholds.value(i.threshold);
+    th[ks::BorderlineMarginKey] = thresholds.borderlineMargin;
     th["profile"] = thresholds.profile;
     j["flags"] = flags;
     j["any_flag"] = task.anyFlag(thresholds);
