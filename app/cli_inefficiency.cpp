@@ -113,7 +113,7 @@ void addInefficiencyCommand(CLI::App& app, std::function<int()>& action) {
     sc->add_option("--min-efficiency", opts->analysis.minEfficiency, "Flag when floor / eager time is below this")
         ->capture_default_str();
     sc->add_option("--max-passes", opts->analysis.maxPasses,
-                   "Flag a memory-bound task whose eager graph moves this many times its fewest bytes")
+                   "Flag a memory-bound, not launch-bound task whose eager graph moves this many times its fused minimum (0: information only)")
         ->capture_default_str();
     sc->add_flag("--remeasure", opts->remeasure, "Measure the device ceilings again (ignore the cache)");
     sc->add_option("--out", opts->out, "Write the report (kernelsieve.inefficiency JSON) here");

@@ -150,6 +150,40 @@ INSTANTIATE_TEST_SUITE_P(Redundancy, BuiltinClean, testing::Values("L1-1", "L1-2
                              return n;
                          });
 
+// Severity: constant outputs, dead ops and never-used arguments flag by default; ops that merely
+// change nothing (a clamp that never binds, x * 1, a sum over a size-1 axis) are reported and
+// flag only when they cost at least redundant_flop_fraction (5%) of the task's FLOPs.
+TEST(Redundancy, TrivialNoOpsAreReportedButDoNotFlagByDefault) {
+    struct Expect {
+        const char* id;
+        bool major, flagged;
+    };
+    const ks::Thresholds t = ks::Thresholds::defaults();
+    ASSERT_DOUBLE_EQ(t.value(ks::Threshold::RedundantFlopFraction), 0.05);
+    ks::Thresholds every = t;
+    every.set(ks::Threshold::RedundantFlopFraction, 0.0); // the rule before severity existed
+    for (const Expect& e : {Expect{"KS-1", true, true},    // dead branch: two parameters never used
+                            Expect{"KS-2", true, true},    // a matmul read only for its shape
+                            Expect{"KS-3", true, true},    // softmax over a size-1 axis: a constant
+                            Expect{"L2-13", true, true},   // the seed's broken task
+                            Expect{"KS-10", false, true},  // a duplicated linear: half the FLOPs
+                            Expect{"KS-4", false, false},  // sum over a size-1 axis
+                            Expect{"KS-5", false, false},  // relu after sigmoid
+                            Expect{"KS-6", false, false},  // a clamp that never binds
+                            Expect{"KS-7", false, false},  // x * 1 + 0
+                            Expect{"KS-8", false, false},  // dropout in eval mode
+                            Expect{"KS-9", false, false}}) { // layer norm applied twice, after a linear
+        SCOPED_TRACE(e.id);
+        const auto r = analyze(taskById(builtinSuite(), e.id));
+        ASSERT_TRUE(r.error.empty()) << r.error;
+        EXPECT_TRUE(r.hasRedundancy());
+        EXPECT_EQ(ks::redundancyMajor(r), e.major);
+        EXPECT_EQ(ks::redundancyFlagged(r, t), e.flagged) << "redundant FLOPs " << r.flopFraction();
+        EXPECT_TRUE(ks::redundancyFlagged(r, every));
+        EXPECT_EQ(ks::redundancySummary(r).rfind("minor", 0) == 0, !e.major) << ks::redundancySummary(r);
+    }
+}
+
 TEST(Redundancy, L2_13SoftmaxOverSize1AxisIsAConstant) {
     const auto r = analyze(taskById(builtinSuite(), "L2-13"));
     ASSERT_TRUE(r.error.empty()) << r.error;

@@ -72,15 +72,30 @@ InefficiencyVerdict inefficiencyVerdict(const InefficiencyReport& r, const Thres
     // bestSpeedup is 1 when no rewrite beat the original; without a rule there is nothing to flag,
     // even under a threshold of 1 or less.
     v.rewrite = !r.bestRule.empty() && flaggedAtLeast(r.bestSpeedup, t.value(Threshold::BaselineRewriteSpeedup));
-    v.efficiency = r.eagerMs > 0 && r.efficiency < t.value(Threshold::BaselineEfficiency);
-    // passes is 0 when it was not measured (reports from before the traffic estimate).
-    v.passes = r.memoryBound && r.passes > 0 && flaggedAtLeast(r.passes, t.value(Threshold::BaselinePasses));
+    // A launch-bound task's eager time is its kernel launches: neither a low efficiency nor its
+    // passes say anything about avoidable work there (docs/inefficiency.md).
+    v.efficiency = r.eagerMs > 0 && !r.launchBound && r.efficiency < t.value(Threshold::BaselineEfficiency);
+    // passes is 0 when it was not measured (reports from before the traffic estimate); a bound of 0
+    // turns the rule off (the default: passes are information).
+    const double maxPasses = t.value(Threshold::BaselinePasses);
+    v.passes = maxPasses > 0 && r.memoryBound && !r.launchBound && r.passes > 0 && flaggedAtLeast(r.passes, maxPasses);
     return v;
 }
 
+bool redundancyMajor(const RedundancyReport& r) {
+    if (!r.error.empty()) return false;
+    for (const auto& n : r.nodes)
+        if (n.kind == RedundantNode::Kind::ConstantOutput || n.kind == RedundantNode::Kind::Dead) return true;
+    // An argument that only feeds ops found removable follows their severity; one whose values
+    // are never used is a dead branch of the task.
+    for (const auto& u : r.unused)
+        if (u.reason != "only feeds redundant ops") return true;
+    return false;
+}
+
 bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t) {
-    return r.error.empty() && r.hasRedundancy() &&
-           flaggedAtLeast(r.flopFraction(), t.value(Threshold::RedundantFlopFraction));
+    if (!r.error.empty() || !r.hasRedundancy()) return false;
+    return redundancyMajor(r) || flaggedAtLeast(r.flopFraction(), t.value(Threshold::RedundantFlopFraction));
 }
 
 std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t) {
@@ -98,7 +113,9 @@ std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t
 std::string redundancySummary(const RedundancyReport& r) {
     if (!r.error.empty()) return "error";
     if (!r.hasRedundancy()) return "none";
-    const std::string pct = fmt3(100.0 * r.flopFraction()) + "%";
+    // Minor findings (ops that change nothing and cost little) carry a "minor" mark so a cell
+    // that does not flag still says why it is not empty.
+    const std::string pct = (redundancyMajor(r) ? "" : "minor ") + fmt3(100.0 * r.flopFraction()) + "%";
     if (!r.nodes.empty()) return pct + ", " + std::to_string(r.nodes.size()) + (r.nodes.size() == 1 ? " op" : " ops");
     return pct + ", " + std::to_string(r.unused.size()) + " unused";
 }
@@ -135,7 +152,12 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"efficiency", num(r.efficiency)},
                 {"eager_traffic_bytes", num(r.eagerTrafficBytes)},
                 {"passes", num(r.passes)},
+                {"unavoidable_bytes", num(r.unavoidableBytes)},
                 {"memory_bound", r.memoryBound},
+                {"launches", r.launches},
+                {"launch_ms", num(r.launchMs)},
+                {"launch_bound", r.launchBound},
+                {"tf32", r.tf32},
                 {"rewrites", rw},
                 {"best_speedup", num(r.bestSpeedup)},
                 {"best_rule", r.bestRule},
@@ -163,7 +185,12 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.efficiency = getNum(j, "efficiency", 0);
     r.eagerTrafficBytes = getNum(j, "eager_traffic_bytes", 0);
     r.passes = getNum(j, "passes", 0);
+    r.unavoidableBytes = getNum(j, "unavoidable_bytes", 0);
     r.memoryBound = j.value("memory_bound", false);
+    r.launches = j.value("launches", 0);
+    r.launchMs = getNum(j, "launch_ms", 0);
+    r.launchBound = j.value("launch_bound", false);
+    r.tf32 = j.value("tf32", true); // reports from before this field were timed with cuDNN's TF32 default (on)
     for (const auto& x : j.value("rewrites", json::array())) {
         RewriteResult rr;
         rr.rule = str(x, "rule");

@@ -314,6 +314,16 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r) {
         if (!rep.error.empty()) releaseCachedMemory();
         return rep;
     };
+    // Redundancy first: what it proves removable is one of filter 5's rewrites ("drop-redundant"),
+    // so a constant-output task shows its real headroom there too.
+    if (opt.redundancy)
+        r.redundancy = guarded("redundancy", "redundancy analysis", [&] {
+            RedundancyOptions ro = opt.redundancyOptions;
+            ro.device = dev.device;
+            ro.preset = preset;
+            ro.keepReducedGraph = opt.inefficiency;
+            return analyzeRedundancy(spec, ro);
+        });
     if (opt.inefficiency)
         r.inefficiency = guarded("inefficiency", "baseline-inefficiency analysis", [&] {
             InefficiencyOptions io = opt.inefficiencyOptions;
@@ -321,15 +331,10 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r) {
             io.preset = preset;
             const DeviceCeilings* c = ensureCeilings();
             if (!c) throw Error("no device ceilings: " + ceilingsError);
-            return analyseInefficiency(spec, io, *c);
+            return analyseInefficiency(spec, io, *c, r.redundancy ? &*r.redundancy : nullptr);
         });
-    if (opt.redundancy)
-        r.redundancy = guarded("redundancy", "redundancy analysis", [&] {
-            RedundancyOptions ro = opt.redundancyOptions;
-            ro.device = dev.device;
-            ro.preset = preset;
-            return analyzeRedundancy(spec, ro);
-        });
+    // The reduced graph may hold an output-sized constant on the device: never keep it past here.
+    if (r.redundancy) r.redundancy->reducedGraph.reset();
 }
 
 const DeviceCeilings* Engine::Impl::ensureCeilings() {

@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -121,6 +122,22 @@ DeviceCeilings cachedCeilingsFromJson(const json& j) {
 }
 
 } // namespace
+
+// Turns TF32 off for cuBLAS and cuDNN for a scope, restoring both after.
+struct NoTf32 {
+    bool cublas = at::globalContext().allowTF32CuBLAS();
+    bool cudnn = at::globalContext().allowTF32CuDNN();
+    NoTf32() {
+        at::globalContext().setAllowTF32CuBLAS(false);
+        at::globalContext().setAllowTF32CuDNN(false);
+    }
+    ~NoTf32() {
+        at::globalContext().setAllowTF32CuBLAS(cublas);
+        at::globalContext().setAllowTF32CuDNN(cudnn);
+    }
+    NoTf32(const NoTf32&) = delete;
+    NoTf32& operator=(const NoTf32&) = delete;
+};
 
 // Sets LibTorch's intra-op thread count for a scope (n <= 0: leaves it). CPU timings use one
 // thread by default: with every core busy, a parallel kernel waits at its thread-pool barrier for
@@ -404,6 +421,43 @@ bool isReduction(const std::string& k) {
 
 using Shapes = std::map<const Value*, std::vector<int64_t>>;
 
+// The tensors of an operand list (einsum's `[a, b]`), or the value itself when it is a tensor.
+std::vector<const Value*> tensorOperands(const Value* v) {
+    if (isTensor(v)) return {v};
+    std::vector<const Value*> out;
+    if (v->node()->kind() == c10::prim::ListConstruct)
+        for (const Value* e : v->node()->inputs())
+            if (isTensor(e)) out.push_back(e);
+    return out;
+}
+
+// einsum from its equation: every combination of the index letters is one multiply-add per
+// extra operand (2 FLOPs for two operands), so 2 * prod(letter sizes) for "bij,bjk->bik".
+// Without an equation we can read (ellipsis, unknown shapes), the output size.
+double einsumFlops(const Node* n, const Shapes& shapes, double outN) {
+    const auto eq = n->inputs().size() >= 2 ? constantOf(n->input(0)) : std::nullopt;
+    if (!eq || !eq->isString()) return outN;
+    std::string e = eq->toStringRef();
+    e.erase(std::remove(e.begin(), e.end(), ' '), e.end());
+    if (e.find("...") != std::string::npos) return outN;
+    const std::string lhs = e.substr(0, e.find("->"));
+    const auto ops = tensorOperands(n->input(1));
+    std::map<char, int64_t> size;
+    size_t op = 0, pos = 0;
+    for (size_t i = 0; i <= lhs.size(); ++i) {
+        if (i < lhs.size() && lhs[i] != ',') continue;
+        if (op >= ops.size()) return outN;
+        const auto it = shapes.find(ops[op]);
+        if (it == shapes.end() || it->second.size() != i - pos) return outN;
+        for (size_t d = 0; d < it->second.size(); ++d) size[lhs[pos + d]] = std::max(size[lhs[pos + d]], it->second[d]);
+        ++op;
+        pos = i + 1;
+    }
+    double combos = 1;
+    for (const auto& [letter, extent] : size) combos *= static_cast<double>(extent);
+    return combos * static_cast<double>(std::max<size_t>(2 * (ops.size() - 1), 1));
+}
+
 double nodeFlops(const Node* n, const Shapes& shapes) {
     const std::string k = kindOf(n);
     if (k.rfind("prim::", 0) == 0 || isDataMovement(k) || n->outputs().empty()) return 0;
@@ -414,8 +468,9 @@ double nodeFlops(const Node* n, const Shapes& shapes) {
     const auto* out = shape(n->output(0));
     if (!out) return 0;
     const double outN = numelOf(*out);
+    if (k == "aten::einsum") return einsumFlops(n, shapes, outN);
     if (isKind(n, {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm",
-                   "aten::addbmm", "aten::dot", "aten::mv", "aten::einsum"})) {
+                   "aten::addbmm", "aten::dot", "aten::mv"})) {
         // 2*M*N*K: every output element is a K-long dot product; K is the last dim of the left operand.
         const size_t a = isKind(n, {"aten::addmm", "aten::baddbmm", "aten::addbmm"}) ? 1 : 0;
         const auto* s = a < n->inputs().size() ? shape(n->input(a)) : nullptr;
@@ -496,8 +551,9 @@ double nodeTraffic(const Node* n, const std::map<const Value*, double>& tensorBy
     const std::string k = kindOf(n);
     if (k.rfind("prim::", 0) == 0 || isAlias(k)) return 0;
     double b = 0;
-    for (const Value* v : n->inputs())
-        if (const auto it = tensorBytes.find(v); it != tensorBytes.end()) b += it->second;
+    for (const Value* in : n->inputs())
+        for (const Value* v : tensorOperands(in)) // list operands (einsum, cat) are read too
+            if (const auto it = tensorBytes.find(v); it != tensorBytes.end()) b += it->second;
     for (const Value* v : n->outputs())
         if (const auto it = tensorBytes.find(v); it != tensorBytes.end()) b += it->second;
     return b;
@@ -505,17 +561,242 @@ double nodeTraffic(const Node* n, const std::map<const Value*, double>& tensorBy
 
 // ---- rewrite rules ---------------------------------------------------------------------------
 
+// What rules may look at besides the graph: the shapes of one real run, and for the operands of
+// matrix products whether they were triangular (seed 0's values, checked exactly).
+struct RuleContext {
+    const Shapes& shapes;
+    const std::map<const Value*, std::string>& structure; // "upper" | "lower"
+    const std::vector<int64_t>* shapeOf(const Value* v) const {
+        const auto it = shapes.find(v);
+        return it == shapes.end() ? nullptr : &it->second;
+    }
+    std::string structureOf(const Value* v) const {
+        const auto it = structure.find(v);
+        return it == structure.end() ? std::string() : it->second;
+    }
+};
+
 struct Match {
     size_t index = 0; // position among the top-level nodes of the analysis graph
     std::string what;
     bool implemented = true;
+    std::vector<int64_t> ints; // what the rewrite needs that only the shapes tell (rule-specific)
 };
 
 struct Rule {
     const char* name;
-    std::function<std::optional<Match>(Node*, size_t)> match; // on the base graph
-    std::function<void(Graph&, Node*)> apply;                 // on a copy, at the same index
+    std::function<std::optional<Match>(Node*, size_t, const RuleContext&)> match; // on the base graph
+    std::function<void(Graph&, Node*, const Match&)> apply;                       // on a copy, at the same index
 };
+
+// A clone's output keeps the original's (possibly shape-specialised, for traced tasks) type;
+// the rewrite changes shapes, so it is declared a plain Tensor.
+Value* cloneBefore(Graph& g, Node* n, Node* before) {
+    Node* c = g.createClone(n, [](Value* v) { return v; });
+    c->insertBefore(before);
+    for (Value* out : c->outputs())
+        if (isTensor(out)) out->setType(c10::TensorType::get());
+    return c->output();
+}
+
+std::optional<double> scalarConst(const Value* v) {
+    if (isTensor(v)) return std::nullopt;
+    const auto iv = constantOf(v);
+    if (iv && iv->isDouble()) return iv->toDouble();
+    if (iv && iv->isInt()) return static_cast<double>(iv->toInt());
+    return std::nullopt;
+}
+
+// x * c or x / c with a constant scalar c: commutes with a sum over any axis.
+bool isScalarScale(const Node* n) {
+    return isKind(n, {"aten::mul", "aten::div"}) && n->inputs().size() == 2 && isTensor(n->input(0)) &&
+           scalarConst(n->input(1)) && (kindOf(n) == "aten::mul" || *scalarConst(n->input(1)) != 0);
+}
+
+// A product whose output features a sum/mean can be pushed into its weights:
+// {feature axis of the output, axis of the weight to sum, index of the bias input or -1}.
+std::optional<std::array<int64_t, 3>> linearLike(const Node* p, size_t outRank, const RuleContext& ctx) {
+    const int64_t last = static_cast<int64_t>(outRank) - 1;
+    auto groupsOne = [&](size_t i) { return i < p->inputs().size() && intConst(p->input(i)) == int64_t{1}; };
+    if (kindOf(p) == "aten::linear") return std::array<int64_t, 3>{last, 0, 2};
+    if (isKind(p, {"aten::matmul", "aten::mm"})) {
+        const auto* rhs = ctx.shapeOf(p->input(1));
+        if (!rhs || rhs->size() < 2 || outRank < 2) return std::nullopt;
+        return std::array<int64_t, 3>{last, -1, -1};
+    }
+    if (outRank < 3) return std::nullopt;
+    if (isKind(p, {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) && groupsOne(6))
+        return std::array<int64_t, 3>{1, 0, 2};
+    if (isKind(p, {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}) && groupsOne(6))
+        return std::array<int64_t, 3>{1, 1, 2};
+    if (isKind(p, {"aten::_convolution", "aten::convolution"}) && groupsOne(8)) {
+        const auto t = constantOf(p->input(6));
+        if (!t || !t->isBool()) return std::nullopt;
+        return std::array<int64_t, 3>{1, t->toBool() ? 1 : 0, 2};
+    }
+    return std::nullopt;
+}
+
+// Pooling arguments by kind: indices of kernel, stride, padding, dilation (-1: none), ceil_mode.
+struct PoolLayout {
+    bool max;
+    int dilation, ceil, divisor;
+};
+std::optional<PoolLayout> poolLayout(const Node* n) {
+    if (isKind(n, {"aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d"})) return PoolLayout{true, 4, 5, -1};
+    if (kindOf(n) == "aten::avg_pool1d") return PoolLayout{false, -1, 4, -1};
+    if (isKind(n, {"aten::avg_pool2d", "aten::avg_pool3d"})) return PoolLayout{false, -1, 4, 6};
+    return std::nullopt;
+}
+
+// An int list known when the graph is built: a list constant, or (what scripted and traced
+// graphs make of `[3, 3]` and of an int where a list is expected) a ListConstruct of int constants.
+std::optional<std::vector<int64_t>> intListConst(const Value* v) {
+    const auto iv = constantOf(v);
+    if (iv && iv->isIntList()) return iv->toIntVector();
+    if (v->node()->kind() != c10::prim::ListConstruct) return std::nullopt;
+    std::vector<int64_t> out;
+    for (const Value* e : v->node()->inputs()) {
+        const auto i = intConst(e);
+        if (!i) return std::nullopt;
+        out.push_back(*i);
+    }
+    return out;
+}
+
+// pool(pool(x, k1, s1), k2, s2) with no padding, no dilation and floor mode is one pool of x:
+// max pooling with kernel s1*(k2-1)+k1 and stride s1*s2 whenever the first windows leave no gaps
+// (s1 <= k1); average pooling only when both tile (s = k), so every input counts once.
+// Returns {kernel..., stride...} of the merged pool.
+std::optional<std::vector<int64_t>> mergedPool(const Node* second) {
+    const auto lay = poolLayout(second);
+    if (!lay) return std::nullopt;
+    const Node* first = producer(second->input(0));
+    if (first->kind() != second->kind() || second->input(0)->uses().size() != 1) return std::nullopt;
+    struct Args {
+        std::vector<int64_t> k, s;
+    };
+    auto args = [&](const Node* n) -> std::optional<Args> {
+        const auto k = intListConst(n->input(1)), s = intListConst(n->input(2)), p = intListConst(n->input(3));
+        if (!k || !s || !p || k->empty()) return std::nullopt;
+        for (auto v : *p)
+            if (v != 0) return std::nullopt;
+        if (lay->dilation >= 0) {
+            const auto d = intListConst(n->input(static_cast<size_t>(lay->dilation)));
+            if (!d) return std::nullopt;
+            for (auto v : *d)
+                if (v != 1) return std::nullopt;
+        }
+        const auto ceil = constantOf(n->input(static_cast<size_t>(lay->ceil)));
+        if (!ceil || !ceil->isBool() || ceil->toBool()) return std::nullopt;
+        if (lay->divisor >= 0 && static_cast<size_t>(lay->divisor) < n->inputs().size() &&
+            !n->input(static_cast<size_t>(lay->divisor))->mustBeNone())
+            return std::nullopt;
+        Args a{*k, s->empty() ? *k : *s};
+        if (a.s.size() != a.k.size()) return std::nullopt;
+        return a;
+    };
+    const auto a = args(first), b = args(second);
+    if (!a || !b || a->k.size() != b->k.size()) return std::nullopt;
+    std::vector<int64_t> kernel, stride;
+    for (size_t i = 0; i < a->k.size(); ++i) {
+        if (a->s[i] > a->k[i]) return std::nullopt;
+        if (!lay->max && (a->s[i] != a->k[i] || b->s[i] != b->k[i])) return std::nullopt;
+        kernel.push_back(a->s[i] * (b->k[i] - 1) + a->k[i]);
+        stride.push_back(a->s[i] * b->s[i]);
+    }
+    kernel.insert(kernel.end(), stride.begin(), stride.end());
+    return kernel;
+}
+
+// One op of a chain of scalar ops: y = a*x + b, or a clamp to [lo, hi].
+struct ScalarStep {
+    bool clamp = false;
+    double a = 1, b = 0;
+    std::optional<double> lo, hi;
+};
+
+std::optional<ScalarStep> scalarStep(const Node* n) {
+    if (n->inputs().empty() || !isTensor(n->input(0)) || n->outputs().size() != 1) return std::nullopt;
+    const std::string k = kindOf(n);
+    ScalarStep st;
+    auto c = [&](size_t i) { return i < n->inputs().size() ? scalarConst(n->input(i)) : std::nullopt; };
+    auto optBound = [&](size_t i, std::optional<double>& out) {
+        if (i >= n->inputs().size()) return false;
+        if (n->input(i)->mustBeNone()) return true;
+        out = c(i);
+        return out.has_value();
+    };
+    if (k == "aten::mul" && n->inputs().size() == 2 && c(1)) {
+        st.a = *c(1);
+    } else if (k == "aten::div" && n->inputs().size() == 2 && c(1) && *c(1) != 0) {
+        st.a = 1.0 / *c(1);
+    } else if ((k == "aten::add" || k == "aten::sub") && n->inputs().size() == 3 && c(1) && c(2)) {
+        st.b = (k == "aten::add" ? 1.0 : -1.0) * *c(1) * *c(2);
+    } else if (k == "aten::clamp" && n->inputs().size() == 3) {
+        st.clamp = true;
+        if (!optBound(1, st.lo) || !optBound(2, st.hi)) return std::nullopt;
+    } else if (k == "aten::clamp_min" && c(1)) {
+        st.clamp = true;
+        st.lo = c(1);
+    } else if (k == "aten::clamp_max" && c(1)) {
+        st.clamp = true;
+        st.hi = c(1);
+    } else if (k == "aten::hardtanh" && c(1) && c(2)) {
+        st.clamp = true;
+        st.lo = c(1);
+        st.hi = c(2);
+    } else {
+        return std::nullopt;
+    }
+    return st;
+}
+
+// The chain of scalar steps starting at `head` (each the single user of the previous one's
+// output), folded: consecutive affine steps into one (a mul and an add at most), consecutive
+// clamps into one. Empty when `head` does not start a chain of two or more.
+struct ScalarChain {
+    std::vector<Node*> nodes;
+    std::vector<ScalarStep> folded;
+    size_t foldedOps() const {
+        size_t n = 0;
+        for (const auto& f : folded) n += f.clamp ? 1 : (f.a != 1 ? 1 : 0) + (f.b != 0 ? 1 : 0);
+        return n;
+    }
+};
+
+ScalarChain scalarChain(Node* head) {
+    ScalarChain ch;
+    if (!scalarStep(head)) return ch;
+    const Node* before = producer(head->input(0));
+    if (scalarStep(before) && head->input(0)->uses().size() == 1) return ch; // not the head
+    for (Node* n = head;;) {
+        const auto st = scalarStep(n);
+        if (!st) break;
+        ch.nodes.push_back(n);
+        if (!ch.folded.empty() && ch.folded.back().clamp == st->clamp) {
+            ScalarStep& f = ch.folded.back();
+            if (st->clamp) {
+                if (st->lo) f.lo = f.lo ? std::max(*f.lo, *st->lo) : *st->lo;
+                if (st->hi) f.hi = f.hi ? std::min(*f.hi, *st->hi) : *st->hi;
+            } else {
+                f.b = st->a * f.b + st->b;
+                f.a *= st->a;
+            }
+        } else {
+            ch.folded.push_back(*st);
+        }
+        if (n->output()->uses().size() != 1) break;
+        Node* next = n->output()->uses().front().user;
+        if (next->owningBlock() != n->owningBlock() || next->inputs().empty() || next->input(0) != n->output()) break;
+        n = next;
+    }
+    // Clamps whose bounds cross would fold into a constant: leave such chains alone.
+    for (const auto& f : ch.folded)
+        if (f.clamp && f.lo && f.hi && *f.lo > *f.hi) ch.nodes.clear();
+    if (ch.nodes.size() < 2) ch.nodes.clear();
+    return ch;
+}
 
 Value* insertOp(Graph& g, Node* before, const char* op, std::vector<torch::jit::NamedValue> args) {
     torch::jit::WithInsertPoint guard(before);
@@ -585,9 +866,9 @@ Value* undoneLayout(Node* n, std::string* how) {
     if (kindOf(n) == "aten::permute") {
         Node* p = through(n->input(0))->node();
         if (kindOf(p) == "aten::permute") {
-            const auto q = constantOf(n->input(1)), r = constantOf(p->input(1));
-            if (q && r && q->isIntList() && r->isIntList()) {
-                const auto qv = q->toIntVector(), rv = r->toIntVector();
+            const auto q = intListConst(n->input(1)), r = intListConst(p->input(1));
+            if (q && r) {
+                const auto qv = *q, rv = *r;
                 bool identity = qv.size() == rv.size();
                 for (size_t i = 0; identity && i < qv.size(); ++i)
                     identity = qv[i] >= 0 && static_cast<size_t>(qv[i]) < rv.size() && rv[qv[i]] == static_cast<int64_t>(i);
@@ -611,7 +892,7 @@ Value* undoneLayout(Node* n, std::string* how) {
 std::vector<Rule> rules() {
     std::vector<Rule> r;
     r.push_back({"diag-matmul",
-                 [](Node* n, size_t i) -> std::optional<Match> {
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
                      if (!isKind(n, {"aten::matmul", "aten::mm"})) return std::nullopt;
                      if (diagOperand(n->input(0)))
                          return Match{i, "diag(v) @ B builds an N x N matrix and runs a full matmul; "
@@ -621,7 +902,7 @@ std::vector<Rule> rules() {
                                          "rewritten to B * v", true};
                      return std::nullopt;
                  },
-                 [](Graph& g, Node* n) {
+                 [](Graph& g, Node* n, const Match&) {
                      Value* out;
                      if (const Node* d = diagOperand(n->input(0))) {
                          Value* col = insertOp(g, n, "aten::unsqueeze", {d->input(0), int64_t{1}});
@@ -631,33 +912,58 @@ std::vector<Rule> rules() {
                      }
                      n->output()->replaceAllUsesWith(out);
                  }});
+    // Triangular work: a product of triangular operands, or a full product masked to a triangle.
+    // Detected, not rewritten (LibTorch has no triangular-by-triangular product); the FLOP floor
+    // counts only the work the structure needs, so the roofline efficiency shows the gap.
+    r.push_back({"triangular-matmul",
+                 [](Node* n, size_t i, const RuleContext& ctx) -> std::optional<Match> {
+                     if (!isKind(n, {"aten::matmul", "aten::mm", "aten::bmm"})) return std::nullopt;
+                     const std::string a = ctx.structureOf(n->input(0)), b = ctx.structureOf(n->input(1));
+                     if (!a.empty() && a == b)
+                         return Match{i,
+                                      "both operands are " + a + " triangular: the product is " + a +
+                                          " triangular and needs about 1/6 of the FLOPs of the full matmul "
+                                          "(about 6x less work); no cheaper rewrite implemented",
+                                      false};
+                     if (!a.empty() || !b.empty())
+                         return Match{i,
+                                      "one operand is " + (a.empty() ? b : a) +
+                                          " triangular: about half the FLOPs of the full matmul are products "
+                                          "with zeros (about 2x); no cheaper rewrite implemented",
+                                      false};
+                     return std::nullopt;
+                 },
+                 nullptr});
     r.push_back({"mask-after-matmul",
-                 [](Node* n, size_t i) -> std::optional<Match> {
+                 [](Node* n, size_t i, const RuleContext& ctx) -> std::optional<Match> {
                      if (!isKind(n, {"aten::tril", "aten::triu"})) return std::nullopt;
-                     if (!isKind(producer(n->input(0)), {"aten::matmul", "aten::mm", "aten::bmm"})) return std::nullopt;
+                     const Node* mm = producer(n->input(0));
+                     if (!isKind(mm, {"aten::matmul", "aten::mm", "aten::bmm"})) return std::nullopt;
+                     if (!ctx.structureOf(mm->input(0)).empty() || !ctx.structureOf(mm->input(1)).empty())
+                         return std::nullopt; // triangular-matmul reports the product itself
                      return Match{i,
-                                  kindOf(n).substr(6) + "() after a full matmul: about half of the product is "
-                                  "computed and then masked away; no cheaper rewrite implemented (a triangular "
-                                  "product saves at most about 2x)",
+                                  kindOf(n).substr(6) + "() after a full matmul of general operands: about half of "
+                                  "the product is computed and then masked away (about 2x); no cheaper rewrite "
+                                  "implemented",
                                   false};
                  },
                  nullptr});
     r.push_back({"softmax-log",
-                 [](Node* n, size_t i) -> std::optional<Match> {
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
                      if (kindOf(n) != "aten::log") return std::nullopt;
                      const Node* s = producer(n->input(0));
                      if (kindOf(s) != "aten::softmax" || s->inputs().size() < 2) return std::nullopt;
                      return Match{i, "log(softmax(x)) makes two passes and loses precision; rewritten to log_softmax(x)",
                                   true};
                  },
-                 [](Graph& g, Node* n) {
+                 [](Graph& g, Node* n, const Match&) {
                      const Node* s = producer(n->input(0));
                      std::vector<torch::jit::NamedValue> args{s->input(0), s->input(1)};
                      if (s->inputs().size() > 2) args.emplace_back(s->input(2));
                      n->output()->replaceAllUsesWith(insertOp(g, n, "aten::log_softmax", args));
                  }});
     r.push_back({"materialised-broadcast",
-                 [](Node* n, size_t i) -> std::optional<Match> {
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
                      if (!isBinaryElementwise(n)) return std::nullopt;
                      for (size_t a = 0; a < std::min<size_t>(n->inputs().size(), 3); ++a) {
                          std::string how;
@@ -668,18 +974,118 @@ std::vector<Rule> rules() {
                      }
                      return std::nullopt;
                  },
-                 [](Graph&, Node* n) {
+                 [](Graph&, Node* n, const Match&) {
                      for (size_t a = 0; a < std::min<size_t>(n->inputs().size(), 3); ++a)
                          if (isTensor(n->input(a)))
                              if (Value* src = materialisedSource(n->input(a), nullptr)) n->replaceInput(a, src);
                  }});
     r.push_back({"repeated-layout",
-                 [](Node* n, size_t i) -> std::optional<Match> {
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
                      std::string how;
                      if (!undoneLayout(n, &how)) return std::nullopt;
                      return Match{i, how + "; rewritten to use the earlier tensor", true};
                  },
-                 [](Graph&, Node* n) { n->output()->replaceAllUsesWith(undoneLayout(n, nullptr)); }});
+                 [](Graph&, Node* n, const Match&) { n->output()->replaceAllUsesWith(undoneLayout(n, nullptr)); }});
+    r.push_back({"reduce-after-linear",
+                 [](Node* n, size_t i, const RuleContext& ctx) -> std::optional<Match> {
+                     if (!isKind(n, {"aten::sum", "aten::mean"}) || n->inputs().size() < 3) return std::nullopt;
+                     const auto dims = intListConst(n->input(1));
+                     const auto keep = constantOf(n->input(2));
+                     if (!dims || dims->size() != 1 || !keep || !keep->isBool()) return std::nullopt;
+                     if (n->inputs().size() > 3 && !n->input(3)->mustBeNone()) return std::nullopt;
+                     Value* v = n->input(0);
+                     while (isScalarScale(v->node()) && v->uses().size() == 1) v = v->node()->input(0);
+                     const Node* p = producer(v);
+                     const auto* shape = ctx.shapeOf(v);
+                     if (v->uses().size() != 1 || !shape) return std::nullopt;
+                     const auto ll = linearLike(p, shape->size(), ctx);
+                     if (!ll) return std::nullopt;
+                     const int64_t rank = static_cast<int64_t>(shape->size());
+                     const int64_t d = (*dims)[0] < 0 ? (*dims)[0] + rank : (*dims)[0];
+                     if (d != (*ll)[0] || (*shape)[static_cast<size_t>(d)] < 2) return std::nullopt;
+                     const int64_t features = (*shape)[static_cast<size_t>(d)];
+                     const bool conv = kindOf(p).find("conv") != std::string::npos;
+                     return Match{i,
+                                  kindOf(n).substr(6) + " over the " + std::to_string(features) + " output " +
+                                      (conv ? "channels of " : "features of ") + kindOf(p).substr(6) +
+                                      ": the same sum comes from the summed weights, so the " +
+                                      (conv ? "convolution needs one output channel" : "GEMM becomes a GEMV") +
+                                      "; rewritten so",
+                                  true,
+                                  {d, features, (*ll)[1], (*ll)[2], keep->toBool() ? 1 : 0,
+                                   kindOf(n) == "aten::mean" ? 1 : 0}};
+                 },
+                 [](Graph& g, Node* n, const Match& m) {
+                     const int64_t d = m.ints[0], features = m.ints[1], wdim = m.ints[2], bias = m.ints[3];
+                     Value* v = n->input(0);
+                     std::vector<Node*> chain;
+                     while (isScalarScale(v->node()) && v->uses().size() == 1) {
+                         chain.insert(chain.begin(), v->node());
+                         v = v->node()->input(0);
+                     }
+                     Node* p = v->node();
+                     // Reduced weights and bias first: the clone of the product reads them.
+                     Value* w = insertOp(g, n, "aten::sum", {p->input(1), std::vector<int64_t>{wdim}, true});
+                     const size_t bi = static_cast<size_t>(bias);
+                     Value* b = bias >= 0 && bi < p->inputs().size() && !p->input(bi)->mustBeNone()
+                                    ? insertOp(g, n, "aten::sum", {p->input(bi), std::vector<int64_t>{0}, true})
+                                    : nullptr;
+                     Value* y = cloneBefore(g, p, n);
+                     y->node()->replaceInput(1, w);
+                     if (b) y->node()->replaceInput(bi, b);
+                     for (Node* q : chain) {
+                         Value* next = cloneBefore(g, q, n);
+                         next->node()->replaceInput(0, y);
+                         y = next;
+                     }
+                     if (m.ints[5]) y = insertOp(g, n, "aten::div", {y, static_cast<double>(features)});
+                     if (!m.ints[4]) y = insertOp(g, n, "aten::squeeze", {y, d});
+                     n->output()->replaceAllUsesWith(y);
+                 }});
+    r.push_back({"consecutive-pools",
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
+                     const auto merged = mergedPool(n);
+                     if (!merged) return std::nullopt;
+                     return Match{i,
+                                  kindOf(n).substr(6) + " of a " + kindOf(n).substr(6) +
+                                      " is one pooling with a larger window; rewritten to a single " +
+                                      kindOf(n).substr(6),
+                                  true, *merged};
+                 },
+                 [](Graph& g, Node* n, const Match& m) {
+                     const size_t half = m.ints.size() / 2;
+                     const std::vector<int64_t> kernel(m.ints.begin(), m.ints.begin() + static_cast<long>(half));
+                     const std::vector<int64_t> stride(m.ints.begin() + static_cast<long>(half), m.ints.end());
+                     Value* y = cloneBefore(g, n->input(0)->node(), n);
+                     torch::jit::WithInsertPoint guard(y->node());
+                     y->node()->replaceInput(1, g.insertConstant(kernel));
+                     y->node()->replaceInput(2, g.insertConstant(stride));
+                     n->output()->replaceAllUsesWith(y);
+                 }});
+    r.push_back({"scalar-chain",
+                 [](Node* n, size_t i, const RuleContext&) -> std::optional<Match> {
+                     const ScalarChain ch = scalarChain(n);
+                     if (ch.nodes.empty() || ch.foldedOps() >= ch.nodes.size()) return std::nullopt;
+                     return Match{i,
+                                  std::to_string(ch.nodes.size()) + " scalar scale/shift/clamp ops in a row, each a "
+                                      "pass over the tensor; folded into " + std::to_string(ch.foldedOps()),
+                                  true};
+                 },
+                 [](Graph& g, Node* n, const Match&) {
+                     const ScalarChain ch = scalarChain(n);
+                     Node* tail = ch.nodes.back();
+                     Value* y = n->input(0);
+                     for (const auto& f : ch.folded) {
+                         if (f.clamp) {
+                             y = insertOp(g, tail, "aten::clamp",
+                                          {y, f.lo ? c10::IValue(*f.lo) : c10::IValue(), f.hi ? c10::IValue(*f.hi) : c10::IValue()});
+                             continue;
+                         }
+                         if (f.a != 1) y = insertOp(g, tail, "aten::mul", {y, f.a});
+                         if (f.b != 0) y = insertOp(g, tail, "aten::add", {y, f.b});
+                     }
+                     tail->output()->replaceAllUsesWith(y);
+                 }});
     return r;
 }
 
@@ -701,7 +1107,7 @@ struct SeedRun {
 // ---- analysis --------------------------------------------------------------------------------
 
 InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyOptions& opt,
-                                       const DeviceCeilings& ceilings) {
+                                       const DeviceCeilings& ceilings, const RedundancyReport* redundancy) {
     InefficiencyReport rep;
     rep.taskId = spec.id;
     rep.taskName = spec.name;
@@ -709,6 +1115,10 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
     try {
         c10::InferenceMode guard;
         const CpuThreads threads(opt.cpuThreads); // only CPU kernels read the intra-op thread count
+        // FP32 means FP32: the peak is measured with TF32 off, so the task is timed with it off
+        // too (cuDNN allows TF32 by default, and transposed convolutions then beat the floor).
+        const NoTf32 noTf32;
+        rep.tf32 = false;
         useEagerSemantics();
         const DeviceInfo info = probeDevice(opt.device);
         rep.device = info.device;
@@ -737,14 +1147,27 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         rep.bytes += static_cast<double>(s0.ref.numel()) * s0.ref.element_size();
 
         // FLOPs: the graph once more with every top-level tensor value returned, for the shapes.
+        // The copy keeps node order, so each value's shape is also the base graph's (for rules).
+        Shapes baseShapes;
+        std::map<const Value*, std::string> structure;
         {
             auto g = tg.graph->copy();
-            std::vector<Value*> vals;
-            for (Value* v : g->inputs())
-                if (isTensor(v)) vals.push_back(v);
-            for (Node* n : g->nodes())
-                for (Value* v : n->outputs())
-                    if (isTensor(v)) vals.push_back(v);
+            std::vector<Value*> vals, baseVals;
+            for (size_t i = 0; i < g->inputs().size(); ++i)
+                if (isTensor(g->inputs()[i])) {
+                    vals.push_back(g->inputs()[i]);
+                    baseVals.push_back(tg.graph->inputs()[i]);
+                }
+            const auto baseTop = topNodes(*tg.graph);
+            size_t idx = 0;
+            for (Node* n : g->nodes()) {
+                Node* b = baseTop.at(idx++);
+                for (size_t o = 0; o < n->outputs().size(); ++o)
+                    if (isTensor(n->output(o))) {
+                        vals.push_back(n->output(o));
+                        baseVals.push_back(b->output(o));
+                    }
+            }
             Node* tup = g->createTuple(vals);
             g->appendNode(tup);
             while (!g->outputs().empty()) g->eraseOutput(0);
@@ -753,18 +1176,66 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             const auto elems = out.front().toTupleRef().elements();
             Shapes shapes;
             std::map<const Value*, double> tensorBytes;
+            std::map<const Value*, at::Tensor> values;
             for (size_t i = 0; i < vals.size() && i < elems.size(); ++i)
                 if (elems[i].isTensor()) {
                     const at::Tensor& t = elems[i].toTensor();
                     shapes[vals[i]] = t.sizes().vec();
+                    baseShapes[baseVals[i]] = t.sizes().vec();
                     tensorBytes[vals[i]] = static_cast<double>(t.numel()) * t.element_size();
+                    values[vals[i]] = t;
                 }
-            for (Node* n : g->nodes())
-                if (n != tup) {
-                    rep.flops += nodeFlops(n, shapes);
-                    rep.transcendentals += nodeTranscendentals(n, shapes);
-                    rep.eagerTrafficBytes += nodeTraffic(n, tensorBytes);
+            // Triangular operands of matrix products (exactly, on seed 0): their zeros are work a
+            // kernel need not do, so the FLOP floor counts only the rest.
+            std::map<const Value*, std::string> triangular;
+            auto structureOfValue = [&](Value* v) -> std::string {
+                const auto it = values.find(v);
+                if (it == values.end() || it->second.dim() < 2 || !it->second.is_floating_point()) return {};
+                const at::Tensor& t = it->second;
+                if (t.size(-1) != t.size(-2) || t.size(-1) < 2) return {};
+                const bool upper = at::equal(t, t.triu()), lower = at::equal(t, t.tril());
+                // A diagonal operand is diag-matmul's case (its floor is the wasteful product).
+                if (upper == lower) return {};
+                return upper ? "upper" : "lower";
+            };
+            for (size_t idx2 = 0; Node* n : g->nodes()) {
+                Node* b = idx2 < baseTop.size() ? baseTop[idx2] : nullptr;
+                ++idx2;
+                if (n == tup || !b || !isKind(n, {"aten::matmul", "aten::mm", "aten::bmm"})) continue;
+                for (size_t a = 0; a < 2; ++a) {
+                    const std::string st = structureOfValue(n->input(a));
+                    if (st.empty()) continue;
+                    triangular[n->input(a)] = st;
+                    structure[b->input(a)] = st;
                 }
+            }
+            std::set<const Value*> outputs(tg.graph->outputs().begin(), tg.graph->outputs().end());
+            size_t idx3 = 0;
+            for (Node* n : g->nodes()) {
+                if (n == tup) continue;
+                Node* b = baseTop.at(idx3++);
+                double f = nodeFlops(n, shapes);
+                if (isKind(n, {"aten::matmul", "aten::mm", "aten::bmm"})) {
+                    const auto a = triangular.find(n->input(0)), c = triangular.find(n->input(1));
+                    const bool ta = a != triangular.end(), tb = c != triangular.end();
+                    if (ta && tb && a->second == c->second) f /= 6;
+                    else if (ta || tb) f /= 2;
+                }
+                rep.flops += f;
+                rep.transcendentals += nodeTranscendentals(n, shapes);
+                rep.eagerTrafficBytes += nodeTraffic(n, tensorBytes);
+                const std::string k = kindOf(n);
+                if (k.rfind("prim::", 0) != 0 && !isAlias(k) && !n->outputs().empty() && isTensor(n->output(0)))
+                    ++rep.launches;
+                // The output of a GEMM or convolution that another op reads must be written and
+                // read back: no fusion of the rest removes that (short of fusing into the GEMM).
+                const bool anchor = isKind(n, {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm",
+                                               "aten::baddbmm", "aten::einsum"}) ||
+                                    k.find("conv") != std::string::npos;
+                if (anchor && !n->outputs().empty() && !outputs.count(b->output(0)))
+                    if (const auto it = tensorBytes.find(n->output(0)); it != tensorBytes.end())
+                        rep.unavoidableBytes += 2 * it->second;
+            }
         }
 
         rep.bandwidthGBs = ceilings.bandwidthAt(rep.bytes);
@@ -775,10 +1246,17 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                   : 0.0);
         rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
         rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
-        rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / rep.bytes : 0;
+        rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / (rep.bytes + rep.unavoidableBytes) : 0;
         rep.eagerMs = timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
                             &rep.eagerMedianMs);
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
+        // One launch costs about what the smallest measured copy costs (timed the same way).
+        rep.launchMs = ceilings.copyCurve.empty() ? 0.0 : ceilings.copyTimeMs(ceilings.copyCurve.front().first);
+        rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= 2.0 * std::max(rep.launches, 1) * rep.launchMs;
+        if (rep.efficiency > 1)
+            rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
+                                "time (" + std::to_string(rep.eagerMs) + " ms): the byte or FLOP count of this task "
+                                "is wrong; efficiency above 1 is impossible");
         // Rewrites are compared with the original graph run the same way, so both pay the same
         // interpreter overhead and only the rewrite differs.
         GraphRunner original(tg.graph, tg);
@@ -786,6 +1264,47 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             timeMs([&] { original(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev);
 
         // Runs, checks and times one rewritten graph.
+        // A rewrite that reassociates a sum (GEMM -> GEMV) is exact in algebra but not in float32:
+        // next to outputs near zero it can miss the strict bar that the task's own float32 eager
+        // output misses too. Such a rewrite still counts as equal when, against a float64 run of
+        // the original graph, its error is at most twice the eager output's own. Computed only
+        // when a rewrite fails the strict bar; unavailable (strict bar only) when the graph does
+        // not run in float64 (float buffers inside an imported module) or runs out of memory.
+        std::vector<at::Tensor> ref64;
+        std::vector<double> eagerErr;
+        bool ref64Tried = false;
+        auto scaledError = [&](const at::Tensor& got, const at::Tensor& r64) {
+            const at::Tensor d = (got.to(at::kDouble) - r64).abs() / (opt.atol + opt.rtol * r64.abs());
+            const at::Tensor finite = at::where(at::isnan(d), at::zeros_like(d), d);
+            return finite.numel() ? finite.max().item<double>() : 0.0;
+        };
+        auto asAccurateAsEager = [&](const at::Tensor& got, size_t seed) {
+            if (!ref64Tried) {
+                ref64Tried = true;
+                try {
+                    GraphRunner original64(tg.graph, tg);
+                    auto toDouble = [](const std::vector<at::Tensor>& v) {
+                        std::vector<at::Tensor> out;
+                        for (const auto& t : v) out.push_back(t.is_floating_point() ? t.to(at::kDouble) : t);
+                        return out;
+                    };
+                    for (const auto& sr : seeds) {
+                        at::Tensor r = original64(toDouble(sr.inputs), toDouble(sr.params)).front().toTensor();
+                        if (r.scalar_type() != at::kDouble || r.sizes() != sr.ref.sizes())
+                            throw Error("the graph does not compute in float64");
+                        eagerErr.push_back(scaledError(sr.ref, r));
+                        ref64.push_back(std::move(r));
+                    }
+                } catch (const std::exception& e) {
+                    ref64.clear();
+                    rep.notes.push_back("no float64 reference for rewrites that reassociate (" + shortError(e) +
+                                        "): they are held to the strict bar");
+                }
+            }
+            if (seed >= ref64.size()) return false;
+            return scaledError(got, ref64[seed]) <= std::max(1.0, 2.0 * eagerErr[seed]);
+        };
+
         auto evaluate = [&](RewriteResult& rr, const std::shared_ptr<Graph>& g) {
             try {
                 torch::jit::EliminateDeadCode(g);
@@ -799,7 +1318,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                     }
                     const at::Tensor a = got.to(at::kFloat), b = s.ref.to(at::kFloat);
                     rr.maxAbsDiff = std::max(rr.maxAbsDiff, b.numel() ? (a - b).abs().max().item<double>() : 0.0);
-                    if (!at::allclose(a, b, opt.rtol, opt.atol, /*equal_nan=*/true)) {
+                    if (!at::allclose(a, b, opt.rtol, opt.atol, /*equal_nan=*/true) &&
+                        !asAccurateAsEager(got, static_cast<size_t>(&s - seeds.data()))) {
                         rr.equal = false;
                         return;
                     }
@@ -814,9 +1334,10 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         };
 
         const auto base = topNodes(*tg.graph);
+        const RuleContext ctx{baseShapes, structure};
         for (const Rule& rule : rules()) {
             for (size_t i = 0; i < base.size(); ++i) {
-                const auto m = rule.match(base[i], i);
+                const auto m = rule.match(base[i], i, ctx);
                 if (!m) continue;
                 RewriteResult rr;
                 rr.rule = rule.name;
@@ -827,7 +1348,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 if (rr.implemented) {
                     auto g = tg.graph->copy();
                     const auto nodes = topNodes(*g);
-                    rule.apply(*g, nodes.at(m->index));
+                    rule.apply(*g, nodes.at(m->index), *m);
                     evaluate(rr, g);
                 }
                 rep.rewrites.push_back(std::move(rr));
@@ -861,6 +1382,24 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             }
         }
 
+        // What filter 6 proved removable, removed: the constant-output tasks' real headroom.
+        if (redundancy && redundancy->reducedGraph && redundancy->error.empty() && !redundancy->nodes.empty()) {
+            RewriteResult rr;
+            rr.rule = "drop-redundant";
+            std::string ops;
+            for (const auto& n : redundancy->nodes) {
+                if (!ops.empty()) ops += ", ";
+                ops += std::string(redundantKindName(n.kind)) + " " + n.op.substr(n.op.find("::") == std::string::npos ? 0 : n.op.find("::") + 2);
+                if (n.line > 0) ops += " l" + std::to_string(n.line);
+            }
+            rr.what = "the task without what filter 6 found redundant (" + ops + ")";
+            const RedundantNode& first = redundancy->nodes.front();
+            rr.node = first.node;
+            rr.line = first.line;
+            evaluate(rr, redundancy->reducedGraph->copy());
+            rep.rewrites.push_back(std::move(rr));
+        }
+
         for (const auto& rr : rep.rewrites) {
             if (!rr.implemented || !rr.equal || rr.speedup <= rep.bestSpeedup) continue;
             rep.bestSpeedup = rr.speedup;
@@ -871,8 +1410,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 rep.notes.push_back("rewrite " + rr.rule + " was not equal to the task" +
                                     (rr.error.empty() ? "" : " (" + rr.error + ")") + "; ignored");
         rep.flaggedRewrite = rep.bestSpeedup >= opt.minSpeedup;
-        rep.flaggedEfficiency = rep.eagerMs > 0 && rep.efficiency < opt.minEfficiency;
-        rep.flaggedPasses = rep.memoryBound && rep.passes >= opt.maxPasses;
+        rep.flaggedEfficiency = rep.eagerMs > 0 && !rep.launchBound && rep.efficiency < opt.minEfficiency;
+        rep.flaggedPasses = opt.maxPasses > 0 && rep.memoryBound && !rep.launchBound && rep.passes >= opt.maxPasses;
         rep.flagged = rep.flaggedRewrite || rep.flaggedEfficiency || rep.flaggedPasses;
         if (dev.is_cpu()) rep.notes.push_back("timings are CPU timings (" + std::to_string(at::get_num_threads()) + " threads)");
     } catch (const std::exception& e) {

@@ -20,6 +20,7 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -519,6 +520,11 @@ void Analysis::run(const DeviceInfo& dev) {
     constantPass();
     bypassPass();
     dataflowReport();
+    if (m_opt.keepReducedGraph && !m_rep.nodes.empty()) {
+        auto reduced = m_graph->copy();
+        torch::jit::EliminateDeadCode(reduced);
+        m_rep.reducedGraph = std::move(reduced);
+    }
 }
 
 } // namespace

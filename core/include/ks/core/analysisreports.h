@@ -21,12 +21,15 @@ namespace ks {
 // never from the report's own flagged* fields (those hold the thresholds of the run).
 struct InefficiencyVerdict {
     bool rewrite = false;    // an equal, implemented rewrite is >= baseline_rewrite_speedup times faster
-    bool efficiency = false; // roofline floor / eager time < baseline_efficiency
-    bool passes = false;     // memory-bound and eager traffic / fewest bytes >= baseline_passes
+    bool efficiency = false; // not launch-bound and roofline floor / eager time < baseline_efficiency
+    bool passes = false;     // baseline_passes > 0, memory-bound, not launch-bound and passes >= it
     bool flagged() const { return rewrite || efficiency || passes; }
 };
 InefficiencyVerdict inefficiencyVerdict(const InefficiencyReport& r, const Thresholds& t);
-// Filter 6: redundant nodes or unused arguments exist and their FLOP share >= redundant_flop_fraction.
+// Filter 6's severity: a constant output, a dead op, or an argument whose values are never used
+// (a dead branch). Ops whose removal merely changes nothing (a clamp that never binds) are minor.
+bool redundancyMajor(const RedundancyReport& r);
+// Filter 6: a major finding, or minor ones whose FLOP share >= redundant_flop_fraction.
 bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t);
 
 // What a matrix cell or table cell shows. Flagged: the dominant reason, in the order rewrite,

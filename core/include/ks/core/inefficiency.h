@@ -7,6 +7,7 @@
 // lives in inefficiency.cpp), so the CLI and later the GUI include it cheaply.
 // docs/inefficiency.md describes the method and its limits.
 
+#include "ks/core/redundancy.h"
 #include "ks/core/taskspec.h"
 
 #include <optional>
@@ -57,8 +58,9 @@ std::string defaultCeilingsCacheDir();
 
 // One rewrite rule applied at one place in the graph.
 struct RewriteResult {
-    std::string rule;        // "diag-matmul", "mask-after-matmul", "softmax-log", "materialised-broadcast",
-                             // "repeated-layout", "duplicate-reduction"
+    std::string rule;        // "diag-matmul", "triangular-matmul", "softmax-log", "materialised-broadcast",
+                             // "repeated-layout", "duplicate-reduction", "reduce-after-linear",
+                             // "consecutive-pools", "scalar-chain", "drop-redundant"
     std::string what;        // what was found and what it is rewritten to
     std::string node;        // the matched node as TorchScript prints it
     int line = 0;            // 1-based source line of the matched node (0: unknown)
@@ -81,7 +83,7 @@ struct InefficiencyOptions {
     double minSpeedup = 2.0;     // flag when a checked rewrite is at least this much faster
     double minEfficiency = 0.05; // flag when floor / eager time is below this (docs/inefficiency.md)
     int cpuThreads = 1;          // intra-op threads for CPU timings (0: LibTorch's default); see inefficiency.cpp
-    double maxPasses = 2.0;      // flag a memory-bound task whose eager graph moves >= this many times its fewest bytes
+    double maxPasses = 0.0;      // > 0: flag a memory-bound, not launch-bound task whose eager graph moves >= this many times its fused minimum (0: passes are information)
 };
 
 struct InefficiencyReport {
@@ -102,8 +104,18 @@ struct InefficiencyReport {
     // Unfused passes: bytes the eager graph moves (every non-view op reads its tensor operands
     // and writes its output) over `bytes`, the fewest a single fused pass needs.
     double eagerTrafficBytes = 0;
-    double passes = 0;          // eagerTrafficBytes / bytes
+    // Bytes no fusion can avoid beyond `bytes`: the output of a GEMM/convolution (a compute op
+    // whose result the next op needs) written once and read once. Counted in the fused minimum.
+    double unavoidableBytes = 0;
+    double passes = 0;          // eagerTrafficBytes / (bytes + unavoidableBytes)
     bool memoryBound = false;   // memoryFloorMs >= computeFloorMs
+    // Launch-bound: the eager time is within 2x of what its kernel launches alone cost
+    // (launches x the device's smallest measured copy, a launch); efficiency and passes then
+    // describe launch latency, not avoidable work, and do not flag.
+    int launches = 0;           // top-level ops that run a kernel (not views, not metadata)
+    double launchMs = 0;        // one launch: the time of the smallest measured copy
+    bool launchBound = false;
+    bool tf32 = false;          // TF32 allowed while timing (false since TF32 is turned off for the analysis)
     std::vector<RewriteResult> rewrites;
     double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)
     std::string bestRule;
@@ -116,8 +128,11 @@ struct InefficiencyReport {
 };
 
 // Never throws for problems of the task itself; they land in `error`.
+// `redundancy`: filter 6's report of the same task on the same device, if it ran first; when it
+// found something and carries its reduced graph, the rule "drop-redundant" runs that graph (what
+// filter 6 proved removable, removed), checks it and times it like every other rewrite.
 InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyOptions& options,
-                                       const DeviceCeilings& ceilings);
+                                       const DeviceCeilings& ceilings, const RedundancyReport* redundancy = nullptr);
 
 // {"kind": "kernelsieve.inefficiency", device, ceilings, options, tasks: [...]}.
 std::string inefficiencyToJson(const std::vector<InefficiencyReport>& reports, const DeviceCeilings& ceilings,

@@ -6,9 +6,14 @@
 
 #include "ks/core/taskspec.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace torch::jit {
+struct Graph;
+}
 
 namespace ks {
 
@@ -46,6 +51,9 @@ struct RedundancyOptions {
     // whose removal passes the benchmark's own correctness check is removable by a kernel author.
     double rtol = 1e-4;
     double atol = 1e-5;
+    // Keep RedundancyReport::reducedGraph (the engine sets it for filter 5; it may hold a constant
+    // tensor of the output's size on the device, so a caller that keeps many reports leaves it off).
+    bool keepReducedGraph = false;
 };
 
 struct RedundancyReport {
@@ -61,6 +69,11 @@ struct RedundancyReport {
     std::vector<std::string> notes; // what was skipped and why
     std::string error;              // non-empty: the analysis failed (message names the task)
     double wallSeconds = 0;
+
+    // The task's graph with what was found removed (constants folded in, bypasses applied, dead
+    // code eliminated), for filter 5's "drop-redundant" rewrite. In memory only: never written to
+    // a results file; the engine drops it once filter 5 has run.
+    std::shared_ptr<torch::jit::Graph> reducedGraph;
 
     double flopFraction() const { return totalFlops > 0 ? redundantFlops / totalFlops : 0.0; }
     bool hasRedundancy() const { return !nodes.empty() || !unused.empty(); }
