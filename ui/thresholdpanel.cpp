@@ -130,20 +130,22 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
         const bool tolerance = ks::isTolerance(info.threshold);
         // "Range <" rather than "Output Range <": the row must fit a 1280-pixel window. A
         // tolerance is a setting, not a bound, so it gets no comparison sign.
-        auto* label = new QLabel(tolerance ? QString::fromUtf8(info.shortLabel)
-                                           : QStringLiteral("%1 %2").arg(QString::fromUtf8(info.shortLabel),
-                                                                         info.below ? QStringLiteral("<")
-                                                                                    : QStringLiteral("\u2265")));
-        label->setToolTip(tolerance ? tr("The validation tolerance zeros pass checks against: %1")
-                                          .arg(QString::fromUtf8(info.description).toHtmlEscaped())
-                                    : tr("Flag when %1 %2 threshold: %3")
-                                          .arg(QString::fromUtf8(info.metricLabel),
-                                               info.below ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
-                                               QString::fromUtf8(info.description)));
+        auto* label = new QLabel(
+            tolerance ? QString::fromUtf8(info.shortLabel)
+                      : QStringLiteral("%1 %2").arg(QString::fromUtf8(info.shortLabel),
+                                                    info.below ? QStringLiteral("<")
+                                                               : QStringLiteral("\u2265")));
+        label->setToolTip(
+            tolerance ? tr("The validation tolerance zeros pass checks against: %1")
+                            .arg(QString::fromUtf8(info.description).toHtmlEscaped())
+                      : tr("Flag when %1 %2 threshold: %3")
+                            .arg(QString::fromUtf8(info.metricLabel),
+                                 info.below ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
+                                 QString::fromUtf8(info.description)));
         // Tolerances go down to the seed's 1e-5, so they step from 1e-6 like the statistics.
         const double firstStep = info.threshold == ks::Threshold::RedundantFlopFraction ? 1e-3
-                                 : statistical || tolerance                            ? 1e-6
-                                                                                       : 1e-2;
+                                 : statistical || tolerance                             ? 1e-6
+                                                                                        : 1e-2;
         auto* spin = new ThresholdSpinBox(firstStep);
         spin->setObjectName(QString::fromUtf8(info.key));
         spin->setToolTip(label->toolTip());
@@ -163,8 +165,9 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
 
     auto* marginCell = new QHBoxLayout;
     auto* marginLabel = new QLabel(tr("Borderline \u00b1"));
-    marginLabel->setToolTip(tr("Mark a cell borderline (~, italic) when its metric is within this share of its "
-                               "threshold: 0.1 = 10%. 0 turns the mark off."));
+    marginLabel->setToolTip(
+        tr("Mark a cell borderline (~, italic) when its metric is within this share of its "
+           "threshold: 0.1 = 10%. 0 turns the mark off."));
     m_margin = new ThresholdSpinBox(1e-2);
     m_margin->setObjectName(QString::fromUtf8(ks::BorderlineMarginKey));
     m_margin->setRange(0, 1);

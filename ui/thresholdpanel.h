@@ -63,7 +63,7 @@ class ThresholdPanel : public QWidget {
     std::array<QLabel*, ks::CriterionCount> m_counts{};
     std::array<QBoxLayout*, 2> m_rows{}; // statistics; filters 5-6
     std::vector<QBoxLayout*> m_groups;   // one per criterion of filters 5-6
-    QDoubleSpinBox* m_margin = nullptr; // Thresholds::borderlineMargin
+    QDoubleSpinBox* m_margin = nullptr;  // Thresholds::borderlineMargin
     QComboBox* m_profileBox = nullptr;
     QLabel* m_modified = nullptr;
     QPushButton* m_reset = nullptr;

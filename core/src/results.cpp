@@ -258,7 +258,8 @@ double toleranceUsed(double lo, double hi, double c, double atol, double rtol) {
     // float32, in torch's order: allowed = atol + |rtol * ref|, actual = |out - ref|, and an exact
     // match passes even at zero tolerances. The ratio is taken in double from the float32 sides,
     // so "<= 1" agrees with torch's "actual <= allowed" to the last bit.
-    const float fc = static_cast<float>(c), fa = static_cast<float>(atol), fr = static_cast<float>(rtol);
+    const float fc = static_cast<float>(c), fa = static_cast<float>(atol),
+                fr = static_cast<float>(rtol);
     auto used = [&](float x) {
         const float actual = std::fabs(fc - x);
         const float allowed = fa + std::fabs(fr * x);
@@ -268,11 +269,12 @@ double toleranceUsed(double lo, double hi, double c, double atol, double rtol) {
     };
     // Only the range [lo, hi] is stored, not the values. On each interval between the kinks x = 0
     // and x = c, |c - x| / (atol + rtol |x|) is a ratio of linear functions with a positive
-    // denominator, hence monotone, so its maximum over [lo, hi] lies at lo, hi, 0 or c; at c it is 0.
-    // lo and hi are values the output takes, so the verdict is exact there. 0 lies inside (lo, hi)
-    // but need not be a value: counting it can only call a passing constant a failure, never the
-    // reverse, so a flag is always one torch.allclose would give. (For rtol <= 1 it never decides:
-    // the extreme on the other side of c from 0 then uses at least as much of the tolerance.)
+    // denominator, hence monotone, so its maximum over [lo, hi] lies at lo, hi, 0 or c; at c it is
+    // 0. lo and hi are values the output takes, so the verdict is exact there. 0 lies inside (lo,
+    // hi) but need not be a value: counting it can only call a passing constant a failure, never
+    // the reverse, so a flag is always one torch.allclose would give. (For rtol <= 1 it never
+    // decides: the extreme on the other side of c from 0 then uses at least as much of the
+    // tolerance.)
     double worst = std::max(used(static_cast<float>(lo)), used(static_cast<float>(hi)));
     if (lo < 0 && 0 < hi) worst = std::max(worst, used(0.0f));
     return worst;
@@ -282,14 +284,16 @@ std::string borderlineText(const BorderlineHit& hit, double margin) {
     std::ostringstream os;
     os << "borderline: ";
     if (isTolerance(hit.threshold)) os << "tolerance used ";
-    os << std::setprecision(3) << hit.metric << " is within " << 100 * margin << "% of " << hit.bound;
+    os << std::setprecision(3) << hit.metric << " is within " << 100 * margin << "% of "
+       << hit.bound;
     return os.str();
 }
 
 double TaskResult::constantMean() const {
     if (seedStats.empty()) return NaN;
     double sum = 0;
-    for (const auto& s : seedStats) sum += s.mean; // every seed has the output's size
+    for (const auto& s : seedStats)
+        sum += s.mean; // every seed has the output's size
     return sum / static_cast<double>(seedStats.size());
 }
 
@@ -303,15 +307,20 @@ double TaskResult::zerosPass(const Thresholds& t) const {
     return std::isnan(mean) ? zeros : std::min(zeros, mean);
 }
 
-double TaskResult::metric(Criterion c) const { return metric(c, Thresholds::defaults()); }
+double TaskResult::metric(Criterion c) const {
+    return metric(c, Thresholds::defaults());
+}
 
 double TaskResult::thresholdMetric(Threshold th) const {
     const Criterion c = thresholdInfo(th).criterion;
     if (isTolerance(th) || !criterionRun(c)) return NaN;
     switch (th) {
-    case Threshold::BaselineEfficiency: return inefficiency->efficiency;
-    case Threshold::BaselinePasses: return inefficiency->passes;
-    default: return metric(c);
+    case Threshold::BaselineEfficiency:
+        return inefficiency->efficiency;
+    case Threshold::BaselinePasses:
+        return inefficiency->passes;
+    default:
+        return metric(c);
     }
 }
 
@@ -322,13 +331,18 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
     // "Within the margin" is asked of the rule itself: does its verdict change when its threshold
     // moves by the margin either way? That is |metric - t| <= margin * t wherever the rule can
     // fire, and never where it cannot (no rewrite found, a launch-bound task, passes switched off,
-    // a major redundancy that flags at any bound), so no precondition of filters 5-6 is repeated here.
+    // a major redundancy that flags at any bound), so no precondition of filters 5-6 is repeated
+    // here.
     auto fires = [this](Threshold th, const Thresholds& u) {
         switch (th) {
-        case Threshold::BaselineRewriteSpeedup: return inefficiencyVerdict(*inefficiency, u).rewrite;
-        case Threshold::BaselineEfficiency: return inefficiencyVerdict(*inefficiency, u).efficiency;
-        case Threshold::BaselinePasses: return inefficiencyVerdict(*inefficiency, u).passes;
-        default: return flagged(thresholdInfo(th).criterion, u);
+        case Threshold::BaselineRewriteSpeedup:
+            return inefficiencyVerdict(*inefficiency, u).rewrite;
+        case Threshold::BaselineEfficiency:
+            return inefficiencyVerdict(*inefficiency, u).efficiency;
+        case Threshold::BaselinePasses:
+            return inefficiencyVerdict(*inefficiency, u).passes;
+        default:
+            return flagged(thresholdInfo(th).criterion, u);
         }
     };
     for (const auto& i : thresholdInfos()) {
@@ -356,7 +370,8 @@ double TaskResult::metric(Criterion c, const Thresholds& t) const {
     case Criterion::InputImpact: return inputImpact.maxStd;
     case Criterion::BaselineInefficiency: return criterionRun(c) ? inefficiency->bestSpeedup : NaN;
     case Criterion::RedundantComputation: return criterionRun(c) ? redundancy->flopFraction() : NaN;
-    case Criterion::ZerosPass: return zerosPass(t);
+    case Criterion::ZerosPass:
+        return zerosPass(t);
     }
     return NaN;
 }
@@ -369,7 +384,8 @@ bool TaskResult::criterionRun(Criterion c) const {
     case Criterion::InputImpact: return inputImpact.run;
     case Criterion::BaselineInefficiency: return inefficiency && inefficiency->error.empty();
     case Criterion::RedundantComputation: return redundancy && redundancy->error.empty();
-    case Criterion::ZerosPass: return range.run; // derived from the range and the seed stats
+    case Criterion::ZerosPass:
+        return range.run; // derived from the range and the seed stats
     }
     return false;
 }
@@ -385,7 +401,8 @@ bool TaskResult::flagged(Criterion c, const Thresholds& t) const {
     switch (c) {
     case Criterion::BaselineInefficiency: return inefficiencyVerdict(*inefficiency, t).flagged();
     case Criterion::RedundantComputation: return redundancyFlagged(*redundancy, t);
-    case Criterion::ZerosPass: return zerosPass(t) <= 1.0; // NaN never flags
+    case Criterion::ZerosPass:
+        return zerosPass(t) <= 1.0; // NaN never flags
     default: return flaggedBelow(metric(c), t.value(c));
     }
 }
@@ -608,7 +625,8 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
             os << ",,,";
         }
         os << ',';
-        if (task.criterionRun(Criterion::ZerosPass)) os << fmt(task.metric(Criterion::ZerosPass, t), 9);
+        if (task.criterionRun(Criterion::ZerosPass))
+            os << fmt(task.metric(Criterion::ZerosPass, t), 9);
         for (const auto& i : thresholdInfos()) os << ',' << fmt(t.value(i.threshold), 9);
         os << ',' << fmt(t.borderlineMargin, 9) << ',' << borderlineKeys(task, t);
         os << ',' << (task.axes.run ? std::to_string(task.axes.minAxis()) : "") << ','
@@ -620,8 +638,10 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
         }
         // Tensors the engine draws as another sample than the original file (spec "approximated").
         std::string approx;
-        for (const auto& n : approximatedTensorsInSpec(task.specJson)) approx += (approx.empty() ? "" : ";") + n;
-        os << csvField(shape) << ',' << csvField(allErrors(task)) << ',' << csvField(approx) << "\r\n";
+        for (const auto& n : approximatedTensorsInSpec(task.specJson))
+            approx += (approx.empty() ? "" : ";") + n;
+        os << csvField(shape) << ',' << csvField(allErrors(task)) << ',' << csvField(approx)
+           << "\r\n";
     }
     return os.str();
 }
@@ -630,7 +650,8 @@ std::string resultsToTable(const RunResults& r, const Thresholds& t) {
     std::ostringstream os;
     auto cell = [&](const TaskResult& task, Criterion c) {
         if (!task.criterionRun(c)) return std::string(task.criterionError(c).empty() ? "  -   " : "error");
-        std::string v = c == Criterion::BaselineInefficiency   ? inefficiencySummary(*task.inefficiency, t)
+        std::string v = c == Criterion::BaselineInefficiency
+                            ? inefficiencySummary(*task.inefficiency, t)
                         : c == Criterion::RedundantComputation ? redundancySummary(*task.redundancy)
                                                                : fmt(task.metric(c, t), 3);
         return std::string(task.flagged(c, t) ? "FLAG " : "ok   ") + v;

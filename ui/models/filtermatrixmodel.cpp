@@ -93,20 +93,27 @@ QString redundancyDetail(const ks::RedundancyReport& r, const ks::Thresholds& t)
 // Zeros pass: both constant outputs with what they use of the tolerance, so a researcher sees
 // which of them passes and by how much.
 QString zerosPassDetail(const ks::TaskResult& t, const ks::Thresholds& th) {
-    const double atol = th.value(ks::Threshold::ZerosPassAtol), rtol = th.value(ks::Threshold::ZerosPassRtol);
+    const double atol = th.value(ks::Threshold::ZerosPassAtol),
+                 rtol = th.value(ks::Threshold::ZerosPassRtol);
     QStringList lines;
     if (t.range.nonFinite > 0 || !std::isfinite(t.range.maxAbs))
-        return QObject::tr("the outputs hold non-finite values: no constant output is allclose to them");
+        return QObject::tr(
+            "the outputs hold non-finite values: no constant output is allclose to them");
     const double zeros = ks::toleranceUsed(t.range.maxAbs, t.range.maxAbs, 0.0, atol, rtol);
-    lines << ruleLine(zeros <= 1, QObject::tr("all zeros: max |value| = %1 uses %2 of the tolerance")
-                                      .arg(num(t.range.maxAbs), num(zeros)));
+    lines << ruleLine(zeros <= 1,
+                      QObject::tr("all zeros: max |value| = %1 uses %2 of the tolerance")
+                          .arg(num(t.range.maxAbs), num(zeros)));
     const double c = t.constantMean();
     const double mean = ks::toleranceUsed(t.range.min, t.range.max, c, atol, rtol);
-    lines << (std::isnan(mean) ? QObject::tr("the mean output: not known (no per-seed statistics)")
-                               : ruleLine(mean <= 1, QObject::tr("the mean %1 everywhere: values %2 .. %3, uses %4 of the tolerance")
-                                                         .arg(num(c), num(t.range.min), num(t.range.max), num(mean))));
-    lines << QObject::tr("passes where |out &minus; ref| &le; %1 + %2 &middot; |ref|; flags when a constant uses at most "
-                         "all of it (&le; 1)")
+    lines << (std::isnan(mean)
+                  ? QObject::tr("the mean output: not known (no per-seed statistics)")
+                  : ruleLine(
+                        mean <= 1,
+                        QObject::tr(
+                            "the mean %1 everywhere: values %2 .. %3, uses %4 of the tolerance")
+                            .arg(num(c), num(t.range.min), num(t.range.max), num(mean))));
+    lines << QObject::tr("passes where |out &minus; ref| &le; %1 + %2 &middot; |ref|; flags when a "
+                         "constant uses at most all of it (&le; 1)")
                  .arg(num(atol), num(rtol));
     return lines.join(QStringLiteral("<br>"));
 }
@@ -174,7 +181,8 @@ QString FilterMatrixModel::cellText(int row, ks::Criterion c) const {
 }
 
 bool FilterMatrixModel::borderline(int row, ks::Criterion c) const {
-    return row >= 0 && row < rowCount() && ((m_borderline[static_cast<size_t>(row)] >> static_cast<int>(c)) & 1);
+    return row >= 0 && row < rowCount() &&
+           ((m_borderline[static_cast<size_t>(row)] >> static_cast<int>(c)) & 1);
 }
 
 FilterMatrixModel::CellState FilterMatrixModel::anyFlagState(int row) const {
@@ -269,17 +277,22 @@ QVariant FilterMatrixModel::data(const QModelIndex& index, int role) const {
                 QStringList lines;
                 for (const auto& hit : t.borderline(m_thresholds))
                     if (ks::thresholdInfo(hit.threshold).criterion == *c)
-                        lines << QString::fromStdString(ks::borderlineText(hit, m_thresholds.borderlineMargin))
+                        lines << QString::fromStdString(
+                                     ks::borderlineText(hit, m_thresholds.borderlineMargin))
                                      .toHtmlEscaped();
-                nearText = QStringLiteral("<p><i>%1</i></p>").arg(lines.join(QStringLiteral("<br>")));
+                nearText =
+                    QStringLiteral("<p><i>%1</i></p>").arg(lines.join(QStringLiteral("<br>")));
             }
             if (!ks::isStatistical(*c))
                 return tr("<p><b>%1</b> for %2: %3</p><p>%4</p><p>flagged iff %5</p>%7<p>%6</p>")
                     .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id), status,
-                         *c == ks::Criterion::BaselineInefficiency   ? inefficiencyDetail(*t.inefficiency, m_thresholds)
-                         : *c == ks::Criterion::RedundantComputation ? redundancyDetail(*t.redundancy, m_thresholds)
-                                                                     : zerosPassDetail(t, m_thresholds),
-                         QString::fromStdString(ks::criterionRuleText(*c, m_thresholds)).toHtmlEscaped(),
+                         *c == ks::Criterion::BaselineInefficiency
+                             ? inefficiencyDetail(*t.inefficiency, m_thresholds)
+                         : *c == ks::Criterion::RedundantComputation
+                             ? redundancyDetail(*t.redundancy, m_thresholds)
+                             : zerosPassDetail(t, m_thresholds),
+                         QString::fromStdString(ks::criterionRuleText(*c, m_thresholds))
+                             .toHtmlEscaped(),
                          QString::fromUtf8(info.description).toHtmlEscaped(), nearText);
             return tr("<p><b>%1</b> for %2: %3</p><p>%4 = %5<br>threshold = %6 (flagged iff %4 "
                       "&lt; threshold)</p>%8<p>%7</p>")

@@ -56,11 +56,13 @@ enum class Threshold {
     BaselineEfficiency,     // flagged when roofline floor / eager time is below this
     BaselinePasses,         // flagged when memory-bound and the eager graph makes at least this many passes
     RedundantFlopFraction,  // flagged when redundant ops exist and take at least this share of FLOPs
-    ZerosPassAtol,          // the validation's absolute tolerance: |out - ref| <= atol + rtol * |ref|
-    ZerosPassRtol           // ... and its relative tolerance
+    ZerosPassAtol,          // allclose's atol: out passes where |out - ref| <= atol + rtol * |ref|
+    ZerosPassRtol           // ... and its rtol
 };
 inline constexpr int ThresholdCount = 10;
-inline bool isTolerance(Threshold t) { return t == Threshold::ZerosPassAtol || t == Threshold::ZerosPassRtol; }
+inline bool isTolerance(Threshold t) {
+    return t == Threshold::ZerosPassAtol || t == Threshold::ZerosPassRtol;
+}
 
 struct ThresholdInfo {
     Threshold threshold;
@@ -77,8 +79,8 @@ const ThresholdInfo& thresholdInfo(Threshold t);
 std::optional<Threshold> thresholdFromKey(std::string_view key);
 // The thresholds of one criterion, in table order (the first is its primary one).
 std::vector<Threshold> thresholdsOf(Criterion c);
-// "output_range < 0.01", "baseline_rewrite_speedup >= 2": the rule as text, for tables and tooltips.
-// A tolerance is a setting, not a bound: "zeros_pass_atol = 0.01".
+// "output_range < 0.01", "baseline_rewrite_speedup >= 2": the rule as text, for tables and
+// tooltips. A tolerance is a setting, not a bound: "zeros_pass_atol = 0.01".
 std::string thresholdRuleText(Threshold t, double value);
 
 // Flag rule shared by all four statistical filters: flagged iff metric < threshold, compared in

@@ -121,7 +121,8 @@ struct TaskResult {
     // outputs hold NaN or infinities (never flagged) or the range was not run.
     double zerosPass(const Thresholds& t) const;
     double constantMean() const; // mean of all outputs over all seeds; NaN without seed stats
-    // Every rule whose metric is borderline under `t`, in threshold order; empty when the margin is 0.
+    // Every rule whose metric is borderline under `t`, in threshold order; empty when the margin is
+    // 0.
     std::vector<BorderlineHit> borderline(const Thresholds& t) const;
     bool criterionRun(Criterion c) const;
     // The error of the analysis behind a criterion of filters 5-6, else empty.
@@ -177,7 +178,8 @@ std::string readFile(const std::string& path); // throws ks::Error naming the pa
 
 // CSV: task_id, task_name, one True/False column per criterion (the seed's Table 1 four, then
 // filters 5-6 and zeros pass; empty when not run), then any flag, level, category, status, the
-// metric values, the thresholds, the borderline margin and the borderline criteria, error. RFC 4180 quoting, CRLF line ends. README "File formats" lists columns.
+// metric values, the thresholds, the borderline margin and the borderline criteria, error. RFC 4180
+// quoting, CRLF line ends. README "File formats" lists columns.
 std::string resultsToCsv(const RunResults& r, const Thresholds& t);
 std::string csvField(const std::string& s);
 
