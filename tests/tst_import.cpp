@@ -410,6 +410,48 @@ TEST_F(Import, GraphAnalysesSeeThroughNestedModuleCalls) {
     EXPECT_FALSE(rr.hasRedundancy());
 }
 
+// Filters 5 and 6 name lines of the task's own file for imported tasks too (the GUI's source pane
+// shows that file with the same numbers): a traced node carries the Python stack of its call, and
+// an op that nn.ConvTranspose3d runs points at the task's `self.conv_transpose(x)` line.
+TEST_F(Import, RedundantNodesAndRewritesNameLinesOfTheTaskFile) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    const TaskSpec* broken = s.find("L1-113");
+    ASSERT_TRUE(broken);
+    RedundancyOptions ro;
+    ro.device = "cpu";
+    const RedundancyReport rr = analyzeRedundancy(*broken, ro);
+    ASSERT_TRUE(rr.error.empty()) << rr.error;
+    std::map<std::string, std::pair<int, std::string>> at;
+    for (const auto& n : rr.nodes)
+        at[n.op] = {n.line, n.sourceText};
+    ASSERT_TRUE(at.count("aten::softmax")) << redundancyReportsToJson({rr}, ro);
+    EXPECT_EQ(at["aten::softmax"],
+              (std::pair<int, std::string>{21, "x = torch.softmax(x, dim=1)"}));
+    ASSERT_TRUE(at.count("aten::_convolution") || at.count("aten::conv_transpose3d"))
+        << redundancyReportsToJson({rr}, ro);
+    const auto conv =
+        at.count("aten::_convolution") ? at["aten::_convolution"] : at["aten::conv_transpose3d"];
+    EXPECT_EQ(conv, (std::pair<int, std::string>{18, "x = self.conv_transpose(x)"}));
+
+    const TaskSpec* diag = s.find("L1-12");
+    ASSERT_TRUE(diag);
+    InefficiencyOptions io;
+    io.device = "cpu";
+    io.runs = 3;
+    io.seeds = 1;
+    const DeviceCeilings c =
+        deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
+    const InefficiencyReport r = analyseInefficiency(*diag, io, c);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    bool found = false;
+    for (const auto& w : r.rewrites)
+        if (w.rule == "diag-matmul") {
+            found = true;
+            EXPECT_EQ(w.line, 15); // return torch.diag(A) @ B
+        }
+    EXPECT_TRUE(found);
+}
+
 // The engine's pass 1 draws seed s as robust-kbench's filters do (docs/task-format.md, "Seed
 // semantics"): seedAll(s), the inputs, then the parameters, on the CPU generator. For every
 // fixture task the exporter found exact, that gives exactly the tensors of

@@ -163,7 +163,8 @@ TEST(Csv, TableOneColumnsThenMetrics) {
     // Zeros pass needs no run of its own: outputs of at most 6.1e-5 pass allclose as zeros.
     EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,,,True,True,1,activation,ok,6.1e-05,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("\r\nL1-12,\"12_Matmul,with \"\"diag\"\"\",False,False,False,False,,,False,False,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find(",\"line1\r\nline2\"\r\n"), std::string::npos);
+    // The error field, then "approximated" (empty: these specs mark no tensor).
+    EXPECT_NE(csv.find(",\"line1\r\nline2\",\r\n"), std::string::npos);
 }
 
 TEST(Files, AtomicWriteReplacesAndReads) {
@@ -270,8 +271,9 @@ TEST(Criteria, SevenCriteriaTenThresholdsAndKeys) {
     EXPECT_DOUBLE_EQ(d.borderlineMargin, 0.1);
     EXPECT_DOUBLE_EQ(d.value(Threshold::BaselineRewriteSpeedup), 2.0);
     EXPECT_DOUBLE_EQ(d.value(Threshold::BaselineEfficiency), 0.05);
-    EXPECT_DOUBLE_EQ(d.value(Threshold::BaselinePasses), 2.0);
-    EXPECT_DOUBLE_EQ(d.value(Threshold::RedundantFlopFraction), 0.0);
+    EXPECT_DOUBLE_EQ(d.value(Threshold::BaselinePasses), 0.0); // information (docs/inefficiency.md)
+    EXPECT_DOUBLE_EQ(d.value(Threshold::RedundantFlopFraction),
+                     0.05); // minor findings (docs/redundancy.md)
     EXPECT_EQ(thresholdFromKey("baseline_passes"), Threshold::BaselinePasses);
     EXPECT_FALSE(thresholdFromKey("baseline_inefficiency")); // a criterion, not a threshold
     EXPECT_EQ(thresholdRuleText(Threshold::BaselineRewriteSpeedup, 2), "baseline_rewrite_speedup >= 2");
@@ -309,17 +311,29 @@ TEST(FlagRule, InefficiencyEachRuleAtItsEdge) {
     r.eagerMs = 1;
     r.efficiency = NaN;
     EXPECT_FALSE(inefficiencyVerdict(r, th).efficiency);
+    // A launch-bound task's efficiency says nothing about avoidable work.
+    r.efficiency = 0.0499;
+    r.launchBound = true;
+    EXPECT_FALSE(inefficiencyVerdict(r, th).efficiency);
+    r.launchBound = false;
     r.efficiency = 0.5;
 
-    // Passes: only for a memory-bound task, at or above the bound; 0 means not measured.
+    // Passes: information by default (baseline_passes 0). With a bound (profile fusion-headroom):
+    // only for a memory-bound, not launch-bound task, at or above it; 0 passes means not measured.
     r.passes = 2.0;
+    r.memoryBound = true;
+    ASSERT_DOUBLE_EQ(th.value(Threshold::BaselinePasses), 0.0);
+    EXPECT_FALSE(inefficiencyVerdict(r, th).passes) << "off by default";
+    th.set(Threshold::BaselinePasses, 2.0);
     r.memoryBound = false;
     EXPECT_FALSE(inefficiencyVerdict(r, th).passes);
     r.memoryBound = true;
     EXPECT_TRUE(inefficiencyVerdict(r, th).passes);
+    r.launchBound = true;
+    EXPECT_FALSE(inefficiencyVerdict(r, th).passes);
+    r.launchBound = false;
     r.passes = 1.99;
     EXPECT_FALSE(inefficiencyVerdict(r, th).passes);
-    th.set(Threshold::BaselinePasses, 0.0);
     r.passes = 0.0;
     EXPECT_FALSE(inefficiencyVerdict(r, th).passes);
 
@@ -330,19 +344,35 @@ TEST(FlagRule, InefficiencyEachRuleAtItsEdge) {
     EXPECT_FALSE(inefficiencyVerdict(bad, Thresholds::defaults()).flagged());
 }
 
-TEST(FlagRule, RedundancyAnyRedundantOpByDefault) {
+// Severity: a major finding (constant output, dead op, never-used argument) always flags; minor
+// ones (ops whose removal changes nothing) flag at >= redundant_flop_fraction of the FLOPs.
+TEST(FlagRule, RedundancyMajorFindingsAlwaysMinorOnesByTheirFlops) {
     Thresholds th = Thresholds::defaults();
     RedundancyReport r;
     r.totalFlops = 100;
+    th.set(Threshold::RedundantFlopFraction, 0.0);
     EXPECT_FALSE(redundancyFlagged(r, th)); // nothing redundant, even at t = 0
     r.unused.push_back({"b", true, "never used"});
-    EXPECT_TRUE(redundancyFlagged(r, th)); // 0% of FLOPs, but an unused parameter
     th.set(Threshold::RedundantFlopFraction, 0.25);
-    EXPECT_FALSE(redundancyFlagged(r, th));
-    r.redundantFlops = 25; // exactly the bound
-    EXPECT_TRUE(redundancyFlagged(r, th));
-    r.redundantFlops = 24.9;
-    EXPECT_FALSE(redundancyFlagged(r, th));
+    EXPECT_TRUE(redundancyFlagged(r, th)); // 0% of FLOPs, but a parameter never used: a dead branch
+
+    RedundancyReport minor;
+    minor.totalFlops = 100;
+    RedundantNode clamp;
+    clamp.kind = RedundantNode::Kind::NoEffect;
+    clamp.op = "aten::clamp";
+    minor.nodes.push_back(clamp);
+    minor.unused.push_back({"lo", true, "only feeds redundant ops"}); // follows the op's severity
+    EXPECT_FALSE(redundancyMajor(minor));
+    minor.redundantFlops = 25; // exactly the bound
+    EXPECT_TRUE(redundancyFlagged(minor, th));
+    minor.redundantFlops = 24.9;
+    EXPECT_FALSE(redundancyFlagged(minor, th));
+    EXPECT_TRUE(redundancyFlagged(minor, Thresholds::defaults())); // 24.9% >= the default 5%
+    minor.redundantFlops = 4.9;
+    EXPECT_FALSE(redundancyFlagged(minor, Thresholds::defaults()));
+    minor.nodes[0].kind = RedundantNode::Kind::ConstantOutput; // now major: flags at any share
+    EXPECT_TRUE(redundancyFlagged(minor, Thresholds::defaults()));
     r.redundantFlops = 100;
     r.error = "task KS-1: failed";
     EXPECT_FALSE(redundancyFlagged(r, th));
@@ -359,9 +389,12 @@ TEST(FlagRule, CellSummariesNameTheDominantReason) {
     r.efficiency = 0.5;
     r.memoryBound = true;
     r.passes = 2.5;
-    EXPECT_EQ(inefficiencySummary(r, th), "2.5 passes");
+    EXPECT_EQ(inefficiencySummary(r, th), "eff 0.5"); // passes are information by default
+    Thresholds fusion = th;
+    fusion.set(Threshold::BaselinePasses, 2.0); // profile fusion-headroom
+    EXPECT_EQ(inefficiencySummary(r, fusion), "2.5 passes");
     r.passes = 1.2;
-    EXPECT_EQ(inefficiencySummary(r, th), "eff 0.5"); // passed: the efficiency
+    EXPECT_EQ(inefficiencySummary(r, fusion), "eff 0.5"); // passed: the efficiency
     RedundancyReport d = sampleRedundancy();
     EXPECT_EQ(redundancySummary(d), "50%, 1 op");
     d.nodes.clear();
@@ -387,6 +420,12 @@ TEST(TaskResultFlags, AnalysesFlagThroughTaskResultAndNotRunIsNeverFlagged) {
     looser.set(Threshold::BaselineRewriteSpeedup, 50);
     looser.set(Threshold::RedundantFlopFraction, 0.6);
     EXPECT_FALSE(t.flagged(Criterion::BaselineInefficiency, looser)); // re-threshold, no re-run
+    EXPECT_TRUE(t.flagged(Criterion::RedundantComputation,
+                          looser)); // a dead matmul is major: any share flags
+    t.redundancy->nodes[0].kind =
+        RedundantNode::Kind::NoEffect; // a removable op: minor, 50% of the FLOPs
+    t.redundancy->unused.clear();
+    EXPECT_TRUE(t.flagged(Criterion::RedundantComputation, th));
     EXPECT_FALSE(t.flagged(Criterion::RedundantComputation, looser));
     t.redundancy->error = "task L1-23: redundancy analysis failed: x";
     EXPECT_FALSE(t.criterionRun(Criterion::RedundantComputation));
@@ -526,7 +565,7 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
     EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,True,True,True,True,1,activation,ok,"), std::string::npos)
         << csv;
     EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find(",0.01,0.01,0.01,0.01,2,0.05,2,0,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",0.01,0.01,0.01,0.01,2,0.05,0,0.05,"), std::string::npos) << csv;
     // The failed analysis: an empty cell, and its error in the error column, named.
     EXPECT_NE(csv.find("\r\nL1-99,broken,True,True,True,True,,,True,True,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("redundant_computation: task L1-99: redundancy analysis failed: boom"), std::string::npos);
@@ -564,9 +603,15 @@ TEST(Criteria, RuleTextSaysTheWholeRule) {
     t.set(Threshold::BaselinePasses, 3);
     EXPECT_EQ(criterionRuleText(Criterion::OutputAxes, t), "output_axes < 0.01");
     EXPECT_EQ(criterionRuleText(Criterion::BaselineInefficiency, t),
-              "baseline_rewrite_speedup >= 2 or baseline_efficiency < 0.05 or (memory-bound and baseline_passes >= 3)");
+              "baseline_rewrite_speedup >= 2 or (not launch-bound and baseline_efficiency < 0.05) "
+              "or (memory-bound, "
+              "not launch-bound and baseline_passes >= 3)");
+    // passes off (the default): the rule does not mention it
+    EXPECT_EQ(criterionRuleText(Criterion::BaselineInefficiency, Thresholds::defaults()),
+              "baseline_rewrite_speedup >= 2 or (not launch-bound and baseline_efficiency < 0.05)");
     EXPECT_EQ(criterionRuleText(Criterion::RedundantComputation, t),
-              "redundant ops or unused arguments and redundant_flop_fraction >= 0");
+              "constant outputs, dead ops or unused arguments, or removable ops with "
+              "redundant_flop_fraction >= 0.05");
 }
 
 // ---- zeros pass (KernelBench issue 165) ---------------------------------------------------------

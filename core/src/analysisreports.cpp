@@ -226,7 +226,8 @@ json redundancyReportToJson(const RedundancyReport& r) {
                          {"source", n.sourceText},
                          {"reason", n.reason},
                          {"node", n.node},
-                         {"flops", num(n.flops)}});
+                         {"flops", num(n.flops)},
+                         {"bytes", num(n.bytes)}});
     json unused = json::array();
     for (const auto& u : r.unused) unused.push_back({{"name", u.name}, {"param", u.isParam}, {"reason", u.reason}});
     json t = {{"id", r.taskId},
@@ -270,6 +271,7 @@ RedundancyReport redundancyReportFromJson(const json& j) {
         n.reason = str(x, "reason");
         n.node = str(x, "node");
         n.flops = getNum(x, "flops", 0);
+        n.bytes = getNum(x, "bytes", 0);
         r.nodes.push_back(std::move(n));
     }
     for (const auto& x : j.value("unused_arguments", json::array()))
@@ -291,6 +293,7 @@ json deviceCeilingsToJson(const DeviceCeilings& c) {
                 {"copy_curve", curve},
                 {"fp32_peak_gflops", num(c.fp32PeakGflops)},
                 {"transcendental_gelems", num(c.transcendentalGelems)},
+                {"launch_ms", num(c.launchMs)},
                 {"threads", c.threads},
                 {"method", c.method},
                 {"source", c.source}};
@@ -309,6 +312,8 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
     }
     c.fp32PeakGflops = getNum(j, "fp32_peak_gflops", 0);
     c.transcendentalGelems = getNum(j, "transcendental_gelems", 0);
+    c.launchMs =
+        getNum(j, "launch_ms", 0); // 0 in files written before it: the cache measures again
     c.threads = j.value("threads", 0);
     c.method = str(j, "method");
     c.source = str(j, "source");

@@ -116,7 +116,8 @@ std::string cpuModelName() {
 // cache missing a ceiling (e.g. written before the exp rate existed) is measured again.
 DeviceCeilings cachedCeilingsFromJson(const json& j) {
     DeviceCeilings c = deviceCeilingsFromJson(j);
-    if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0))
+    if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0) ||
+        !(c.launchMs > 0))
         throw Error("non-positive ceiling");
     return c;
 }
@@ -155,28 +156,45 @@ struct CpuThreads {
 };
 
 double DeviceCeilings::copyTimeMs(double bytes) const {
-    // Below the smallest measured copy the time does not shrink with the bytes any more (it is
-    // launch or dispatch overhead): a task can never be cheaper than that copy.
-    if (!copyCurve.empty() && bytes < copyCurve.front().first)
-        return copyCurve.front().first / (copyCurve.front().second * 1e9) * 1e3;
+    // No launch term here: the floor adds one launch (launchMs) for any task that launches a
+    // kernel. The old floor "never below the smallest measured copy" was no lower bound: a copy_
+    // pays more dispatch than a one-element elementwise op, and 1-launch tasks came out faster
+    // than their floor (efficiency up to 1.3 on the H200, 2026-12-01).
     const double bw = bandwidthAt(bytes);
     return bw > 0 ? bytes / (bw * 1e9) * 1e3 : 0.0;
 }
 
 double DeviceCeilings::bandwidthAt(double bytes) const {
     if (copyCurve.empty()) return copyBandwidthGBs;
-    if (bytes <= copyCurve.front().first) return copyCurve.front().second;
-    if (bytes >= copyCurve.back().first) return copyCurve.back().second;
-    for (size_t i = 1; i < copyCurve.size(); ++i) {
-        if (bytes <= copyCurve[i].first) {
-            const auto& [b0, g0] = copyCurve[i - 1];
-            const auto& [b1, g1] = copyCurve[i];
-            const double t = std::log(bytes / b0) / std::log(b1 / b0);
-            return std::exp(std::log(g0) + t * (std::log(g1) - std::log(g0)));
+    double at = copyCurve.back().second;
+    if (bytes <= copyCurve.front().first) {
+        at = copyCurve.front().second;
+    } else {
+        for (size_t i = 1; i < copyCurve.size(); ++i) {
+            if (bytes <= copyCurve[i].first) {
+                const auto& [b0, g0] = copyCurve[i - 1];
+                const auto& [b1, g1] = copyCurve[i];
+                const double t = std::log(bytes / b0) / std::log(b1 / b0);
+                at = std::exp(std::log(g0) + t * (std::log(g1) - std::log(g0)));
+                break;
+            }
         }
     }
-    return copyCurve.back().second;
+    // A larger copy that ran faster shows the device can move these bytes at least that fast
+    // (GPU copies below ~1 GiB are launch-limited); a cache-resident CPU copy stays as measured.
+    for (const auto& [b, g] : copyCurve)
+        if (b >= bytes) at = std::max(at, g);
+    return at;
 }
+
+namespace {
+// One launch, timed like a task: a one-element elementwise op (see DeviceCeilings::launchMs).
+double measureLaunchMs(const at::Device& dev) {
+    const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
+    at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
+    return timeMs([&] { at::neg_out(y, x); }, 5, dev.is_cuda() ? 51 : 21, dev);
+}
+} // namespace
 
 DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
     c10::InferenceMode guard;
@@ -214,8 +232,10 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
             const double expMs = timeMs([&] { at::exp_out(y, x); }, 3, 20, dev);
             c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
         }
-        c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of 64 Mi float32; "
-                   "CUDA events, medians";
+        c.launchMs = measureLaunchMs(dev);
+        c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of "
+                   "64 Mi float32, "
+                   "one-element neg for a launch; CUDA events, medians";
     } else {
         const at::Device dev(at::kCPU);
         const auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -240,8 +260,11 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
             const double expMs = timeMs([&] { at::exp_out(y, x); }, 2, 9, dev, 64);
             c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
         }
-        c.method = "copy_ of 16 KiB..64 MiB float32 (read+write), mm 2048^2 float32, exp of 16 Ki float32, " + std::to_string(c.threads) +
-                   " threads; steady_clock, minimum of the runs";
+        c.launchMs = measureLaunchMs(dev);
+        c.method = "copy_ of 16 KiB..64 MiB float32 (read+write), mm 2048^2 float32, exp of 16 Ki "
+                   "float32, one-element "
+                   "neg for a launch, " +
+                   std::to_string(c.threads) + " threads; steady_clock, minimum of the runs";
     }
     c.copyBandwidthGBs = c.copyCurve.back().second;
     return c;
@@ -331,13 +354,6 @@ std::string nodeText(const Node* n) {
     return s;
 }
 
-int lineOf(const Node* n) {
-    const auto& r = n->sourceRange();
-    const auto src = r.source();
-    if (!src) return 0;
-    return static_cast<int>(src->lineno_for_offset(r.start())) + 1;
-}
-
 bool isTensor(const Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); }
 
 // The task's graph, inlined, plus the leading `self` argument of an imported (module) task.
@@ -360,6 +376,25 @@ TaskGraph taskGraph(const TaskSpec& spec, const CompiledTask& ct, const at::Devi
     }
     inlineAllCalls(*tg.graph);
     return tg;
+}
+
+// Sets the allow_tf32 argument of every aten::_convolution in `g` to false; returns how many
+// were true. (_convolution's last argument; the 12-argument overload has none.)
+int clearTracedTf32(Graph& g) {
+    int cleared = 0;
+    Value* off = nullptr;
+    for (Node* n : g.nodes()) {
+        if (n->kind() != c10::aten::_convolution || n->inputs().size() != 13) continue;
+        const auto flag = torch::jit::toIValue(n->input(12));
+        if (!flag || !flag->isBool() || !flag->toBool()) continue;
+        if (!off) {
+            torch::jit::WithInsertPoint guard(g.nodes().front());
+            off = g.insertConstant(false);
+        }
+        n->replaceInput(12, off);
+        ++cleared;
+    }
+    return cleared;
 }
 
 // Runs a graph on (self?, *inputs, *params). Built once per graph: creating the GraphFunction
@@ -581,6 +616,10 @@ struct Match {
     std::string what;
     bool implemented = true;
     std::vector<int64_t> ints; // what the rewrite needs that only the shapes tell (rule-specific)
+    // A constructor, not an aggregate: most rules need no `ints`, and g++ warns on every brace
+    // initialiser that leaves a member out.
+    Match(size_t i, std::string w, bool impl = true, std::vector<int64_t> extra = {})
+        : index(i), what(std::move(w)), implemented(impl), ints(std::move(extra)) {}
 };
 
 struct Rule {
@@ -1128,6 +1167,14 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         const at::Device dev = info.device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
         const CompiledTask ct = compileTask(spec);
         const TaskGraph tg = taskGraph(spec, ct, dev);
+        // A traced convolution carries its own allow_tf32 flag (True: the trace saw PyTorch's
+        // default), which the global switch above cannot reach. Cleared, so every FLOP is timed in
+        // FP32, as the floor assumes; the eager time is then taken on that graph.
+        const int tracedTf32 = clearTracedTf32(*tg.graph);
+        if (tracedTf32 > 0)
+            rep.notes.push_back(std::to_string(tracedTf32) +
+                                " traced convolution(s) had allow_tf32 set; timed with "
+                                "it cleared (FP32, as the floor assumes)");
 
         // Operands and reference outputs per seed (the task as the engine runs it).
         std::vector<SeedRun> seeds;
@@ -1244,14 +1291,22 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                              (ceilings.transcendentalGelems > 0
                                   ? rep.transcendentals / (ceilings.transcendentalGelems * 1e9) * 1e3
                                   : 0.0);
-        rep.floorMs = std::max(rep.memoryFloorMs, rep.computeFloorMs);
+        // One fused kernel still costs a launch: the floor of a tiny task (a view-only task
+        // launches none).
+        rep.launchMs = ceilings.launchMs;
+        rep.floorMs = std::max(
+            {rep.memoryFloorMs, rep.computeFloorMs, rep.launches > 0 ? rep.launchMs : 0.0});
         rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
         rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / (rep.bytes + rep.unavoidableBytes) : 0;
-        rep.eagerMs = timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
-                            &rep.eagerMedianMs);
+        if (tracedTf32 > 0) {
+            GraphRunner fp32(tg.graph, tg);
+            rep.eagerMs = timeMs([&] { fp32(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
+                                 &rep.eagerMedianMs);
+        } else {
+            rep.eagerMs = timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); }, opt.warmup,
+                                 opt.runs, dev, 1, &rep.eagerMedianMs);
+        }
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
-        // One launch costs about what the smallest measured copy costs (timed the same way).
-        rep.launchMs = ceilings.copyCurve.empty() ? 0.0 : ceilings.copyTimeMs(ceilings.copyCurve.front().first);
         rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= 2.0 * std::max(rep.launches, 1) * rep.launchMs;
         if (rep.efficiency > 1)
             rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
@@ -1343,7 +1398,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 rr.rule = rule.name;
                 rr.what = m->what;
                 rr.node = nodeText(base[i]);
-                rr.line = lineOf(base[i]);
+                rr.line =
+                    taskSourceLine(base[i], spec).line; // the task file's line, traced tasks too
                 rr.implemented = m->implemented && rule.apply;
                 if (rr.implemented) {
                     auto g = tg.graph->copy();
@@ -1374,7 +1430,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 for (Node* n : g->nodes())
                     if (isReduction(kindOf(n))) {
                         rr.node = nodeText(n);
-                        rr.line = lineOf(n);
+                        rr.line = taskSourceLine(n, spec).line;
                         break;
                     }
                 evaluate(rr, h);

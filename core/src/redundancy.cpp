@@ -74,6 +74,13 @@ bool isLayoutOp(const Node* n) {
                       "aten::__getitem__", "aten::cat", "aten::stack", "aten::index_select"});
 }
 
+// Layout ops that copy their data (`clone`, `contiguous` of a strided tensor): the one kind of
+// layout op the ablation tries, since a kernel that skips the copy saves its bytes. Reported with
+// the bytes moved instead of FLOPs (they do none).
+bool isCopyOp(const Node* n) {
+    return kindIn(n, {"aten::clone", "aten::contiguous"});
+}
+
 // Ops whose constant output is their purpose (factories), never "redundant".
 bool isFactoryOp(const Node* n) {
     const std::string k = n->kind().toQualString();
@@ -94,6 +101,8 @@ struct Observed {
     at::ScalarType dtype = at::kFloat;
     bool constant = true; // one value on every element and seed
     double value = 0;     // that value (seed 0's first element)
+    bool contiguous =
+        true; // seed 0's tensor was contiguous (a `contiguous()` of it copies nothing)
 };
 
 struct Liveness {
@@ -160,7 +169,9 @@ private:
         const auto it = m_obs.find(v);
         return it == m_obs.end() ? nullptr : &it->second;
     }
-    void addNode(Node* n, RedundantNode::Kind kind, std::string reason);
+    void addNode(Node* n, RedundantNode::Kind kind, std::string reason, double bytes = 0);
+    Value* liveOutput(Node* n, const Liveness& live) const;
+    double copyBytes(const Node* n) const;
     void constantPass();
     void bypassPass();
     void dataflowReport();
@@ -235,6 +246,7 @@ void Analysis::observe() {
             if (s == 0) {
                 o.sizes = t.sizes().vec();
                 o.dtype = t.scalar_type();
+                o.contiguous = t.is_contiguous();
                 o.constant = t.numel() > 0 && !t.is_complex();
                 if (o.constant) o.value = t.reshape(-1)[0].item<double>();
             } else if (t.sizes().vec() != o.sizes) {
@@ -327,7 +339,7 @@ double Analysis::flops(const Node* n) const {
     return most;
 }
 
-void Analysis::addNode(Node* n, RedundantNode::Kind kind, std::string reason) {
+void Analysis::addNode(Node* n, RedundantNode::Kind kind, std::string reason, double bytes) {
     m_reported.insert(n);
     RedundantNode r;
     r.kind = kind;
@@ -336,16 +348,11 @@ void Analysis::addNode(Node* n, RedundantNode::Kind kind, std::string reason) {
     std::ostringstream os;
     n->print(os, 0, nullptr, /*print_source_locations=*/false);
     r.node = oneLine(os.str());
-    const auto& range = n->sourceRange();
-    if (const auto flc = range.file_line_col()) {
-        r.line = static_cast<int>(std::get<1>(*flc));
-    }
-    if (const auto& src = range.source()) {
-        const size_t line = src->lineno_for_offset(range.start());
-        if (r.line == 0) r.line = static_cast<int>(line) + 1;
-        r.sourceText = oneLine(src->get_line(line).str());
-    }
+    const SourceLine at = taskSourceLine(n, m_spec); // the task file's line, for traced tasks too
+    r.line = at.line;
+    r.sourceText = at.text;
     r.flops = flops(n);
+    r.bytes = bytes;
     m_rep.redundantFlops += r.flops;
     m_rep.nodes.push_back(std::move(r));
 }
@@ -378,10 +385,10 @@ void Analysis::constantPass() {
             anyTainted = true;
             anyTaintedTensor = anyTaintedTensor || isTensor(in);
         }
-        const bool candidate = n->kind().is_aten() && n->outputs().size() == 1 && isTensor(n->output()) &&
-                               anyTaintedTensor && !isMutating(n) && !isFactoryOp(n) && !isLayoutOp(n) &&
-                               live.values.count(n->output()) && !n->isNondeterministic();
-        const Observed* o = candidate ? info(n->output()) : nullptr;
+        Value* out = n->kind().is_aten() ? liveOutput(n, live) : nullptr;
+        const bool candidate = out && anyTaintedTensor && !isMutating(n) && !isFactoryOp(n) &&
+                               !isLayoutOp(n) && !n->isNondeterministic();
+        const Observed* o = candidate ? info(out) : nullptr;
         if (o && o->constant) {
             at::Tensor c = at::full(o->sizes, o->value, at::TensorOptions().dtype(o->dtype).device(m_device));
             Value* cv = nullptr;
@@ -389,7 +396,7 @@ void Analysis::constantPass() {
                 torch::jit::WithInsertPoint guard(m_graph->nodes().front());
                 cv = m_graph->insertConstant(c);
             }
-            n->output()->replaceAllUsesWith(cv);
+            out->replaceAllUsesWith(cv);
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.6g", o->value);
             addNode(n, RedundantNode::Kind::ConstantOutput,
@@ -402,50 +409,151 @@ void Analysis::constantPass() {
     }
 }
 
+// The one output of `n` whose values reach the task output, when it is a tensor; nullptr when
+// none or several do. Multi-output ops (`max` with indices, `var_mean`) are ablated through it:
+// the other outputs feed nothing that matters.
+Value* Analysis::liveOutput(Node* n, const Liveness& live) const {
+    Value* found = nullptr;
+    for (Value* v : n->outputs()) {
+        if (!live.values.count(v)) continue;
+        if (found) return nullptr;
+        found = v;
+    }
+    return found && isTensor(found) ? found : nullptr;
+}
+
+// Bytes a copy op moves (read + write); 0 when it copies nothing (`contiguous` of a contiguous
+// tensor returns the tensor itself).
+double Analysis::copyBytes(const Node* n) const {
+    const Observed* in = info(n->input(0));
+    if (!in || (n->kind() == c10::aten::contiguous && in->contiguous)) return 0;
+    return 2.0 * product(in->sizes) * static_cast<double>(c10::elementSize(in->dtype));
+}
+
+namespace {
+// `a` without its size-1 dims equals `b` without its size-1 dims: a reshape between them only
+// adds or drops unit axes (a mean over a size-1 axis without keepdim, a squeeze done by
+// arithmetic).
+bool sameUpToUnitDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    std::vector<int64_t> x, y;
+    for (int64_t d : a)
+        if (d != 1) x.push_back(d);
+    for (int64_t d : b)
+        if (d != 1) y.push_back(d);
+    return x == y;
+}
+
+// `from` broadcasts to `to` (numpy rules) and is smaller: an expand can stand in for an op that
+// only repeats its input along broadcast axes.
+bool broadcastsTo(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+    if (from.size() > to.size() || product(from) >= product(to)) return false;
+    for (size_t i = 0; i < from.size(); ++i) {
+        const int64_t f = from[from.size() - 1 - i], t = to[to.size() - 1 - i];
+        if (f != t && f != 1) return false;
+    }
+    return true;
+}
+
+std::string sizesText(const std::vector<int64_t>& s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+} // namespace
+
 void Analysis::bypassPass() {
     for (auto it = m_top.rbegin(); it != m_top.rend(); ++it) {
         Node* n = *it;
-        if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().size() != 1 || !isTensor(n->output()) ||
-            isMutating(n) || isLayoutOp(n) || isMetaOp(n) || !n->blocks().empty())
+        const bool copy = isCopyOp(n);
+        if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().empty() || isMutating(n) ||
+            (isLayoutOp(n) && !copy) || isMetaOp(n) || !n->blocks().empty())
             continue;
-        if (!liveness(*m_graph).values.count(n->output())) continue; // already cut off by an earlier bypass
-        const Observed* o = info(n->output());
+        Value* out =
+            liveOutput(n, liveness(*m_graph)); // none: already cut off by an earlier bypass
+        if (!out) continue;
+        const Observed* o = info(out);
         if (!o) continue;
+        const double bytes = copy ? copyBytes(n) : 0.0;
+        if (copy && bytes == 0) continue; // a copy that copies nothing costs nothing to keep
         ++m_rep.opsExamined;
+        // A candidate stands in for `out`: an existing value, or (shape != out's) one made from an
+        // input by a reshape or an expand inserted just before `n`, removed again if rejected.
         struct Candidate {
             Value* value;
             RedundantNode::Kind kind;
             std::string why;
+            enum class Make { None, Reshape, Expand } make = Make::None;
         };
         std::vector<Candidate> candidates;
         // An earlier node with the same op on the same inputs (constants are pooled, so equal
         // arguments are the same value).
+        const size_t outIndex = out->offset();
         for (Node* m : m_top) {
             if (m == n) break;
-            if (m->kind() != n->kind() || m->outputs().size() != 1 || m->inputs().size() != n->inputs().size() ||
-                m_reported.count(m))
+            if (m->kind() != n->kind() || m->outputs().size() != n->outputs().size() ||
+                m->inputs().size() != n->inputs().size() || m_reported.count(m))
                 continue;
             if (std::equal(m->inputs().begin(), m->inputs().end(), n->inputs().begin()))
-                candidates.push_back({m->output(), RedundantNode::Kind::Duplicate,
-                                      "same op on the same inputs as " + describe(m->output()) +
+                candidates.push_back({m->output(outIndex), RedundantNode::Kind::Duplicate,
+                                      "same op on the same inputs as " +
+                                          describe(m->output(outIndex)) +
                                           "; reusing that result leaves the output unchanged"});
         }
+        const std::string what = copy ? "a copy of " : "bypassed by its input ";
         for (size_t i = 0; i < n->inputs().size(); ++i) {
             Value* in = n->input(i);
             const Observed* io = info(in);
-            if (!isTensor(in) || !io || io->sizes != o->sizes || io->dtype != o->dtype) continue;
-            candidates.push_back({in, RedundantNode::Kind::NoEffect,
-                                  "bypassed by its input " + describe(in) + ", the output is unchanged"});
+            if (!isTensor(in) || !io || io->dtype != o->dtype) continue;
+            if (io->sizes == o->sizes)
+                candidates.push_back(
+                    {in, RedundantNode::Kind::NoEffect,
+                     copy ? what + describe(in) +
+                                " that nothing needs; the output is unchanged without it"
+                          : what + describe(in) + ", the output is unchanged"});
+            else if (copy)
+                continue;
+            else if (sameUpToUnitDims(io->sizes, o->sizes))
+                candidates.push_back({in, RedundantNode::Kind::NoEffect,
+                                      what + describe(in) + " reshaped to " + sizesText(o->sizes) +
+                                          ", the output is unchanged",
+                                      Candidate::Make::Reshape});
+            else if (broadcastsTo(io->sizes, o->sizes))
+                candidates.push_back({in, RedundantNode::Kind::NoEffect,
+                                      what + describe(in) + " expanded to " + sizesText(o->sizes) +
+                                          ", the output is unchanged",
+                                      Candidate::Make::Expand});
         }
         for (const auto& c : candidates) {
-            const auto uses = n->output()->uses();
-            n->output()->replaceAllUsesWith(c.value);
+            Value* stand = c.value;
+            Node* made = nullptr;
+            if (c.make != Candidate::Make::None) {
+                torch::jit::WithInsertPoint guard(n);
+                stand = m_graph->insert(c.make == Candidate::Make::Reshape ? c10::aten::reshape
+                                                                           : c10::aten::expand,
+                                        {c.value, c10::IValue(o->sizes)});
+                made = stand->node();
+            }
+            const auto uses = out->uses();
+            out->replaceAllUsesWith(stand);
             if (outputUnchanged()) {
                 addNode(n, c.kind,
-                        c.why + " (" + std::to_string(m_rep.seeds) + " seeds and an all-zero input)");
+                        c.why + " (" + std::to_string(m_rep.seeds) +
+                            " seeds and an all-zero input)" +
+                            (copy ? "; it moves " + std::to_string(static_cast<long long>(bytes)) +
+                                        " bytes"
+                                  : ""),
+                        bytes);
                 break;
             }
-            for (const auto& u : uses) u.user->replaceInput(u.offset, n->output());
+            for (const auto& u : uses)
+                u.user->replaceInput(u.offset, out);
+            if (made) {
+                Node* sizes = made->inputs().size() > 1 ? made->input(1)->node() : nullptr;
+                made->destroy();
+                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses())
+                    sizes->destroy();
+            }
         }
     }
 }

@@ -113,6 +113,83 @@ void useEagerSemantics() {
 
 void seedAll(uint64_t seed) { at::manual_seed(seed); }
 
+namespace {
+std::string baseName(const std::string& path) {
+    const auto slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Line `line` (1-based) of `text`, trimmed and on one line; empty when out of range.
+std::string lineOfText(const std::string& text, int line) {
+    size_t start = 0;
+    for (int i = 1; i < line; ++i) {
+        start = text.find('\n', start);
+        if (start == std::string::npos) return {};
+        ++start;
+    }
+    if (start >= text.size() && line > 1) return {};
+    std::string s = text.substr(start, text.find('\n', start) - start);
+    const auto a = s.find_first_not_of(" \t\r");
+    const auto b = s.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+} // namespace
+
+SourceLine taskSourceLine(const torch::jit::Node* n, const TaskSpec& spec) {
+    SourceLine out;
+    // A loaded artifact's nodes point into the code torch.jit.save wrote; its debug records map
+    // that code back to the ranges the tracer recorded (the Python stack of each call).
+    torch::jit::SourceRange range = n->sourceRange();
+    for (int hops = 0; hops < 8; ++hops) {
+        auto origin = range.findSourceRangeThatGenerated();
+        if (!origin || !origin->source()) break;
+        range = *origin;
+    }
+    const auto& src = range.source();
+    if (!src) return out;
+    const std::string own = baseName(!spec.sourcePath.empty() ? spec.sourcePath : spec.specPath);
+    const std::string ownStem = own.substr(0, own.rfind('.'));
+    auto isOwn = [&](const std::string& file) {
+        const std::string b = baseName(file);
+        return b == own || b.substr(0, b.rfind('.')) == ownStem;
+    };
+    if (src->filename()) {
+        // A tracer's range: its text is the Python stack, one "FILE(LINE): FUNCTION" per frame,
+        // innermost first.
+        const std::string text = src->text_str().str();
+        size_t pos = 0;
+        while (pos < text.size()) {
+            const size_t end = std::min(text.find('\n', pos), text.size());
+            const std::string frame = text.substr(pos, end - pos);
+            pos = end + 1;
+            const auto open = frame.find("(");
+            const auto close = frame.find("):", open == std::string::npos ? 0 : open);
+            if (open == std::string::npos || close == std::string::npos) continue;
+            if (!isOwn(frame.substr(0, open))) continue;
+            try {
+                out.line = std::stoi(frame.substr(open + 1, close - open - 1));
+            } catch (const std::exception&) {
+                continue;
+            }
+            out.text = lineOfText(spec.source, out.line);
+            return out;
+        }
+        // A compiled range: the task's own file, or spec.source itself (CompilationUnit::define
+        // names it "<string>" and numbers it from 1).
+        const bool compiledSource = !spec.source.empty() && text == spec.source;
+        if (isOwn(*src->filename()) || compiledSource) {
+            out.line =
+                static_cast<int>(src->starting_line_no() + src->lineno_for_offset(range.start()));
+            out.text = lineOfText(compiledSource ? text : spec.source, out.line);
+        }
+        return out;
+    }
+    // Compiled from spec.source itself (built-in tasks): offsets into that text.
+    out.line = static_cast<int>(src->lineno_for_offset(range.start())) + 1;
+    out.text = lineOfText(src->text_str().str(), out.line);
+    return out;
+}
+
 void inlineAllCalls(torch::jit::Graph& g) {
     auto hasCall = [](torch::jit::Block* b, const auto& self) -> bool {
         for (torch::jit::Node* n : b->nodes()) {

@@ -80,6 +80,11 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.value(QStringLiteral("Timed on")), QStringLiteral("CUDA (median of 20 calls)"));
         QCOMPARE(model.value(QStringLiteral("Fewest bytes")), QStringLiteral("537 MB"));
         QCOMPARE(model.value(QStringLiteral("Passes")), QStringLiteral("2.52"));
+        QCOMPARE(model.value(QStringLiteral("Verdict")),
+                 QStringLiteral("passed")); // passes: information by default
+        auto fusion = ks::Thresholds::defaults();
+        fusion.set(ks::Threshold::BaselinePasses, 2); // profile fusion-headroom
+        model.setThresholds(fusion);
         QCOMPARE(model.value(QStringLiteral("Verdict")), QStringLiteral("flagged: 2.52 passes"));
         QVERIFY(model.value(QStringLiteral("Floor")).contains(QStringLiteral("memory-bound")));
         auto row = [&](const QString& q) {
@@ -460,7 +465,7 @@ class TestDetailModels : public QObject {
                      .toObject()
                      .value(QStringLiteral("baseline_passes"))
                      .toDouble(),
-                 2.0);
+                 0.0);
         QCOMPARE(doc.value(QStringLiteral("flags")).toObject().value(QStringLiteral("baseline_inefficiency")).toBool(true),
                  false);
         QVERIFY(doc.value(QStringLiteral("redundancy")).isObject()); // the reports travel with the task

@@ -99,34 +99,41 @@ class TestFilterMatrixModel : public QObject {
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResults(fixture());
-        const QString expected = QStringLiteral("L1-1   | . . . . . . . | clean\n"
-                                                "L1-4   | - - - - - - - | \u2014\n"
-                                                "L1-12  | . . . . F . . | flagged\n"
-                                                "L1-19  | . . . . . . . | clean\n"
-                                                "L1-23  | F F F F . . F | flagged\n"
-                                                "L1-24  | . . . . . . . | clean\n"
-                                                "L1-33  | . . . . . . . | clean\n"
-                                                "L1-36  | . . . . F . . | flagged\n"
-                                                "L1-47  | . . . . F . . | flagged\n"
-                                                "L1-95  | . F F F F . F | flagged\n"
-                                                "L2-13  | . F F F . F F | flagged\n"
-                                                "L2-13r | . . . . . . . | clean\n"
-                                                "L2-66  | . F F F . F F | flagged\n"
-                                                "L2-80  | F F F F . F F | flagged\n"
-                                                "L3-11  | E E E E E E E | error\n"
-                                                "KS-3   | . F F F F F F | flagged");
+        const QString expected =
+            QStringLiteral("L1-1   | . . . . . . . | clean\n"
+                           "L1-4   | - - - - - - - | \u2014\n"
+                           "L1-12  | . . . . F . . | flagged\n"
+                           "L1-19  | . . . . . . . | clean\n"
+                           "L1-23  | F F F F . . F | flagged\n"
+                           "L1-24  | . . . . . . . | clean\n"
+                           "L1-33  | . . . . . . . | clean\n"
+                           "L1-36  | . . . . . . . | clean\n" // passes: information by default
+                           "L1-47  | . . . . F . . | flagged\n"
+                           "L1-95  | . F F F F . F | flagged\n"
+                           "L2-13  | . F F F . F F | flagged\n"
+                           "L2-13r | . . . . . . . | clean\n"
+                           "L2-66  | . F F F . F F | flagged\n"
+                           "L2-80  | F F F F . F F | flagged\n"
+                           "L3-11  | E E E E E E E | error\n"
+                           "KS-3   | . F F F F F F | flagged");
         QCOMPARE(dump(model), expected);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputStd), 6);
-        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 5);
+        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 4);
         QCOMPARE(model.flaggedCount(ks::Criterion::RedundantComputation), 4);
         // Zeros pass on a file written before it existed: the near-zero softmax (L1-23), the
         // constant outputs, and L1-95 (a loss around 2.75 whose mean is within 1e-2 + 1e-2 |ref|).
         QCOMPARE(model.flaggedCount(ks::Criterion::ZerosPass), 6);
         QCOMPARE(model.headerData(FilterMatrixModel::ZerosPassColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Zeros Pass (6)"));
-        QCOMPARE(model.anyFlagCount(), 9);
+        QCOMPARE(model.anyFlagCount(), 8);
         QCOMPARE(model.errorCount(), 1);
+        // The seed's Table 1 reading (profile fusion-headroom): RMSNorm's 2.52 passes flag again.
+        auto fusion = ks::Thresholds::defaults();
+        fusion.set(ks::Threshold::BaselinePasses, 2.0);
+        model.setThresholds(fusion);
+        QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L1-36"))));
+        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 5);
         QCOMPARE(model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Output Std (6)"));
     }
@@ -161,11 +168,13 @@ class TestFilterMatrixModel : public QObject {
         };
         const int B = FilterMatrixModel::BaselineInefficiencyColumn;
         const int D = FilterMatrixModel::RedundantComputationColumn;
-        QCOMPARE(model.headerData(B, Qt::Horizontal).toString(), QStringLiteral("Baseline Inefficiency (5)"));
+        QCOMPARE(model.headerData(B, Qt::Horizontal).toString(),
+                 QStringLiteral("Baseline Inefficiency (4)"));
         QCOMPARE(model.headerData(D, Qt::Horizontal).toString(), QStringLiteral("Redundant Computation (4)"));
         // The dominant reason of each flag, and for a passed task the closest call.
         QCOMPARE(cell("L1-12", B).toString(), QStringLiteral("\u2691 51.1x diag-matmul"));
-        QCOMPARE(cell("L1-36", B).toString(), QStringLiteral("\u2691 2.52 passes"));
+        QCOMPARE(cell("L1-36", B).toString(),
+                 QStringLiteral("eff 0.0647")); // passed: passes are information
         QCOMPARE(cell("L1-47", B).toString(), QStringLiteral("\u2691 eff 0.00839"));
         QCOMPARE(cell("L1-24", B).toString(), QStringLiteral("1.02x repeated-layout"));
         QCOMPARE(cell("L1-23", B).toString(), QStringLiteral("eff 0.403"));
@@ -181,11 +190,20 @@ class TestFilterMatrixModel : public QObject {
                  FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Passed));
 
         // Tooltips say every rule with its value and bound, the firing one marked, CPU or CUDA.
+        const QString info = cell("L1-36", B, Qt::ToolTipRole).toString();
+        QVERIFY2(info.contains(
+                     QStringLiteral("2.52 passes over the data, memory-bound (information only")),
+                 qPrintable(info));
+        auto fusion = model.thresholds();
+        fusion.set(ks::Threshold::BaselinePasses, 2.0); // profile fusion-headroom
+        model.setThresholds(fusion);
+        QCOMPARE(cell("L1-36", B).toString(), QStringLiteral("\u2691 2.52 passes"));
         const QString tip = cell("L1-36", B, Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QStringLiteral("<b>\u2691 2.52 passes over the data, memory-bound")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("efficiency = floor / eager")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("timings on CUDA")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("baseline_passes &gt;= 2")), qPrintable(tip));
+        model.setThresholds(ks::Thresholds::defaults());
         const QString dtip = cell("L2-13", D, Qt::ToolTipRole).toString();
         QVERIFY2(dtip.contains(QStringLiteral("constant <tt>aten::softmax</tt> (line 4)")), qPrintable(dtip));
         QVERIFY2(dtip.contains(QStringLiteral("parameter <tt>w</tt> only feeds redundant ops")), qPrintable(dtip));
@@ -226,7 +244,7 @@ class TestFilterMatrixModel : public QObject {
         const int oldRow = model.rowOf(QStringLiteral("L1-23"));
         QCOMPARE(model.cellState(oldRow, ks::Criterion::BaselineInefficiency), FilterMatrixModel::CellState::NotRun);
         QCOMPARE(model.cellState(oldRow, ks::Criterion::RedundantComputation), FilterMatrixModel::CellState::NotRun);
-        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 4);
+        QCOMPARE(model.flaggedCount(ks::Criterion::BaselineInefficiency), 3);
     }
 
     void testZerosPassCellsAndTolerances() {
@@ -348,12 +366,12 @@ class TestFilterMatrixModel : public QObject {
         QCOMPARE(model.cellState(model.rowOf(QStringLiteral("L2-13")), ks::Criterion::OutputRange),
                  FilterMatrixModel::CellState::Flagged);
         QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L2-13r"))));
-        QCOMPARE(model.anyFlagCount(), 10);
+        QCOMPARE(model.anyFlagCount(), 9);
 
         // Back to the profile: the original matrix again, with nothing re-run.
         model.setThresholds(ks::Thresholds::defaults());
         QCOMPARE(model.flaggedCount(ks::Criterion::OutputRange), 2);
-        QCOMPARE(model.anyFlagCount(), 9);
+        QCOMPARE(model.anyFlagCount(), 8);
     }
 
     void testProxyFilters() {
@@ -367,22 +385,28 @@ class TestFilterMatrixModel : public QObject {
         QVERIFY(!proxy.isFiltering());
 
         proxy.setFlaggedOnly(true);
-        QCOMPARE(proxy.rowCount(), 9);
+        QCOMPARE(proxy.rowCount(), 8);
         // Dynamic: loosening a threshold adds rows to "flagged only" without touching the proxy.
         auto th = model.thresholds();
         th.set(ks::Criterion::OutputRange, 2.0);
         model.setThresholds(th);
-        QCOMPARE(proxy.rowCount(), 10);
+        QCOMPARE(proxy.rowCount(), 9);
         // Filters 5-6 count for "flagged only" like the others: without the efficiency bound
-        // L1-47 (flagged by nothing else) goes; L1-12 (rewrite) and L1-36 (passes) stay.
+        // L1-47 (flagged by nothing else) goes; L1-12 (rewrite) stays; a passes bound of 2 brings
+        // L1-36 in.
         th = ks::Thresholds::defaults();
         th.set(ks::Threshold::BaselineEfficiency, 0);
         model.setThresholds(th);
+        QCOMPARE(proxy.rowCount(), 7);
+        QVERIFY(proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-12"))));
+        QVERIFY(!proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-36"))));
+        QVERIFY(!proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-47"))));
+        th.set(ks::Threshold::BaselinePasses, 2);
+        model.setThresholds(th);
         QCOMPARE(proxy.rowCount(), 8);
         QVERIFY(proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-36"))));
-        QVERIFY(!proxy.acceptedSourceRows().contains(model.rowOf(QStringLiteral("L1-47"))));
         model.setThresholds(ks::Thresholds::defaults());
-        QCOMPARE(proxy.rowCount(), 9);
+        QCOMPARE(proxy.rowCount(), 8);
 
         proxy.setLevel(2);
         QCOMPARE(proxy.rowCount(), 3); // L2-13, L2-66, L2-80

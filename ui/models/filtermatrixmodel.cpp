@@ -52,13 +52,26 @@ QString inefficiencyDetail(const ks::InefficiencyReport& r, const ks::Thresholds
                       QObject::tr("efficiency = floor / eager = %1 ms / %2 ms = %3 (flags below %4)")
                           .arg(num(r.floorMs), num(r.eagerMs), num(r.efficiency),
                                num(t.value(ks::Threshold::BaselineEfficiency))));
-    lines << ruleLine(v.passes,
-                      r.passes > 0
-                          ? QObject::tr("%1 passes over the data, %2 (flags at &ge; %3 when memory-bound)")
-                                .arg(num(r.passes),
-                                     r.memoryBound ? QObject::tr("memory-bound") : QObject::tr("compute-bound"),
-                                     num(t.value(ks::Threshold::BaselinePasses)))
-                          : QObject::tr("passes over the data: not measured"));
+    const double maxPasses = t.value(ks::Threshold::BaselinePasses);
+    const QString bound =
+        r.memoryBound ? QObject::tr("memory-bound") : QObject::tr("compute-bound");
+    lines << ruleLine(
+        v.passes,
+        r.passes <= 0 ? QObject::tr("passes over the data: not measured")
+        : maxPasses > 0
+            ? QObject::tr("%1 passes over the data, %2 (flags at &ge; %3 when memory-bound)")
+                  .arg(num(r.passes), bound, num(maxPasses))
+            // The default: fusion headroom is what level 2 asks kernel authors for.
+            : QObject::tr("%1 passes over the data, %2 (information only: baseline_passes is 0)")
+                  .arg(num(r.passes), bound));
+    if (r.launchBound)
+        lines
+            << QObject::tr(
+                   "launch-bound: eager %1 ms is within 2x of %2 launches x %3 ms; efficiency and "
+                   "passes do not flag")
+                   .arg(num(r.eagerMs))
+                   .arg(r.launches)
+                   .arg(num(r.launchMs));
     lines << (cpu ? QObject::tr("<i>timings on the CPU</i> (the fastest of %1 calls), preset %2")
                   : QObject::tr("timings on CUDA (median of %1 calls), preset %2"))
                  .arg(r.runs)

@@ -111,6 +111,8 @@ QVariant RedundancyModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(n.reason);
     case FlopsColumn:
         if (role == Qt::EditRole) return n.flops;
+        // A removable copy does no FLOPs; what it costs is the bytes it moves.
+        if (n.flops == 0 && n.bytes > 0) return tr("%1 B copied").arg(n.bytes, 0, 'g', 3);
         return QString::number(n.flops, 'g', 3);
     }
     return {};

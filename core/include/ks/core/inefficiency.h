@@ -31,14 +31,19 @@ struct DeviceCeilings {
     // exp() over a float32 tensor, elements/s (1e9): the rate of transcendental elementwise work
     // (exp, tanh, erf, log, ...), which a CPU pays in instructions, not in bytes.
     double transcendentalGelems = 0;
+    // One kernel launch as the eager timing sees it: a one-element elementwise op, timed like the
+    // task (same clock, same statistic). No single-kernel task can be faster, so it is the floor
+    // of a tiny task, and launches x this is what a launch-bound task costs.
+    double launchMs = 0;
     int threads = 0;             // CPU: intra-op threads the rate was measured with
     std::string method;          // how the two numbers were measured, in words
     std::string source;          // "measured" or the cache file it was read from
 
-    // Copy bandwidth (GB/s) for moving `bytes` (read + written); copyBandwidthGBs without a curve.
+    // The best copy bandwidth (GB/s) for moving `bytes` (read + written): the curve at that size,
+    // or a larger measured copy's if that was faster (a small copy's time is mostly its launch,
+    // which the curve must not charge as bandwidth); copyBandwidthGBs without a curve.
     double bandwidthAt(double bytes) const;
-    // Time (ms) of the cheapest copy of `bytes`: bytes / bandwidthAt(bytes), but never below the
-    // time of the smallest measured copy (launch/dispatch overhead does not shrink with size).
+    // Time (ms) `bytes` take at bandwidthAt(bytes): a lower bound, launch not included.
     double copyTimeMs(double bytes) const;
 };
 

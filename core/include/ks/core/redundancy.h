@@ -33,6 +33,7 @@ struct RedundantNode {
     std::string reason;     // human-readable, e.g. "bypassed by its input %h: output unchanged on 3 seeds"
     std::string node;       // the node as TorchScript prints it, for the curious
     double flops = 0;       // estimated FLOPs of this node at the analysed preset
+    double bytes = 0; // bytes a removable copy (clone, contiguous) reads and writes; 0 otherwise
 };
 // Kind keys ("dead", "no-effect", ...): redundantKindName in analysisreports.h (torch-free).
 

@@ -16,6 +16,7 @@ struct CompilationUnit;
 struct Function;
 struct Graph;
 struct Module;
+struct Node;
 } // namespace torch::jit
 
 namespace ks {
@@ -50,6 +51,17 @@ void seedAll(uint64_t seed);
 // leaves the calls inside a callee it has just inlined (a traced KernelBench Model's
 // `self.gemm(x)` stays a prim::CallMethod), so it runs until no call is left.
 void inlineAllCalls(torch::jit::Graph& g);
+
+// The line of the task's own source file a graph node comes from, numbered as the GUI's source
+// pane numbers `spec.source` (1-based), and that line's text; {0, ""} when unknown. A built-in
+// task's node points into its compiled source. A traced (imported) task's node carries the Python
+// stack of the call that made it: the innermost frame in the task's file wins, so an op that
+// nn.Linear or F.softmax runs points at the task's `self.linear(x)` line, not at torch's code.
+struct SourceLine {
+    int line = 0;
+    std::string text;
+};
+SourceLine taskSourceLine(const torch::jit::Node* n, const TaskSpec& spec);
 
 // Calls the task function with (*inputs, *params); the result must be one Tensor.
 // Throws ks::Error naming the task on any failure.
