@@ -337,20 +337,8 @@ Thresholds thresholdsFor(const ExportOptions& o, const Thresholds& stored) {
         else if (fs::exists(o.profile)) t = parseProfile(readFile(o.profile), o.profile);
         else throw Error("--profile '" + o.profile + "' is neither a built-in profile nor a readable profile file");
     }
-    for (const auto& s : o.thresholds) {
-        const auto eq = s.find('=');
-        const auto c = eq == std::string::npos ? std::nullopt : thresholdFromKey(s.substr(0, eq));
-        if (!c) throw Error("--threshold '" + s + "' must look like NAME=VALUE with NAME a threshold key (output_range, ..., baseline_rewrite_speedup, ...)");
-        try {
-            size_t used = 0;
-            const std::string v = s.substr(eq + 1);
-            const double value = std::stod(v, &used);
-            if (used != v.size()) throw std::invalid_argument(v);
-            t.set(*c, value);
-        } catch (const std::invalid_argument&) {
-            throw Error("--threshold " + s.substr(0, eq) + ": '" + s.substr(eq + 1) + "' is not a number");
-        }
-    }
+    for (const auto& s : o.thresholds)
+        applyThresholdOverride(t, s);
     return t;
 }
 
