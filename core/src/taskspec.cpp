@@ -372,6 +372,8 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
         t.source = str(j, "source", ctx, true);
     } else if (j.contains("source_file")) {
         const std::string rel = str(j, "source_file", ctx, true);
+        if (rel.empty() || std::filesystem::path(rel).is_absolute())
+            fail(ctx, "'source_file' must be a path relative to the task file, got '" + rel + "'");
         const auto full = (std::filesystem::path(path).parent_path() / rel).generic_string();
         try {
             t.source = readFile(full);
