@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <spawn.h>
@@ -436,7 +437,16 @@ int runExport(const ExportOptions& o) {
         std::cerr << "error: " << e.what() << "\n";
         return Usage;
     }
+    // robust-kbench's std filters read as "no flag" on every task of a run with one seed.
+    // (0 is a file without run info: unknown, not one seed.)
+    if (const std::string w = seedCountWarning(rr.run.seeds); rr.run.seeds > 0 && !w.empty())
+        std::cerr << "warning: " << o.results << " was run with " << rr.run.seeds << " seed: " << w
+                  << "\n";
     int written = 0;
+    // Folder name -> the task written there. Two names can sanitise alike ("a/b" and "a_b", or two
+    // tasks sharing a name); the second one then gets its id appended, and we say so, because a
+    // silently overwritten folder made "100 written" mean 97.
+    std::map<std::string, std::string> folders;
     for (const auto& r : rr.tasks) {
         if (!o.tasks.empty()) {
             bool match = false;
@@ -451,7 +461,16 @@ int runExport(const ExportOptions& o) {
             if (!match) continue;
         }
         const json j = filterResultsJson(r, rr, t);
-        const fs::path dir = fs::path(o.out) / safeDirName(o.dirName == "id" || r.name.empty() ? r.id : r.name);
+        const std::string wanted = safeDirName(o.dirName == "id" || r.name.empty() ? r.id : r.name);
+        std::string folder = wanted;
+        for (int n = 2; folders.count(folder); ++n)
+            folder = wanted + "_" + safeDirName(r.id) + (n == 2 ? "" : "_" + std::to_string(n - 1));
+        if (folder != wanted)
+            std::cerr << "warning: task " << r.id << " and task " << folders.at(wanted)
+                      << " both map to folder '" << wanted << "'; " << r.id << " is written to '"
+                      << folder << "' instead\n";
+        folders.emplace(folder, r.id);
+        const fs::path dir = fs::path(o.out) / folder;
         const fs::path file = dir / "filter_results.json";
         try {
             std::error_code ec;
