@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <spawn.h>
@@ -337,20 +338,8 @@ Thresholds thresholdsFor(const ExportOptions& o, const Thresholds& stored) {
         else if (fs::exists(o.profile)) t = parseProfile(readFile(o.profile), o.profile);
         else throw Error("--profile '" + o.profile + "' is neither a built-in profile nor a readable profile file");
     }
-    for (const auto& s : o.thresholds) {
-        const auto eq = s.find('=');
-        const auto c = eq == std::string::npos ? std::nullopt : thresholdFromKey(s.substr(0, eq));
-        if (!c) throw Error("--threshold '" + s + "' must look like NAME=VALUE with NAME a threshold key (output_range, ..., baseline_rewrite_speedup, ...)");
-        try {
-            size_t used = 0;
-            const std::string v = s.substr(eq + 1);
-            const double value = std::stod(v, &used);
-            if (used != v.size()) throw std::invalid_argument(v);
-            t.set(*c, value);
-        } catch (const std::invalid_argument&) {
-            throw Error("--threshold " + s.substr(0, eq) + ": '" + s.substr(eq + 1) + "' is not a number");
-        }
-    }
+    for (const auto& s : o.thresholds)
+        applyThresholdOverride(t, s);
     return t;
 }
 
@@ -448,7 +437,16 @@ int runExport(const ExportOptions& o) {
         std::cerr << "error: " << e.what() << "\n";
         return Usage;
     }
+    // robust-kbench's std filters read as "no flag" on every task of a run with one seed.
+    // (0 is a file without run info: unknown, not one seed.)
+    if (const std::string w = seedCountWarning(rr.run.seeds); rr.run.seeds > 0 && !w.empty())
+        std::cerr << "warning: " << o.results << " was run with " << rr.run.seeds << " seed: " << w
+                  << "\n";
     int written = 0;
+    // Folder name -> the task written there. Two names can sanitise alike ("a/b" and "a_b", or two
+    // tasks sharing a name); the second one then gets its id appended, and we say so, because a
+    // silently overwritten folder made "100 written" mean 97.
+    std::map<std::string, std::string> folders;
     for (const auto& r : rr.tasks) {
         if (!o.tasks.empty()) {
             bool match = false;
@@ -463,7 +461,16 @@ int runExport(const ExportOptions& o) {
             if (!match) continue;
         }
         const json j = filterResultsJson(r, rr, t);
-        const fs::path dir = fs::path(o.out) / safeDirName(o.dirName == "id" || r.name.empty() ? r.id : r.name);
+        const std::string wanted = safeDirName(o.dirName == "id" || r.name.empty() ? r.id : r.name);
+        std::string folder = wanted;
+        for (int n = 2; folders.count(folder); ++n)
+            folder = wanted + "_" + safeDirName(r.id) + (n == 2 ? "" : "_" + std::to_string(n - 1));
+        if (folder != wanted)
+            std::cerr << "warning: task " << r.id << " and task " << folders.at(wanted)
+                      << " both map to folder '" << wanted << "'; " << r.id << " is written to '"
+                      << folder << "' instead\n";
+        folders.emplace(folder, r.id);
+        const fs::path dir = fs::path(o.out) / folder;
         const fs::path file = dir / "filter_results.json";
         try {
             std::error_code ec;

@@ -71,27 +71,8 @@ ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<s
                             ") nor a readable profile file");
         }
     }
-    for (const auto& o : overrides) {
-        const auto eq = o.find('=');
-        if (eq == std::string::npos) throw ks::Error("--threshold '" + o + "' must look like NAME=VALUE");
-        const std::string name = o.substr(0, eq), value = o.substr(eq + 1);
-        const auto c = ks::thresholdFromKey(name);
-        if (!c && name != ks::BorderlineMarginKey) {
-            std::string keys;
-            for (const auto& ti : ks::thresholdInfos()) keys += (keys.empty() ? "" : ", ") + std::string(ti.key);
-            keys += std::string(", ") + ks::BorderlineMarginKey;
-            throw ks::Error("--threshold: unknown threshold '" + name + "' (known: " + keys + ")");
-        }
-        try {
-            size_t used = 0;
-            const double v = std::stod(value, &used);
-            if (used != value.size()) throw std::invalid_argument(value);
-            if (c) t.set(*c, v);
-            else t.borderlineMargin = v; // stored with the thresholds, so set like one
-        } catch (const std::exception&) {
-            throw ks::Error("--threshold " + name + ": '" + value + "' is not a number");
-        }
-    }
+    for (const auto& o : overrides)
+        ks::applyThresholdOverride(t, o);
     return t;
 }
 
@@ -527,6 +508,8 @@ int main(int argc, char** argv) {
         std::cerr << "error: " << e.what() << "\n";
         return Exit::Usage;
     }
+    if (const std::string w = ks::seedCountWarning(seeds); opt.statistics && !w.empty())
+        std::cerr << "warning: --seeds " << seeds << ": " << w << "\n";
     // The reports' own flags follow the thresholds of this run (the criteria re-derive them anyway).
     opt.inefficiencyOptions.minSpeedup = th.value(ks::Threshold::BaselineRewriteSpeedup);
     opt.inefficiencyOptions.minEfficiency = th.value(ks::Threshold::BaselineEfficiency);

@@ -65,6 +65,36 @@ run_cli(2 out filter --threshold output_range=abc)
 expect_contains("${out}" "'abc' is not a number" "bad threshold value")
 run_cli(2 out filter --profile no-such-profile)
 expect_contains("${out}" "no-such-profile" "bad profile")
+# Hostile values (issue 15): a NaN, infinite or negative bound silently switched a filter off, so
+# it is a usage error naming the threshold and the value, from the command line or a profile.
+foreach(bad "output_std=nan" "output_range=inf" "input_impact=-0.01" "redundant_flop_fraction=1.5"
+        "output_axes=1e999" "borderline_margin=-1")
+    run_cli(2 out filter --threshold ${bad})
+    expect_contains("${out}" "--threshold ${bad}: " "bad threshold ${bad}")
+    expect_contains("${out}" "must be a finite number >= 0" "bad threshold ${bad} says the rule")
+endforeach()
+run_cli(2 out export-robust-kbench "${DATA}/hostile/collide_results.json" --out rk-bad --threshold output_std=nan)
+expect_contains("${out}" "--threshold output_std=nan: " "export refuses a NaN threshold")
+run_cli(2 out filter --profile "${DATA}/hostile/profile_negative.json")
+expect_contains("${out}" "profile_negative.json: threshold 'output_std' must be a finite number >= 0" "negative profile")
+run_cli(2 out filter --profile "${DATA}/hostile/profile_numeric_name.json")
+expect_contains("${out}" "profile_numeric_name.json: field 'name' must be a string, got 5" "numeric profile name")
+run_cli(3 out export-robust-kbench "${DATA}/hostile/results_seeds_huge.json" --out rk-bad)
+expect_contains("${out}" "results_seeds_huge.json: task H-1: field 'seeds' must be an integer in [0, 1000000]"
+                "results file with seeds 2^62")
+# Names that sanitise alike are all written, each collision said, and the count is honest.
+run_cli(0 out export-robust-kbench "${DATA}/hostile/collide_results.json" --out rk-collide)
+expect_contains("${out}" "4 filter_results.json files written" "export counts every task")
+expect_contains("${out}" "task H-2 and task H-1 both map to folder 'same'; H-2 is written to 'same_H-2'" "collision")
+expect_contains("${out}" "task H-4 and task H-3 both map to folder 'a_b'; H-4 is written to 'a_b_H-4'" "collision")
+expect_contains("${out}" "was run with 1 seed: the std across seeds needs at least 2 seeds" "one-seed results warn")
+foreach(folder same same_H-2 a_b a_b_H-4)
+    if(NOT EXISTS "${WORK}/rk-collide/${folder}/filter_results.json")
+        message(FATAL_ERROR "export-robust-kbench lost a task: no rk-collide/${folder}/filter_results.json")
+    endif()
+endforeach()
+file(READ "${WORK}/rk-collide/same_H-2/filter_results.json" rk)
+expect_contains("${rk}" "\"task_id\": \"H-2\"" "the suffixed folder holds the second task")
 run_cli(3 out filter --suite /nonexistent/suite)
 expect_contains("${out}" "/nonexistent/suite" "missing suite")
 run_cli(3 out filter --suite "${DATA}/synthetic" --tasks "no-such-task*")
@@ -105,6 +135,10 @@ file(READ "${WORK}/stat.csv" stat)
 expect_cell("${stat}" T-normal "Baseline Inefficiency" "")
 expect_cell("${stat}" T-normal "Redundant Computation" "")
 expect_cell("${stat}" T-normal "Output Std" False)
+
+# One seed: std filters cannot flag, said on stderr (the run still completes).
+run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --seeds 1 --no-out -q)
+expect_contains("${out}" "warning: --seeds 1: the std across seeds needs at least 2 seeds" "one seed warns")
 
 # JSON lines for the GUI worker.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --jsonl --no-out)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runclient.h"
 
+#include <ks/core/results.h>
 #include <ks/core/taskspec.h>
 
 #include <QCoreApplication>
@@ -193,8 +194,12 @@ QString RunClient::stderrTail() const {
 void RunClient::handleLine(const QByteArray& raw) {
     const QByteArray line = raw.trimmed();
     if (line.isEmpty()) return;
-    nlohmann::json j = nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    // Deep nesting parses, but dumping it below (the run info) would overflow the GUI's stack.
+    const bool tooDeep = !ks::jsonNestingProblem(line.toStdString()).empty();
+    nlohmann::json j =
+        tooDeep ? nlohmann::json()
+                : nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+    if (tooDeep || j.is_discarded() || !j.is_object()) {
         ++m_badLines; // a worker printing to stdout by accident; keep going
         return;
     }

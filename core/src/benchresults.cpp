@@ -5,8 +5,13 @@
 namespace ks {
 namespace {
 using json = nlohmann::json;
+using jsonutil::getBool;
+using jsonutil::getInt;
 using jsonutil::getNum;
+using jsonutil::getString;
 using jsonutil::num;
+
+constexpr int64_t IntMax = std::numeric_limits<int>::max();
 
 json numArray(const std::vector<double>& v) {
     json a = json::array();
@@ -31,10 +36,10 @@ json timingToJson(const TimingStats& t) {
 TimingStats timingFromJson(const json& j) {
     TimingStats t;
     if (!j.is_object()) return t;
-    t.warmup = j.value("warmup", 0);
-    t.runs = j.value("runs", 0);
-    t.l2Flush = j.value("l2_flush", false);
-    t.hideLaunchLatency = j.value("hide_launch_latency", false);
+    t.warmup = static_cast<int>(getInt(j, "warmup", 0, 0, IntMax));
+    t.runs = static_cast<int>(getInt(j, "runs", 0, 0, IntMax));
+    t.l2Flush = getBool(j, "l2_flush", false);
+    t.hideLaunchLatency = getBool(j, "hide_launch_latency", false);
     t.spinUs = j.contains("spin_us") ? getNum(j, "spin_us") : 0.0;
     t.medianMs = getNum(j, "median_ms");
     t.meanMs = getNum(j, "mean_ms");
@@ -61,16 +66,17 @@ json validationToJson(const ValidationResult& v) {
 ValidationResult validationFromJson(const json& j) {
     ValidationResult v;
     if (!j.is_object()) return v;
-    v.run = j.value("run", false);
-    v.passed = j.value("passed", false);
-    v.seeds = j.value("seeds", 0);
+    v.run = getBool(j, "run", false);
+    v.passed = getBool(j, "passed", false);
+    v.seeds = static_cast<int>(getInt(j, "seeds", 0, 0, jsonutil::MaxSeeds));
     v.atol = getNum(j, "atol", 1e-5);
     v.rtol = getNum(j, "rtol", 1e-4);
     v.maxAbsErr = getNum(j, "max_abs_err");
     v.maxRelErr = getNum(j, "max_rel_err");
-    v.firstMismatch = j.value("first_mismatch", std::vector<int64_t>{});
-    v.failures = j.value("failures", std::vector<std::string>{});
-    v.checks = j.value("checks", std::vector<std::string>{});
+    v.firstMismatch =
+        jsonutil::getInts(j, "first_mismatch", 0, std::numeric_limits<int64_t>::max());
+    v.failures = jsonutil::getStrings(j, "failures");
+    v.checks = jsonutil::getStrings(j, "checks");
     return v;
 }
 
@@ -86,17 +92,17 @@ json externalToJson(const ExternalInfo& e) {
 ExternalInfo externalFromJson(const json& j) {
     ExternalInfo e;
     if (!j.is_object()) return e;
-    e.format = j.value("format", "");
-    e.file = j.value("file", "");
-    e.function = j.value("function", "");
-    e.args = j.value("args", std::vector<std::string>{});
-    e.expect = j.value("expect", "");
-    e.sourceHash = j.value("source_hash", "");
-    e.compiled = j.value("compiled", false);
-    e.cacheHit = j.value("cache_hit", false);
+    e.format = getString(j, "format");
+    e.file = getString(j, "file");
+    e.function = getString(j, "function");
+    e.args = jsonutil::getStrings(j, "args");
+    e.expect = getString(j, "expect");
+    e.sourceHash = getString(j, "source_hash");
+    e.compiled = getBool(j, "compiled", false);
+    e.cacheHit = getBool(j, "cache_hit", false);
     e.compileSeconds = getNum(j, "compile_s");
-    e.compileLog = j.value("compile_log", "");
-    e.kernelNames = j.value("kernel_names", std::vector<std::string>{});
+    e.compileLog = getString(j, "compile_log");
+    e.kernelNames = jsonutil::getStrings(j, "kernel_names");
     e.precisionRatio = getNum(j, "precision_ratio");
     return e;
 }
@@ -207,30 +213,28 @@ std::string benchToJson(const BenchRun& b, int indent) {
 }
 
 BenchRun benchFromJson(const std::string& text, const std::string& path) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw Error(path + ": not valid JSON: " + e.what());
-    }
-    if (!j.is_object() || j.value("schema", "") != "kernelsieve.bench")
+    const json j = jsonutil::parse(text, path);
+    const json schema = j.is_object() && j.contains("schema") ? j.at("schema") : json();
+    if (!schema.is_string() || schema.get<std::string>() != "kernelsieve.bench")
         throw Error(path + ": not a KernelSieve bench file (schema is not kernelsieve.bench)");
-    const int v = j.value("schema_version", 0);
-    if (v < 1 || v > BenchSchemaVersion)
-        throw Error(path + ": bench schema version " + std::to_string(v) + " is not supported");
+    const json& sv = j.contains("schema_version") ? j.at("schema_version") : json();
+    if (!sv.is_number_integer() || sv.get<int64_t>() < 1 || sv.get<int64_t>() > BenchSchemaVersion)
+        throw Error(path + ": bench schema_version " + jsonutil::brief(sv) +
+                    " is not supported (this build reads the integers 1.." +
+                    std::to_string(BenchSchemaVersion) + ")");
     BenchRun b;
     try {
         const json r = j.value("run", json::object());
-        b.toolVersion = r.value("tool_version", "");
-        b.created = r.value("created", "");
-        b.device = r.value("device", "");
-        b.deviceName = r.value("device_name", "");
-        b.driver = r.value("driver", "");
-        b.libtorchVersion = r.value("libtorch_version", "");
-        b.cudaVersion = r.value("cuda_version", "");
-        b.preset = r.value("preset", "");
-        b.smClock = r.value("sm_clock", "");
-        b.memClock = r.value("mem_clock", "");
+        b.toolVersion = getString(r, "tool_version");
+        b.created = getString(r, "created");
+        b.device = getString(r, "device");
+        b.deviceName = getString(r, "device_name");
+        b.driver = getString(r, "driver");
+        b.libtorchVersion = getString(r, "libtorch_version");
+        b.cudaVersion = getString(r, "cuda_version");
+        b.preset = getString(r, "preset");
+        b.smClock = getString(r, "sm_clock");
+        b.memClock = getString(r, "mem_clock");
         b.copyBandwidthGBs = getNum(r, "copy_bandwidth_gbs");
         b.fp32PeakTflops = getNum(r, "fp32_peak_tflops");
         b.settings = timingFromJson(r.value("settings", json::object()));
@@ -243,31 +247,31 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
         }
         for (const auto& tj : j.value("tasks", json::array())) {
             TaskBench t;
-            t.taskId = tj.value("task_id", "");
-            t.taskName = tj.value("task_name", "");
-            t.op = tj.value("op", "");
-            t.shape = tj.value("shape", std::vector<int64_t>{});
+            t.taskId = getString(tj, "task_id");
+            t.taskName = getString(tj, "task_name");
+            t.op = getString(tj, "op");
+            t.shape = jsonutil::getShape(tj, "shape");
             t.minBytes = getNum(tj, "min_bytes");
             t.flops = getNum(tj, "flops");
             t.baseline = timingFromJson(tj.value("baseline", json::object()));
-            t.baselineError = tj.value("baseline_error", "");
+            t.baselineError = getString(tj, "baseline_error");
             for (const auto& vj : tj.value("variants", json::array())) {
                 VariantResult vr;
-                vr.name = vj.value("name", "");
-                vr.summary = vj.value("summary", "");
-                vr.version = vj.value("version", 0);
-                vr.shortcut = vj.value("shortcut", false);
-                vr.unsupported = vj.value("unsupported", "");
-                vr.error = vj.value("error", "");
+                vr.name = getString(vj, "name");
+                vr.summary = getString(vj, "summary");
+                vr.version = static_cast<int>(getInt(vj, "version", 0, 0, IntMax));
+                vr.shortcut = getBool(vj, "shortcut", false);
+                vr.unsupported = getString(vj, "unsupported");
+                vr.error = getString(vj, "error");
                 vr.validation = validationFromJson(vj.value("validation", json::object()));
                 vr.timing = timingFromJson(vj.value("timing", json::object()));
                 vr.speedup = getNum(vj, "speedup");
                 vr.gbps = getNum(vj, "gbps");
                 vr.pctCopyBandwidth = getNum(vj, "pct_copy_bandwidth");
-                vr.impossible = vj.value("impossible", false);
-                vr.impossibleWhy = vj.value("impossible_why", "");
+                vr.impossible = getBool(vj, "impossible", false);
+                vr.impossibleWhy = getString(vj, "impossible_why");
                 for (const auto& h : vj.value("guard_hits", json::array()))
-                    vr.guardHits.push_back({h.value("guard", ""), h.value("detail", "")});
+                    vr.guardHits.push_back({getString(h, "guard"), getString(h, "detail")});
                 vr.external = externalFromJson(vj.value("external", json::object()));
                 t.variants.push_back(std::move(vr));
             }

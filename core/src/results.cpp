@@ -7,19 +7,35 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ks {
 namespace {
 using json = nlohmann::json;
 
+using jsonutil::getBool;
+using jsonutil::getInt;
 using jsonutil::getNum;
+using jsonutil::getString;
 using jsonutil::num;
+
+constexpr int64_t Int64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t Int64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t IntMax = std::numeric_limits<int>::max();
+constexpr int64_t IntMin = std::numeric_limits<int>::min();
+
+int64_t getCount(const json& j, const char* key) {
+    return getInt(j, key, 0, 0, Int64Max);
+}
 
 json histToJson(const Histogram& h) {
     return json{{"lo", num(h.lo)},           {"hi", num(h.hi)},
@@ -32,10 +48,14 @@ Histogram histFromJson(const json& j) {
     if (j.is_null()) return h;
     h.lo = getNum(j, "lo", 0);
     h.hi = getNum(j, "hi", 0);
-    h.counts = j.value("counts", std::vector<uint64_t>{});
-    h.underflow = j.value("underflow", uint64_t{0});
-    h.overflow = j.value("overflow", uint64_t{0});
-    h.nonFinite = j.value("non_finite", uint64_t{0});
+    if (j.contains("counts")) {
+        if (!j.at("counts").is_array()) throw Error("field 'counts' must be a list of counts");
+        for (const auto& c : j.at("counts"))
+            h.counts.push_back(static_cast<uint64_t>(jsonutil::toInt(c, "counts", 0, Int64Max)));
+    }
+    h.underflow = static_cast<uint64_t>(getCount(j, "underflow"));
+    h.overflow = static_cast<uint64_t>(getCount(j, "overflow"));
+    h.nonFinite = static_cast<uint64_t>(getCount(j, "non_finite"));
     return h;
 }
 
@@ -46,7 +66,7 @@ json spreadToJson(const SpreadMetrics& m) {
 SpreadMetrics spreadFromJson(const json& j) {
     SpreadMetrics m;
     if (j.is_null()) return m;
-    m.run = j.value("run", false);
+    m.run = getBool(j, "run", false);
     m.maxStd = getNum(j, "max_std");
     m.meanStd = getNum(j, "mean_std");
     return m;
@@ -107,33 +127,33 @@ TaskResult taskFromJsonObj(const json& j) {
     if (!j.contains("id") || !j.at("id").is_string()) throw Error("a task entry has no 'id'");
     t.id = j.at("id").get<std::string>();
     try {
-        t.name = j.value("name", "");
-        t.level = j.value("level", 0);
-        t.number = j.value("number", 0);
-        t.category = j.value("category", "");
-        t.description = j.value("description", "");
-        t.tags = j.value("tags", std::vector<std::string>{});
-        const auto status = j.value("status", "ok");
+        t.name = getString(j, "name");
+        t.level = static_cast<int>(getInt(j, "level", 0, IntMin, IntMax));
+        t.number = static_cast<int>(getInt(j, "number", 0, IntMin, IntMax));
+        t.category = getString(j, "category");
+        t.description = getString(j, "description");
+        t.tags = jsonutil::getStrings(j, "tags");
+        const auto status = getString(j, "status", "ok");
         t.status = status == "ok"      ? TaskStatus::Ok
                    : status == "error" ? TaskStatus::Error
                                        : TaskStatus::Skipped;
-        t.error = j.value("error", "");
-        t.outputShape = j.value("output_shape", std::vector<int64_t>{});
-        t.outputDtype = j.value("output_dtype", "");
-        t.seeds = j.value("seeds", 0);
+        t.error = getString(j, "error");
+        t.outputShape = jsonutil::getShape(j, "output_shape");
+        t.outputDtype = getString(j, "output_dtype");
+        t.seeds = static_cast<int>(getInt(j, "seeds", 0, 0, jsonutil::MaxSeeds));
         const json m = j.value("metrics", json::object());
         if (m.contains("output_range")) {
             const auto& r = m.at("output_range");
-            t.range.run = r.value("run", false);
+            t.range.run = getBool(r, "run", false);
             t.range.maxAbs = getNum(r, "max_abs");
             t.range.min = getNum(r, "min");
             t.range.max = getNum(r, "max");
-            t.range.nonFinite = r.value("non_finite", uint64_t{0});
+            t.range.nonFinite = static_cast<uint64_t>(getCount(r, "non_finite"));
         }
         t.outputStd = spreadFromJson(m.value("output_std", json()));
         if (m.contains("output_axes")) {
             const auto& a = m.at("output_axes");
-            t.axes.run = a.value("run", false);
+            t.axes.run = getBool(a, "run", false);
             for (const auto& v : a.value("per_axis", json::array())) {
                 json wrap{{"v", v}};
                 t.axes.perAxis.push_back(getNum(wrap, "v"));
@@ -143,12 +163,12 @@ TaskResult taskFromJsonObj(const json& j) {
         t.valueHistogram = histFromJson(j.value("value_histogram", json()));
         t.stdHistogram = histFromJson(j.value("std_histogram", json()));
         for (const auto& s : j.value("seed_stats", json::array()))
-            t.seedStats.push_back({s.value("seed", int64_t{0}), getNum(s, "mean"),
+            t.seedStats.push_back({getInt(s, "seed", 0, Int64Min, Int64Max), getNum(s, "mean"),
                                    getNum(s, "std"), getNum(s, "min"), getNum(s, "max")});
         const json tim = j.value("timings", json::object());
         t.wallSeconds = getNum(tim, "wall_s", 0);
         t.runMsMedian = getNum(tim, "run_ms_median");
-        t.peakMemoryBytes = tim.value("peak_memory_bytes", int64_t{0});
+        t.peakMemoryBytes = getCount(tim, "peak_memory_bytes");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {
             if (j.contains("inefficiency") && !j.at("inefficiency").is_null())
@@ -162,7 +182,7 @@ TaskResult taskFromJsonObj(const json& j) {
         } catch (const Error& e) {
             throw Error(std::string("redundancy: ") + e.what());
         }
-        t.source = j.value("source", "");
+        t.source = getString(j, "source");
         if (j.contains("spec") && !j.at("spec").is_null()) t.specJson = j.at("spec").dump(2);
     } catch (const Error& e) {
         throw Error("task " + t.id + ": " + e.what());
@@ -194,22 +214,27 @@ json runInfoToObj(const RunInfo& r) {
 
 RunInfo runInfoFromObj(const json& j) {
     RunInfo r;
-    r.toolVersion = j.value("tool_version", "");
-    r.created = j.value("created", "");
-    r.suite = j.value("suite", "");
-    r.preset = j.value("preset", "");
-    r.device = j.value("device", "");
-    r.deviceName = j.value("device_name", "");
-    r.driver = j.value("driver", "");
-    r.libtorchVersion = j.value("libtorch_version", "");
-    r.cudaVersion = j.value("cuda_version", "");
-    r.host = j.value("host", "");
-    r.seeds = j.value("seeds", 0);
-    r.inputImpactParamSeed = j.value("input_impact_param_seed", int64_t{42});
-    r.seedSemantics = j.value("seed_semantics", "");
-    r.totalSeconds = getNum(j, "total_s", 0);
-    r.peakMemoryBytes = j.value("peak_memory_bytes", int64_t{0});
-    r.cancelled = j.value("cancelled", false);
+    if (!j.is_object()) throw Error("'run' must be an object");
+    try {
+        r.toolVersion = getString(j, "tool_version");
+        r.created = getString(j, "created");
+        r.suite = getString(j, "suite");
+        r.preset = getString(j, "preset");
+        r.device = getString(j, "device");
+        r.deviceName = getString(j, "device_name");
+        r.driver = getString(j, "driver");
+        r.libtorchVersion = getString(j, "libtorch_version");
+        r.cudaVersion = getString(j, "cuda_version");
+        r.host = getString(j, "host");
+        r.seeds = static_cast<int>(getInt(j, "seeds", 0, 0, jsonutil::MaxSeeds));
+        r.inputImpactParamSeed = getInt(j, "input_impact_param_seed", 42, Int64Min, Int64Max);
+        r.seedSemantics = getString(j, "seed_semantics");
+        r.totalSeconds = getNum(j, "total_s", 0);
+        r.peakMemoryBytes = getCount(j, "peak_memory_bytes");
+        r.cancelled = getBool(j, "cancelled", false);
+    } catch (const Error& e) {
+        throw Error(std::string("run: ") + e.what());
+    }
     if (j.contains("ceilings") && !j.at("ceilings").is_null()) r.ceilings = deviceCeilingsFromJson(j.at("ceilings"));
     return r;
 }
@@ -450,29 +475,39 @@ std::string resultsToJson(const RunResults& r, int indent) {
 }
 
 RunResults resultsFromJson(const std::string& text, const std::string& path) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw Error(path + ": not valid JSON: " + e.what());
-    }
-    if (!j.is_object() || j.value("schema", "") != "kernelsieve.results")
+    const json j = jsonutil::parse(text, path);
+    const json schema = j.is_object() && j.contains("schema") ? j.at("schema") : json();
+    if (!schema.is_string() || schema.get<std::string>() != "kernelsieve.results")
         throw Error(path + ": not a KernelSieve results file (schema is not kernelsieve.results)");
-    const int v = j.value("schema_version", 0);
-    if (v < 1 || v > ResultsSchemaVersion)
-        throw Error(path + ": results schema version " + std::to_string(v) +
-                    " is not supported (this build reads 1.." +
+    // Strict: 1.5 or "1" is no version we wrote, so neither reads as 1.
+    const json& sv = j.contains("schema_version") ? j.at("schema_version") : json();
+    if (!sv.is_number_integer() || sv.get<int64_t>() < 1 ||
+        sv.get<int64_t>() > ResultsSchemaVersion)
+        throw Error(path + ": results schema_version " + sv.dump() +
+                    " is not supported (this build reads the integers 1.." +
                     std::to_string(ResultsSchemaVersion) + ")");
     RunResults r;
     try {
         r.run = runInfoFromObj(j.value("run", json::object()));
         r.thresholds = Thresholds::defaults();
         const json th = j.value("thresholds", json::object());
-        r.thresholds.profile = th.value("profile", "robust-kbench");
-        for (const auto& i : thresholdInfos()) // keys a file lacks keep their defaults
-            if (th.contains(i.key)) r.thresholds.values[i.key] = getNum(th, i.key);
-        r.thresholds.borderlineMargin = getNum(th, BorderlineMarginKey, DefaultBorderlineMargin);
-        for (const auto& tj : j.value("tasks", json::array())) r.tasks.push_back(taskFromJsonObj(tj));
+        if (!th.is_object()) throw Error("'thresholds' must be an object {threshold: value}");
+        r.thresholds.profile = getString(th, "profile", "robust-kbench");
+        // Keys a file lacks keep their defaults; a NaN or negative one (stored as "NaN" strings or
+        // edited by hand) would silently switch a filter off, so it is refused like --threshold's.
+        auto read = [&th](const char* key, double def) {
+            const double v = getNum(th, key, def);
+            if (const std::string why = thresholdValueProblem(key, v); !why.empty())
+                throw Error(std::string("thresholds.") + key + " " + why);
+            return v;
+        };
+        for (const auto& i : thresholdInfos())
+            if (th.contains(i.key)) r.thresholds.values[i.key] = read(i.key, i.defaultValue);
+        r.thresholds.borderlineMargin = read(BorderlineMarginKey, DefaultBorderlineMargin);
+        const json tasks = j.value("tasks", json::array());
+        if (!tasks.is_array()) throw Error("'tasks' must be a list");
+        for (const auto& tj : tasks)
+            r.tasks.push_back(taskFromJsonObj(tj));
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     } catch (const json::exception& e) {
@@ -486,8 +521,9 @@ std::string taskResultToJson(const TaskResult& t, int indent) {
 }
 
 TaskResult taskResultFromJson(const std::string& text, const std::string& path) {
+    const json j = jsonutil::parse(text, path);
     try {
-        return taskFromJsonObj(json::parse(text));
+        return taskFromJsonObj(j);
     } catch (const json::exception& e) {
         throw Error(path + ": " + e.what());
     } catch (const Error& e) {
@@ -498,9 +534,12 @@ TaskResult taskResultFromJson(const std::string& text, const std::string& path) 
 std::string runInfoToJson(const RunInfo& r, int indent) { return runInfoToObj(r).dump(indent); }
 
 RunInfo runInfoFromJson(const std::string& text, const std::string& path) {
+    const json j = jsonutil::parse(text, path);
     try {
-        return runInfoFromObj(json::parse(text));
+        return runInfoFromObj(j);
     } catch (const json::exception& e) {
+        throw Error(path + ": " + e.what());
+    } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
 }
@@ -528,12 +567,46 @@ void writeFileAtomic(const std::string& path, const std::string& contents) {
     }
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+std::string readFile(const std::string& path, std::uintmax_t maxBytes) {
+    // Non-blocking open, then fstat on the descriptor we read: checking the name first would leave
+    // a window in which it is swapped for a FIFO, and opening a FIFO blocks until a writer comes.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw Error(path + ": cannot read: " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+        const char* what = S_ISDIR(st.st_mode)                          ? "a folder"
+                           : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                           : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                        : "not a plain file";
+        throw Error(path + ": is " + std::string(what) +
+                    ", not a regular file; give a regular file");
+    }
+    auto tooLarge = [&] {
+        return Error(path + ": larger than " + std::to_string(maxBytes) +
+                     " bytes, the most accepted here");
+    };
+    if (static_cast<std::uintmax_t>(st.st_size) > maxBytes) throw tooLarge();
+    // Read to EOF rather than st_size bytes: /proc files report 0 and a file may grow meanwhile.
+    std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw Error(path + ": read failed: " + std::strerror(errno));
+        }
+        if (n == 0) break;
+        if (out.size() + static_cast<size_t>(n) > maxBytes) throw tooLarge();
+        out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
 }
 
 std::string csvField(const std::string& s) {

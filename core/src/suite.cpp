@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 namespace ks {
@@ -44,7 +45,28 @@ void sortTasks(Suite& s) {
     });
 }
 
+// Where `file` really is (symlinks resolved), if inside `root` (already canonical); else empty.
+std::optional<fs::path> insideFolder(const fs::path& root, const std::string& file) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(file, ec);
+    if (ec) return std::nullopt;
+    const fs::path rel = real.lexically_relative(root);
+    if (rel.empty() || *rel.begin() == "..") return std::nullopt;
+    return real;
+}
+
 } // namespace
+
+std::string readSuiteFile(const std::string& suiteDir, const std::string& file) {
+    std::error_code ec;
+    const fs::path root = fs::canonical(suiteDir, ec);
+    if (ec) throw Error(suiteDir + ": cannot resolve the suite folder: " + ec.message());
+    const auto real = insideFolder(root, file);
+    if (!real)
+        throw Error(file + " is outside the suite folder " + root.string() +
+                    " (after following '..' and symlinks); keep task sources inside the suite");
+    return readFile(real->string(), MaxTaskFileBytes);
+}
 
 const TaskSpec* Suite::find(const std::string& id) const {
     for (const auto& t : tasks)
@@ -96,17 +118,27 @@ Suite loadSuiteDir(const std::string& dir) {
         if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
+    const auto reader = [&dir](const std::string& f) { return readSuiteFile(dir, f); };
     for (const auto& p : files) {
         std::string text;
         try {
-            text = readFile(p.string());
+            text = reader(p.string());
         } catch (const Error& e) {
             s.issues.push_back({p.string(), e.what()});
             continue;
         }
         if (!looksLikeTask(text)) continue; // other JSON (results, profiles) may live beside tasks
         try {
-            addTask(s, seen, parseTaskSpec(text, p.string(), [](const std::string& f) { return readFile(f); }));
+            TaskSpec t = parseTaskSpec(text, p.string(), reader);
+            // The artifact is loaded by LibTorch, not through `reader`: the same rule, checked
+            // here.
+            std::error_code ec;
+            if (!t.artifactPath.empty() && !insideFolder(fs::canonical(dir, ec), t.artifactPath))
+                throw Error(p.string() + " (task " + t.id + "): artifact " + t.artifactPath +
+                            " is outside the suite folder (after following '..' and symlinks); "
+                            "keep artifacts "
+                            "inside the suite");
+            addTask(s, seen, std::move(t));
         } catch (const Error& e) {
             s.issues.push_back({p.string(), e.what()});
         }

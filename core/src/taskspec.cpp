@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/taskspec.h"
+#include "jsonutil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,17 @@ double num(const json& j, const char* key, double def, const std::string& ctx) {
     if (!j.contains(key)) return def;
     if (!j.at(key).is_number()) fail(ctx, std::string("'") + key + "' must be a number");
     return j.at(key).get<double>();
+}
+
+// An integer field in [lo, hi]: 1.5, 1e30 and "1" are errors (a static_cast of 1e30 to int is
+// undefined behaviour, and 1.5 silently read as 1).
+int64_t integer(const json& j, const char* key, int64_t def, int64_t lo, int64_t hi,
+                const std::string& ctx) {
+    try {
+        return jsonutil::getInt(j, key, def, lo, hi);
+    } catch (const Error& e) {
+        fail(ctx, e.what());
+    }
 }
 
 std::string str(const json& j, const char* key, const std::string& ctx, bool required,
@@ -104,10 +116,11 @@ Transform parseTransform(const json& j, const std::string& ctx) {
         fail(ctx, "unknown transform '" + op +
                       "' (expected softmax, log_softmax, abs, affine, triu, tril, add_transpose, "
                       "matmul_transpose, exp or div)");
+    // A dim or diagonal beyond +-2^40 addresses no tensor; the bound only keeps the cast defined.
     if (t.kind == Transform::Kind::Triu || t.kind == Transform::Kind::Tril)
-        t.dim = static_cast<int64_t>(num(j, "diagonal", 0.0, ctx));
+        t.dim = integer(j, "diagonal", 0, -jsonutil::MaxDimSize, jsonutil::MaxDimSize, ctx);
     else
-        t.dim = static_cast<int64_t>(num(j, "dim", -1.0, ctx));
+        t.dim = integer(j, "dim", -1, -jsonutil::MaxDimSize, jsonutil::MaxDimSize, ctx);
     if (t.kind == Transform::Kind::Div) {
         if (!j.contains("value")) fail(ctx, "div needs 'value'");
         t.value = num(j, "value", 1.0, ctx);
@@ -145,8 +158,12 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
     for (const auto& d : j.at("shape")) {
         Dim dim;
         if (d.is_number_integer()) {
+            if (!d.is_number_unsigned() && d.get<int64_t>() < 0)
+                fail(tctx, "negative size in 'shape'");
+            if (d.get<uint64_t>() > uint64_t(jsonutil::MaxDimSize))
+                fail(tctx, "'shape' sizes must lie in [0, " + std::to_string(jsonutil::MaxDimSize) +
+                               "], got " + jsonutil::brief(d));
             dim.value = d.get<int64_t>();
-            if (dim.value < 0) fail(tctx, "negative size in 'shape'");
         } else if (d.is_string()) {
             dim.name = d.get<std::string>();
         } else {
@@ -327,19 +344,17 @@ double TaskSpec::fanInOf(const TensorSpec& t, Preset p) const {
 
 TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
                        const std::function<std::string(const std::string&)>& readFile) {
-    json j;
-    try {
-        j = json::parse(jsonText);
-    } catch (const json::parse_error& e) {
-        fail(path, std::string("not valid JSON: ") + e.what());
-    }
+    const json j = jsonutil::parse(jsonText, path);
     if (!j.is_object()) fail(path, "a task file must hold a JSON object");
     if (str(j, "kind", path, true) != "kernelsieve.task")
         fail(path, "'kind' must be \"kernelsieve.task\"");
-    const double fv = num(j, "format_version", 0, path);
-    if (fv != 1)
-        fail(path, "unsupported format_version " + std::to_string(static_cast<int>(fv)) +
-                       " (this build reads version 1)");
+    // Strict: 1.5 and "1" are no version we wrote, and casting 1e30 to int is undefined.
+    if (!j.contains("format_version") || !j.at("format_version").is_number_integer() ||
+        j.at("format_version").get<int64_t>() != 1)
+        fail(path, "unsupported format_version " +
+                       (j.contains("format_version") ? jsonutil::brief(j.at("format_version"))
+                                                     : std::string("(missing)")) +
+                       " (this build reads the integer 1)");
 
     TaskSpec t;
     t.specPath = path;
@@ -347,8 +362,8 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
     t.id = str(j, "id", path, true);
     if (t.id.empty()) fail(path, "'id' must not be empty");
     const std::string ctx = path + " (task " + t.id + ")";
-    t.level = static_cast<int>(num(j, "level", 0, ctx));
-    t.number = static_cast<int>(num(j, "number", 0, ctx));
+    t.level = static_cast<int>(integer(j, "level", 0, 0, 1000, ctx));
+    t.number = static_cast<int>(integer(j, "number", 0, 0, std::numeric_limits<int>::max(), ctx));
     t.name = str(j, "name", ctx, true);
     t.category = str(j, "category", ctx, false, "uncategorized");
     t.description = str(j, "description", ctx, false);
@@ -357,6 +372,8 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
         t.source = str(j, "source", ctx, true);
     } else if (j.contains("source_file")) {
         const std::string rel = str(j, "source_file", ctx, true);
+        if (rel.empty() || std::filesystem::path(rel).is_absolute())
+            fail(ctx, "'source_file' must be a path relative to the task file, got '" + rel + "'");
         const auto full = (std::filesystem::path(path).parent_path() / rel).generic_string();
         try {
             t.source = readFile(full);
@@ -378,9 +395,12 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
             if (!parsePreset(preset)) fail(ctx, "unknown preset '" + preset + "' in dims");
             if (!m.is_object()) fail(ctx, "dims." + preset + " must be an object");
             for (const auto& [name, v] : m.items()) {
-                if (!v.is_number_integer() || v.get<int64_t>() < 0)
-                    fail(ctx, "dims." + preset + "." + name + " must be a non-negative integer");
-                t.dims[preset][name] = v.get<int64_t>();
+                try {
+                    t.dims[preset][name] =
+                        jsonutil::toInt(v, "dims." + preset + "." + name, 0, jsonutil::MaxDimSize);
+                } catch (const Error& e) {
+                    fail(ctx, e.what());
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Finding external kernels and their tasks (docs/external-kernels.md, "Layout"), resolving call
 // plans, and capturing ModelNew files through the Python capture script.
+#include "../jsonutil.h"
 #include "ks/core/external.h"
 #include "ks/core/process.h"
 #include "ks/core/results.h"
@@ -317,36 +318,49 @@ std::vector<ExternalKernel> discoverKernels(const std::string& path, const Suite
 
     const fs::path manifest = root / "kernels.json";
     if (fs::exists(manifest, ec)) {
-        json m;
-        try {
-            m = json::parse(readFile(manifest.string()));
-        } catch (const json::exception& e) {
-            throw Error(manifest.string() + ": not valid JSON: " + e.what());
-        }
-        if (!m.is_object() || m.value("kind", "") != "kernelsieve.kernels")
+        const json m = jsonutil::parse(readFile(manifest.string()), manifest.string());
+        const json kind = m.is_object() && m.contains("kind") ? m.at("kind") : json();
+        if (!kind.is_string() || kind.get<std::string>() != "kernelsieve.kernels")
             throw Error(manifest.string() + ": not a kernel manifest (\"kind\" must be \"kernelsieve.kernels\")");
-        if (m.value("format_version", 0) != 1)
-            throw Error(manifest.string() + ": format_version must be 1");
+        // Strict: 1.5 read as 1 through value<int>().
+        const json fv = m.contains("format_version") ? m.at("format_version") : json();
+        if (!fv.is_number_integer() || fv.get<int64_t>() != 1)
+            throw Error(manifest.string() + ": format_version must be the integer 1, got " +
+                        jsonutil::brief(fv));
         if (!m.contains("kernels") || !m["kernels"].is_array())
             throw Error(manifest.string() + ": \"kernels\" must be a list");
         std::set<std::pair<std::string, std::string>> seen;
         int i = 0;
         for (const auto& e : m["kernels"]) {
             const std::string where = manifest.filename().string() + " kernels[" + std::to_string(i++) + "]";
-            if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("task") ||
-                !e["task"].is_string()) {
+            // A bad entry becomes a refused kernel of its own, so the rest of the manifest still
+            // runs.
+            auto refuse = [&](const std::string& why) {
                 ExternalKernel k;
                 k.name = where;
                 k.file = manifest.string();
                 k.format = "torch-extension";
-                k.error = where + ": needs \"file\" and \"task\" strings";
+                k.error = where + ": " + why;
                 out.push_back(std::move(k));
+            };
+            if (!e.is_object() || !e.contains("file") || !e["file"].is_string() ||
+                !e.contains("task") || !e["task"].is_string()) {
+                refuse("needs \"file\" and \"task\" strings");
                 continue;
             }
             const fs::path file = (root / e["file"].get<std::string>()).lexically_normal();
             const std::string rel = file.lexically_relative(root).string();
-            std::string format = e.value("format", formatOf(file));
-            std::string name = e.value("name", file.stem().string());
+            std::string format, name;
+            try {
+                format = jsonutil::getString(e, "format", formatOf(file));
+                name = jsonutil::getString(e, "name", file.stem().string());
+                for (const char* key : {"function", "expect"})
+                    jsonutil::getString(e, key);
+                jsonutil::getStrings(e, "nvcc_flags");
+            } catch (const Error& bad) {
+                refuse(bad.what());
+                continue;
+            }
             if (!opt.tasksPattern.empty()) {
                 const TaskSpec* t = findTaskRef(suite, e["task"].get<std::string>());
                 if (t && !matchesAnyGlob(opt.tasksPattern, t->id) && !matchesAnyGlob(opt.tasksPattern, t->name)) continue;

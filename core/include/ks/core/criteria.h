@@ -4,6 +4,7 @@
 // they are derived from stored metrics, so re-thresholding never needs a re-run.
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -73,6 +74,9 @@ struct ThresholdInfo {
     bool below;              // flagged iff metric < t (true) or metric >= t (false)
     const char* description; // one line for tooltips
     double defaultValue;     // the robust-kbench profile
+    // Every threshold is a finite number >= 0 (a negative bound or NaN silently switched a filter
+    // off); shares and ratios that cannot exceed 1 say so here.
+    double maxValue = std::numeric_limits<double>::max();
 };
 std::span<const ThresholdInfo> thresholdInfos();
 const ThresholdInfo& thresholdInfo(Threshold t);
@@ -116,13 +120,29 @@ struct Thresholds {
     bool operator==(const Thresholds&) const = default;
 };
 
+// Why `value` is not usable for threshold `key` (a threshold key or BorderlineMarginKey):
+// "must be a finite number in [0, 1], got nan"; empty when it is. Profiles, results files and
+// --threshold all check through this, so a NaN or negative bound is refused wherever it comes from.
+std::string thresholdValueProblem(std::string_view key, double value);
+// One --threshold NAME=VALUE (export-robust-kbench and filter share the syntax): sets it in `t`,
+// or throws ks::Error naming the option, the threshold and the value.
+void applyThresholdOverride(Thresholds& t, const std::string& nameEqualsValue);
+
+// Empty for seeds >= 2; else why the std-based filters cannot flag (callers say where the count
+// came from): the unbiased std
+// of one sample is NaN, and NaN never passes `< t`, so output_std and input_impact say "no flag"
+// for every task and output_axes loses its seed axis. We warn rather than refuse because one seed
+// still gives a true output_range and a quick smoke run over a large suite is a fair use.
+std::string seedCountWarning(long long seeds);
+
 // A criterion's whole flag rule under `t`, as text: "output_range < 0.01"; "baseline_rewrite_speedup
 // >= 2 or baseline_efficiency < 0.05 or (memory-bound and baseline_passes >= 2)".
 std::string criterionRuleText(Criterion c, const Thresholds& t);
 
 // A threshold profile file: {"kind":"kernelsieve.profile","name":..,"thresholds":{key:value}}.
 // Keys missing from the file keep their defaults (profiles written before filters 5-6 still
-// load); unknown keys and non-numeric values are errors naming the file. Throws ks::Error.
+// load); unknown keys, non-numeric or out-of-range values (thresholdValueProblem) are errors
+// naming the file. Throws ks::Error.
 Thresholds parseProfile(const std::string& jsonText, const std::string& path);
 std::string profileToJson(const Thresholds& t, const std::string& description = {});
 // Built-in profiles by name ("robust-kbench", "strict"); empty if unknown.

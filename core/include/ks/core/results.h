@@ -174,7 +174,18 @@ RunInfo runInfoFromJson(const std::string& text, const std::string& path);
 
 // Atomic file write (temp file + rename) so a crash never leaves half a file. Throws ks::Error.
 void writeFileAtomic(const std::string& path, const std::string& contents);
-std::string readFile(const std::string& path); // throws ks::Error naming the path
+// Empty when `text` nests at most 512 levels of [ and {, else why it is refused. Every core loader
+// checks this before parsing (copying or dumping a 200k-level value overflows the stack); readers
+// with their own parse, like the GUI's worker protocol, call it first.
+std::string jsonNestingProblem(const std::string& text);
+
+// The most readFile takes unless told otherwise: far above any results or bench file we write,
+// small enough that a hostile file cannot exhaust memory before we notice.
+inline constexpr std::uintmax_t DefaultMaxReadBytes = std::uintmax_t{1} << 30;
+// Reads a regular file of at most `maxBytes`. A FIFO, device, socket or folder is refused without
+// blocking (a FIFO made `list` hang, /dev/zero was read without end). Throws ks::Error naming the
+// path.
+std::string readFile(const std::string& path, std::uintmax_t maxBytes = DefaultMaxReadBytes);
 
 // CSV: task_id, task_name, one True/False column per criterion (the seed's Table 1 four, then
 // filters 5-6 and zeros pass; empty when not run), then any flag, level, category, status, the

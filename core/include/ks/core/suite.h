@@ -30,6 +30,15 @@ Suite loadSuite(const std::string& nameOrPath);
 Suite loadBuiltinSuite();
 Suite loadSuiteDir(const std::string& dir);
 
+// A task file or a source it names is a few KB (an imported KernelBench file at most ~100 KB); more
+// than this is no task, and reading it is how a hostile suite would exhaust memory.
+inline constexpr std::uintmax_t MaxTaskFileBytes = std::uintmax_t{16} << 20;
+// Reads `file` for the suite in folder `suiteDir`: it must resolve (symlinks followed) to a
+// regular file inside that folder and hold at most MaxTaskFileBytes. A spec's source_file of
+// ../../etc/passwd, an absolute path or a symlink pointing out of the suite is refused, since its
+// text would be shown and copied into results files. Throws ks::Error saying which rule it broke.
+std::string readSuiteFile(const std::string& suiteDir, const std::string& file);
+
 // Tasks whose id or name matches `pattern`: a comma-separated list of globs (`L1-*,*Softmax*`)
 // matched case-insensitively against the id and the name. Empty pattern = all.
 std::vector<TaskSpec> selectTasks(const Suite& suite, const std::string& pattern);
