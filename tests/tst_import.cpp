@@ -386,6 +386,18 @@ TEST_F(Import, ForwardEqualsPythonOnTheSameTensors) {
     }
 }
 
+namespace {
+// Filter 5 on the CPU, few timed runs: these tests read the graph analysis, not the timings.
+InefficiencyReport quickInefficiency(const TaskSpec& t) {
+    InefficiencyOptions io;
+    io.device = "cpu";
+    io.runs = 3;
+    io.seeds = 1;
+    const DeviceCeilings c = deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
+    return analyseInefficiency(t, io, c);
+}
+} // namespace
+
 // Filters 5 and 6 read an imported task's graph through its nested module calls: the traced
 // Model calls self.gemm(x), which LibTorch's Inline pass alone leaves as a prim::CallMethod (the
 // GEMM was then invisible to the FLOP count and the ablation).
@@ -393,12 +405,7 @@ TEST_F(Import, GraphAnalysesSeeThroughNestedModuleCalls) {
     const ks::Suite s = loadSuiteDir(SuiteDir.string());
     const TaskSpec* t = s.find("L1-76");
     ASSERT_TRUE(t);
-    InefficiencyOptions io;
-    io.device = "cpu";
-    io.runs = 3;
-    io.seeds = 1;
-    const DeviceCeilings c = deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
-    const InefficiencyReport r = analyseInefficiency(*t, io, c);
+    const InefficiencyReport r = quickInefficiency(*t);
     ASSERT_TRUE(r.error.empty()) << r.error;
     // linear 2 * (32 * 24) * 48, then + bias and relu on 32 x 24
     EXPECT_DOUBLE_EQ(r.flops, 2.0 * 32 * 24 * 48 + 2 * 32 * 24);
@@ -435,13 +442,7 @@ TEST_F(Import, RedundantNodesAndRewritesNameLinesOfTheTaskFile) {
 
     const TaskSpec* diag = s.find("L1-12");
     ASSERT_TRUE(diag);
-    InefficiencyOptions io;
-    io.device = "cpu";
-    io.runs = 3;
-    io.seeds = 1;
-    const DeviceCeilings c =
-        deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
-    const InefficiencyReport r = analyseInefficiency(*diag, io, c);
+    const InefficiencyReport r = quickInefficiency(*diag);
     ASSERT_TRUE(r.error.empty()) << r.error;
     bool found = false;
     for (const auto& w : r.rewrites)

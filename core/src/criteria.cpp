@@ -81,10 +81,8 @@ std::span<const ThresholdInfo> thresholdInfos() {
         {Threshold::BaselinePasses, Criterion::BaselineInefficiency, "baseline_passes", "Passes",
          "eager traffic / fewest bytes", false,
          "off when 0 (the default: passes are information); else a memory-bound task that is not "
-         "launch-bound "
-         "and whose eager graph moves at least t times the bytes of one fused pass (GEMM/conv "
-         "outputs that "
-         "the next op needs count as unavoidable)",
+         "launch-bound and whose eager graph moves at least t times the bytes of one fused pass "
+         "(GEMM/conv outputs that the next op needs count as unavoidable)",
          0.0},
         // Severity: constant outputs, dead ops and unused arguments always flag (they are what a
         // kernel author exploits); an op whose removal changes nothing (a clamp that never binds,
@@ -93,8 +91,7 @@ std::span<const ThresholdInfo> thresholdInfos() {
         {Threshold::RedundantFlopFraction, Criterion::RedundantComputation,
          "redundant_flop_fraction", "Redundant FLOPs", "redundant FLOP fraction", false,
          "constant outputs, dead ops and unused arguments always flag; ops whose removal leaves "
-         "the output "
-         "unchanged flag when they take at least this share of the FLOPs",
+         "the output unchanged flag when they take at least this share of the FLOPs",
          0.05, 1.0},
         // KernelBench's float32 check is torch.allclose(out, ref, atol=1e-2, rtol=1e-2); the seed's
         // stricter bar is 1e-5 / 1e-4. Larger tolerances flag more tasks.
@@ -185,9 +182,8 @@ std::string thresholdValueProblem(std::string_view key, double value) {
 std::string seedCountWarning(long long seeds) {
     if (seeds >= 2) return {};
     return "the std across seeds needs at least 2 seeds, so output_std and input_impact can never "
-           "flag and "
-           "output_axes ignores the seed axis (their 'no flag' means nothing); run with 5 seeds or "
-           "more";
+           "flag and output_axes ignores the seed axis (their 'no flag' means nothing); run with 5 "
+           "seeds or more";
 }
 
 void applyThresholdOverride(Thresholds& t, const std::string& arg) {

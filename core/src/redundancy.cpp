@@ -101,8 +101,8 @@ struct Observed {
     at::ScalarType dtype = at::kFloat;
     bool constant = true; // one value on every element and seed
     double value = 0;     // that value (seed 0's first element)
-    bool contiguous =
-        true; // seed 0's tensor was contiguous (a `contiguous()` of it copies nothing)
+    // Seed 0's tensor was contiguous: a `contiguous()` of it copies nothing.
+    bool contiguous = true;
 };
 
 struct Liveness {

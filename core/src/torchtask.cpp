@@ -147,46 +147,39 @@ SourceLine taskSourceLine(const torch::jit::Node* n, const TaskSpec& spec) {
     }
     const auto& src = range.source();
     if (!src) return out;
-    const std::string own = baseName(!spec.sourcePath.empty() ? spec.sourcePath : spec.specPath);
-    const std::string ownStem = own.substr(0, own.rfind('.'));
-    auto isOwn = [&](const std::string& file) {
-        const std::string b = baseName(file);
-        return b == own || b.substr(0, b.rfind('.')) == ownStem;
-    };
-    if (src->filename()) {
-        // A tracer's range: its text is the Python stack, one "FILE(LINE): FUNCTION" per frame,
-        // innermost first.
-        const std::string text = src->text_str().str();
-        size_t pos = 0;
-        while (pos < text.size()) {
-            const size_t end = std::min(text.find('\n', pos), text.size());
-            const std::string frame = text.substr(pos, end - pos);
-            pos = end + 1;
-            const auto open = frame.find("(");
-            const auto close = frame.find("):", open == std::string::npos ? 0 : open);
-            if (open == std::string::npos || close == std::string::npos) continue;
-            if (!isOwn(frame.substr(0, open))) continue;
-            try {
-                out.line = std::stoi(frame.substr(open + 1, close - open - 1));
-            } catch (const std::exception&) {
-                continue;
-            }
-            out.text = lineOfText(spec.source, out.line);
-            return out;
-        }
-        // A compiled range: the task's own file, or spec.source itself (CompilationUnit::define
-        // names it "<string>" and numbers it from 1).
-        const bool compiledSource = !spec.source.empty() && text == spec.source;
-        if (isOwn(*src->filename()) || compiledSource) {
-            out.line =
-                static_cast<int>(src->starting_line_no() + src->lineno_for_offset(range.start()));
-            out.text = lineOfText(compiledSource ? text : spec.source, out.line);
-        }
+    const std::string text = src->text_str().str();
+    // Compiled from spec.source itself (built-in tasks; CompilationUnit::define names it
+    // "<string>"): the offset's line in that text.
+    if (!src->filename() || text == spec.source) {
+        const size_t line = src->lineno_for_offset(range.start());
+        out.line = static_cast<int>(line) + 1;
+        out.text = lineOfText(text, out.line);
         return out;
     }
-    // Compiled from spec.source itself (built-in tasks): offsets into that text.
-    out.line = static_cast<int>(src->lineno_for_offset(range.start())) + 1;
-    out.text = lineOfText(src->text_str().str(), out.line);
+    // A tracer's range: its text is the Python stack, one "FILE(LINE): FUNCTION" per frame,
+    // innermost first; the first frame in the task's own file (its stem: the suite keeps a copy
+    // of the original under the same name) is the task's line.
+    auto stem = [](const std::string& path) {
+        const std::string b = baseName(path);
+        return b.substr(0, b.rfind('.'));
+    };
+    const std::string own = stem(!spec.sourcePath.empty() ? spec.sourcePath : spec.specPath);
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const size_t end = std::min(text.find('\n', pos), text.size());
+        const std::string frame = text.substr(pos, end - pos);
+        pos = end + 1;
+        const auto open = frame.find('(');
+        const auto close = open == std::string::npos ? open : frame.find("):", open);
+        if (close == std::string::npos || stem(frame.substr(0, open)) != own) continue;
+        try {
+            out.line = std::stoi(frame.substr(open + 1, close - open - 1));
+        } catch (const std::exception&) {
+            continue;
+        }
+        out.text = lineOfText(spec.source, out.line);
+        return out;
+    }
     return out;
 }
 
