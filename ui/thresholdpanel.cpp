@@ -92,6 +92,8 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
     m_profileBox->setObjectName(QStringLiteral("profile"));
     for (const auto& name : ks::builtinProfileNames())
         m_profileBox->addItem(QString::fromStdString(name));
+    // The list is alphabetical (fusion-headroom first): show the profile the values come from.
+    m_profileBox->setCurrentIndex(m_profileBox->findText(QString::fromStdString(m_profile.profile)));
     profileCell->addWidget(m_profileBox);
     m_modified = new QLabel;
     m_modified->setObjectName(QStringLiteral("modified"));

@@ -507,6 +507,16 @@ class TestMainWindow : public QObject {
                  QStringLiteral("invalid")); // v4 skip_max
     }
 
+    void testProfileBoxNamesTheProfileInUse() {
+        // Built-in profiles are listed alphabetically; fusion-headroom sorts before the default.
+        ThresholdPanel panel;
+        const auto* box = panel.findChild<QComboBox*>(QStringLiteral("profile"));
+        QVERIFY(box);
+        QVERIFY(box->findText(QStringLiteral("fusion-headroom")) >= 0);
+        QCOMPARE(box->currentText(), QString::fromStdString(ks::Thresholds::defaults().profile));
+        QCOMPARE(panel.thresholds().value(ks::Threshold::BaselinePasses), 0.0);
+    }
+
     void testAnalysisThresholdsAndDetailTabs() {
         MainWindow w;
         w.show();
