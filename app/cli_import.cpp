@@ -6,9 +6,11 @@
 // filter_results.json per task.
 
 #include "cli_import.h"
+#include "cli_common.h"
 
 #include "ks/core/analysisreports.h"
 #include "ks/core/criteria.h"
+#include "ks/core/process.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "ks/core/taskspec.h"
@@ -104,43 +106,38 @@ std::vector<std::string> pythonCandidates(const std::string& given) {
 
 // Runs argv with stdout on a pipe, calling onLine for each line; stderr goes to ours. Returns
 // the exit status (128 + signal when killed), or -1 with `spawnError` set when it cannot start.
+// Runs the exporter in its own process group (killed whole at the end: a task file may leave a
+// daemon), dying with us; every line it prints on stdout goes to `onLine`. Returns its exit
+// status (128 + signal when killed), or -1 with `spawnError` when it could not start.
 int runChild(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& onLine,
              std::string& spawnError) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        spawnError = std::strerror(errno);
+    std::unique_ptr<ks::ChildProcess> child;
+    try {
+        child = std::make_unique<ks::ChildProcess>(argv, -1, ks::ChildProcess::Protocol::Stdout);
+    } catch (const ks::Error& e) {
+        spawnError = e.what();
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        spawnError = std::strerror(rc);
+    std::string line;
+    try {
+        for (;;) {
+            const auto got = child->readLine(line, 3600.0);
+            if (got == ks::ChildProcess::Read::Eof) break;
+            if (got != ks::ChildProcess::Read::Line) continue;
+            while (!line.empty() && line.back() == '\r') line.pop_back();
+            onLine(line);
+        }
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "; the exporter was stopped\n";
+        child->kill();
+    }
+    const ks::ProcessResult r = child->wait();
+    if (r.exitCode == 127 && r.signal == 0) {
+        spawnError = "it could not be executed (not found, or not a program)";
+        // 127 is also what a shell says for "command not found"; the exporter never exits with it.
         return -1;
     }
-    FILE* f = fdopen(fds[0], "r");
-    char* buf = nullptr;
-    size_t cap = 0;
-    ssize_t n = 0;
-    while ((n = getline(&buf, &cap, f)) > 0) {
-        std::string line(buf, static_cast<size_t>(n));
-        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-        onLine(line);
-    }
-    std::free(buf);
-    std::fclose(f);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return r.exitCode >= 0 ? r.exitCode : 128 + r.signal;
 }
 
 std::string shapeText(const json& shape) {
@@ -210,14 +207,8 @@ int runImport(const ImportOptions& o) {
         bool started = false, done = false;
         std::string fatal, outDir;
         std::vector<std::string> warnings;
-        auto onLine = [&](const std::string& line) {
-            json ev;
-            try {
-                ev = json::parse(line);
-            } catch (const std::exception&) {
-                std::cerr << line << "\n"; // not protocol: let the user see it
-                return;
-            }
+        auto onEvent = [&](const std::string& line, json& ev) {
+            // (a malformed field throws json::exception, which onLine reports)
             const std::string event = ev.value("event", "");
             if (event == "fatal") {
                 fatal = ev.value("error", "the exporter failed");
@@ -292,6 +283,25 @@ int runImport(const ImportOptions& o) {
                                 ev.value("seconds", 0.0), ev.value("out", outDir).c_str());
                     std::fflush(stdout);
                 }
+            }
+        };
+        auto onLine = [&](const std::string& line) {
+            json ev;
+            try {
+                if (!ks::jsonNestingProblem(line).empty()) throw std::runtime_error("too deep");
+                ev = json::parse(line);
+                if (!ev.is_object() || !ev.contains("event") || !ev.at("event").is_string())
+                    throw std::runtime_error("no event");
+            } catch (const std::exception&) {
+                std::cerr << line.substr(0, 2000) << "\n"; // not protocol: let the user see it
+                return;
+            }
+            try {
+                onEvent(line, ev);
+            } catch (const json::exception& e) {
+                // A well-formed line with a field of the wrong type: say so and go on.
+                std::cerr << "warning: the exporter wrote a malformed '" << ev.at("event").get<std::string>()
+                          << "' event (" << e.what() << "): " << line.substr(0, 200) << "\n";
             }
         };
         std::string spawnError;
@@ -510,7 +520,7 @@ void addImportCommands(CLI::App& app, std::function<int()>& action) {
     imp->add_option("--python", io->python, "Python with torch (default: $KS_PYTHON, else python3 on PATH)");
     imp->add_option("--tasks", io->tasks, "Only files whose name or id matches (globs, comma-separated)");
     imp->add_option("--timeout", io->timeout, "Seconds per file before it is abandoned")->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(finiteSeconds());
     imp->add_option("--jobs", io->jobs, "Files exported in parallel (default: min(4, cores))")->check(CLI::NonNegativeNumber);
     imp->add_option("--level", io->level, "Level to record (default: from the folder name, e.g. level1)")
         ->check(CLI::Range(0, 9));
@@ -530,7 +540,7 @@ void addImportCommands(CLI::App& app, std::function<int()>& action) {
     rk->add_option("--python", ro->python, "Python with torch (default: $KS_PYTHON, else python3 on PATH)");
     rk->add_option("--tasks", ro->tasks, "Only task folders whose name or id (RK-<name>) matches (globs, comma-separated)");
     rk->add_option("--timeout", ro->timeout, "Seconds per task before it is abandoned")->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(finiteSeconds());
     rk->add_option("--jobs", ro->jobs, "Tasks exported in parallel (default: min(4, cores))")->check(CLI::NonNegativeNumber);
     rk->add_option("--trace-device", ro->device, "Where the models run while tracing: auto|cpu|cuda")
         ->capture_default_str()->check(CLI::IsMember({"auto", "cpu", "cuda"}));

@@ -9,6 +9,8 @@
 #include "ks/core/analysisreports.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
+#include "cli_common.h"
+#include "cli_filter.h"
 #include "cli_import.h"
 #include "cli_inefficiency.h"
 #include "cli_redundancy.h"
@@ -29,75 +31,24 @@
 namespace {
 
 std::atomic<bool> g_cancel{false};
+std::atomic<bool> g_kill{false};
+std::atomic<int> g_signals{0};
 
 extern "C" void onSignal(int) {
     // Second Ctrl-C kills; the first one asks the engine to stop after the current seed.
     if (g_cancel.exchange(true)) std::_Exit(130);
 }
 
+// filter: the first Ctrl-C stops after the current seed, the second (or a SIGTERM, as the GUI's
+// cancel sends) kills the worker at once; both keep the finished tasks. A third ends us.
+extern "C" void onFilterSignal(int sig) {
+    const int n = ++g_signals;
+    g_cancel = true;
+    if (sig == SIGTERM || n >= 2) g_kill = true;
+    if (n >= 3) std::_Exit(130);
+}
+
 enum Exit { Ok = 0, Usage = 2, BadSuite = 3, BadDevice = 4, WriteFailed = 5 };
-
-std::string jsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
-
-ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<std::string>& overrides) {
-    ks::Thresholds t = ks::Thresholds::defaults();
-    if (!profile.empty()) {
-        if (auto p = ks::builtinProfile(profile)) t = *p;
-        else if (std::filesystem::exists(profile)) t = ks::parseProfile(ks::readFile(profile), profile);
-        else {
-            std::string names;
-            for (const auto& n : ks::builtinProfileNames()) names += (names.empty() ? "" : ", ") + n;
-            throw ks::Error("--profile '" + profile + "' is neither a built-in profile (" + names +
-                            ") nor a readable profile file");
-        }
-    }
-    for (const auto& o : overrides)
-        ks::applyThresholdOverride(t, o);
-    return t;
-}
-
-// --criteria: which filters run. "stat" is filters 1-4 (one pass over the seeds measures all
-// four), "inefficiency" filter 5, "redundancy" filter 6; criterion keys work too.
-void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
-    opt.statistics = opt.inefficiency = opt.redundancy = false;
-    size_t start = 0;
-    while (start <= list.size()) {
-        const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        item.erase(0, item.find_first_not_of(' '));
-        item.erase(item.find_last_not_of(' ') + 1);
-        if (item == "all") opt.statistics = opt.inefficiency = opt.redundancy = true;
-        else if (item == "stat" || item == "statistics") opt.statistics = true;
-        else if (item == "inefficiency" || item == "baseline_inefficiency") opt.inefficiency = true;
-        else if (item == "redundancy" || item == "redundant_computation") opt.redundancy = true;
-        else if (ks::criterionFromKey(item))
-            throw ks::Error("--criteria: '" + item + "' is one of the four statistical filters, which run together; use 'stat'");
-        else
-            throw ks::Error("--criteria: unknown '" + item + "' (use all, or a comma-separated list of stat, inefficiency, redundancy)");
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-}
 
 // The `--dim NAME=SIZE` values of bench / validate: SIZE a positive integer, NAME a dim of at
 // least one of the selected tasks. Throws ks::Error naming the bad value.
@@ -134,38 +85,8 @@ int main(int argc, char** argv) {
     bool version = false;
     app.add_flag("--version", version, "Print the version, LibTorch, CUDA and the device, then exit");
 
-    // --- filter ---------------------------------------------------------------------------
-    auto* filter = app.add_subcommand("filter", "Run the filters (statistics, baseline inefficiency, redundancy) over a suite");
-    std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
-    std::string criteriaList = "all";
-    bool remeasure = false;
-    std::string rng = "cpu";
-    int seeds = 5;
-    bool jsonl = false, quiet = false, noOut = false;
-    std::vector<std::string> thresholds;
-    filter->add_option("--suite", suite, "'builtin' or a suite folder")->capture_default_str();
-    filter->add_option("--seeds", seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
-    filter->add_option("--rng", rng,
-                       "Generator the tensors are drawn on: cpu (robust-kbench's, copied to the device) or "
-                       "device (faster for multi-GB inputs, other samples)")
-        ->capture_default_str()->check(CLI::IsMember({"cpu", "device"}));
-    filter->add_option("--preset", preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
-        ->check(CLI::IsMember({"small", "full"}));
-    filter->add_option("--device", device, "auto|cuda|cpu")->capture_default_str()
-        ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-    filter->add_option("--profile", profile, "Threshold profile: a built-in name or a profile file");
-    filter->add_option("--threshold", thresholds, "Override one threshold, NAME=VALUE (repeatable)");
-    filter->add_option("--out", out, "Results JSON file ('' to skip)")->capture_default_str();
-    filter->add_flag("--no-out", noOut, "Do not write a results JSON file");
-    filter->add_option("--csv", csv, "Also write the filter table as CSV");
-    filter->add_option("--tasks", pattern, "Only tasks whose id or name matches (globs, comma-separated)");
-    filter->add_option("--criteria", criteriaList,
-                       "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
-                       "inefficiency (5), redundancy (6)")
-        ->capture_default_str();
-    filter->add_flag("--remeasure-ceilings", remeasure, "Measure the device ceilings for filter 5 again (ignore the cache)");
-    filter->add_flag("--jsonl", jsonl, "Stream progress and per-task results as JSON lines on stdout");
-    filter->add_flag("-q,--quiet", quiet, "Do not print the table");
+    std::function<int()> filterAction; // filter (cli_filter.cpp)
+    ks::cli::addFilterCommand(app, filterAction, g_cancel, g_kill);
 
     // --- list -----------------------------------------------------------------------------
     auto* list = app.add_subcommand("list", "List the tasks of a suite");
@@ -201,7 +122,8 @@ int main(int argc, char** argv) {
         sc->add_option("--dim", bDims,
                        "Run tasks at another size: NAME=SIZE sets that dim at the preset (repeatable; "
                        "e.g. --dim dim=393216 --dim batch_size=1024 for long softmax rows)");
-        sc->add_option("--job-timeout", bTimeout, "Seconds before a hung worker is killed")->capture_default_str();
+        sc->add_option("--job-timeout", bTimeout, "Seconds before a hung worker is killed")->capture_default_str()
+            ->check(ks::cli::finiteSeconds());
         sc->add_flag("--list", bList, "List the variants and exit");
         sc->add_option("--kernels", bKernels,
                        "Evaluate kernels written by others instead of the built-in variants: a .cu/.py file "
@@ -212,7 +134,7 @@ int main(int argc, char** argv) {
         sc->add_option("--compile-jobs", bCompileJobs, "With --kernels: parallel compiles (default: cores)")
             ->check(CLI::NonNegativeNumber);
         sc->add_option("--compile-timeout", bCompileTimeout, "With --kernels: seconds before a compile is killed")
-            ->capture_default_str();
+            ->capture_default_str()->check(ks::cli::finiteSeconds());
         sc->add_option("--precision-ratio", bPrecisionRatio,
                        "With --kernels: kernel error / eager float32 error above which the precision guard fires")
             ->capture_default_str()->check(CLI::PositiveNumber);
@@ -254,6 +176,11 @@ int main(int argc, char** argv) {
             return Exit::BadDevice;
         }
         return Exit::Ok;
+    }
+    if (filterAction) {
+        std::signal(SIGINT, onFilterSignal);
+        std::signal(SIGTERM, onFilterSignal);
+        return filterAction();
     }
     if (importAction) return importAction();
     if (inefficiencyAction) return inefficiencyAction();
@@ -469,163 +396,6 @@ int main(int argc, char** argv) {
 #endif
     }
 
-    if (!filter->parsed()) {
-        std::cout << app.help();
-        return Exit::Usage;
-    }
-
-    if (noOut) out.clear();
-    ks::Thresholds th;
-    try {
-        th = resolveThresholds(profile, thresholds);
-    } catch (const ks::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::Usage;
-    }
-    ks::Suite s;
-    try {
-        s = ks::loadSuite(suite);
-    } catch (const ks::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::BadSuite;
-    }
-    const auto tasks = ks::selectTasks(s, pattern);
-    if (tasks.empty() && s.issues.empty()) {
-        std::cerr << "error: no task in suite '" << suite << "'"
-                  << (pattern.empty() ? "" : " matches --tasks '" + pattern + "'") << "\n";
-        return Exit::BadSuite;
-    }
-
-    ks::EngineOptions opt;
-    opt.device = device;
-    opt.seeds = seeds;
-    opt.cpuGenerator = rng == "cpu";
-    if (!preset.empty()) opt.preset = ks::parsePreset(preset);
-    opt.cancel = &g_cancel;
-    try {
-        applyCriteria(criteriaList, opt);
-    } catch (const ks::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::Usage;
-    }
-    if (const std::string w = ks::seedCountWarning(seeds); opt.statistics && !w.empty())
-        std::cerr << "warning: --seeds " << seeds << ": " << w << "\n";
-    // The reports' own flags follow the thresholds of this run (the criteria re-derive them anyway).
-    opt.inefficiencyOptions.minSpeedup = th.value(ks::Threshold::BaselineRewriteSpeedup);
-    opt.inefficiencyOptions.minEfficiency = th.value(ks::Threshold::BaselineEfficiency);
-    opt.inefficiencyOptions.maxPasses = th.value(ks::Threshold::BaselinePasses);
-    opt.remeasureCeilings = remeasure;
-    int currentIndex = 0; // of the task being run, for task_phase events
-    if (jsonl)
-        opt.onPhase = [&currentIndex](const ks::TaskSpec& t, const std::string& phase) {
-            std::cout << "{\"event\":\"task_phase\",\"index\":" << currentIndex << ",\"id\":" << jsonString(t.id)
-                      << ",\"phase\":" << jsonString(phase) << "}\n" << std::flush;
-        };
-    std::unique_ptr<ks::Engine> engine;
-    try {
-        engine = std::make_unique<ks::Engine>(opt);
-    } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::BadDevice;
-    }
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
-
-    const auto& dev = engine->device();
-    std::string which;
-    for (const auto& [on, name] : {std::pair{opt.statistics, "statistics"}, {opt.inefficiency, "baseline inefficiency"},
-                                   {opt.redundancy, "redundancy"}})
-        if (on) which += (which.empty() ? "" : ", ") + std::string(name);
-    std::cerr << "kernelsieve " << ks::toolVersion() << ": " << tasks.size() << " tasks from '" << s.name
-              << "', preset " << ks::presetName(engine->preset()) << ", " << seeds << " seeds, on "
-              << dev.device << " (" << dev.name << "), LibTorch " << dev.libtorch << "; filters: " << which << "\n";
-    if (opt.inefficiency) {
-        // Once per run, before the first task: the start event and the results record them.
-        std::cerr << "device ceilings for filter 5 (copy bandwidth, FP32 peak)... " << std::flush;
-        if (const auto* c = engine->ceilings())
-            std::fprintf(stderr, "copy %.1f GB/s, FP32 %.1f GFLOP/s [%s]%s\n", c->copyBandwidthGBs, c->fp32PeakGflops,
-                         c->source.c_str(), c->device == "cpu" ? " -- CPU timings" : "");
-        else
-            std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
-    }
-    if (jsonl)
-        std::cout << "{\"event\":\"start\",\"total\":" << tasks.size()
-                  << ",\"run\":" << ks::runInfoToJson(engine->runInfo(s.name)) << "}\n"
-                  << std::flush;
-
-    // Files the loader could not read become failed tasks, so they show in every output.
-    ks::RunResults partial;
-    partial.run = engine->runInfo(s.name);
-    partial.thresholds = th;
-    if (pattern.empty())
-        for (const auto& issue : s.issues) {
-            std::cerr << "error: " << issue.message << "\n";
-            partial.tasks.push_back(ks::failedLoadResult(issue));
-        }
-    const auto loadFailures = static_cast<long>(partial.tasks.size());
-    auto save = [&](const ks::RunResults& r) {
-        if (out.empty()) return true;
-        try {
-            ks::writeFileAtomic(out, ks::resultsToJson(r));
-            return true;
-        } catch (const ks::Error& e) {
-            std::cerr << "error: " << e.what() << "\n";
-            return false;
-        }
-    };
-
-    auto onStart = [&](const ks::TaskSpec& t, int i, int n) {
-        currentIndex = i;
-        if (jsonl)
-            std::cout << "{\"event\":\"task_start\",\"index\":" << i << ",\"total\":" << n
-                      << ",\"id\":" << jsonString(t.id) << "}\n" << std::flush;
-    };
-    auto onDone = [&](const ks::TaskResult& r, int i, int n) {
-        std::string flags;
-        for (const auto& c : ks::criteria()) {
-            if (!r.flagged(c.criterion, th)) continue;
-            flags += (flags.empty() ? "" : ",") + std::string(c.key);
-            // Filters 5-6 say why: "baseline_inefficiency (34.5x diag-matmul)".
-            if (c.criterion == ks::Criterion::BaselineInefficiency)
-                flags += " (" + ks::inefficiencySummary(*r.inefficiency, th) + ")";
-            if (c.criterion == ks::Criterion::RedundantComputation)
-                flags += " (" + ks::redundancySummary(*r.redundancy) + ")";
-        }
-        std::string verdict = r.status != ks::TaskStatus::Ok ? "ERROR " + r.error
-                              : flags.empty()                  ? std::string("no flags")
-                                                               : "flagged: " + flags;
-        for (ks::Criterion c : {ks::Criterion::BaselineInefficiency, ks::Criterion::RedundantComputation})
-            if (const std::string e = r.criterionError(c); !e.empty())
-                verdict += "; " + std::string(ks::criterionInfo(c).key) + " failed: " + e;
-        std::fprintf(stderr, "[%*d/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1,
-                     n, r.id.c_str(), r.name.c_str(), r.wallSeconds, verdict.c_str());
-        if (jsonl)
-            std::cout << "{\"event\":\"task\",\"index\":" << i << ",\"total\":" << n
-                      << ",\"result\":" << ks::taskResultToJson(r) << "}\n" << std::flush;
-        partial.tasks.push_back(r);
-        save(partial); // after every task, so a crash or kill loses nothing already measured
-    };
-
-    ks::RunResults results = engine->runAll(tasks, s.name, th, onStart, onDone);
-    // Keep load failures at the front, as in `partial`.
-    results.tasks.insert(results.tasks.begin(), partial.tasks.begin(), partial.tasks.begin() + loadFailures);
-    int rc = Exit::Ok;
-    if (!save(results)) rc = Exit::WriteFailed;
-    if (!csv.empty()) {
-        try {
-            ks::writeFileAtomic(csv, ks::resultsToCsv(results, th));
-        } catch (const ks::Error& e) {
-            std::cerr << "error: " << e.what() << "\n";
-            rc = Exit::WriteFailed;
-        }
-    }
-    if (!quiet && !jsonl) std::cout << ks::resultsToTable(results, th);
-    if (jsonl)
-        std::cout << "{\"event\":\"done\",\"cancelled\":" << (results.run.cancelled ? "true" : "false")
-                  << ",\"total_s\":" << results.run.totalSeconds << "}\n" << std::flush;
-    std::cerr << "done in " << results.run.totalSeconds << " s"
-              << (results.run.cancelled ? " (cancelled; finished tasks kept)" : "")
-              << (out.empty() ? "" : ", results in " + out) << (csv.empty() ? "" : ", CSV in " + csv) << "\n";
-    if (results.run.cancelled && rc == Exit::Ok) rc = 130;
-    return rc;
+    std::cout << app.help();
+    return Exit::Usage;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/process.h"
+#include "ks/core/taskspec.h"
 
 #include <chrono>
 #include <csignal>
@@ -7,6 +8,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -80,6 +84,119 @@ ProcessResult runProcess(const std::vector<std::string>& argvIn, const std::stri
     if (WIFEXITED(status)) res.exitCode = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
     return res;
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd, Protocol where) {
+    if (argvIn.empty()) throw Error("no command");
+    std::vector<std::string> argvS = argvIn;
+    std::vector<char*> argv;
+    for (auto& s : argvS) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int err = errno;
+        ::close(p[0]);
+        ::close(p[1]);
+        if (devnull >= 0) ::close(devnull);
+        throw Error("cannot start " + argvS[0] + ": " + std::strerror(err));
+    }
+    if (pid == 0) {
+        // The child: async-signal-safe calls only until exec (the parent may have threads).
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127); // the parent died before the line above
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::signal(SIGINT, SIG_DFL);
+        ::signal(SIGTERM, SIG_DFL);
+        ::signal(SIGPIPE, SIG_DFL);
+        if (devnull >= 0) ::dup2(devnull, 0);
+        if (where == Protocol::Stdout) {
+            ::dup2(p[1], 1);
+            ::syscall(SYS_close_range, 3U, ~0U, 0U); // nothing else of ours (locks, journals) leaks in
+        } else {
+            if (stdoutFd >= 0) ::dup2(stdoutFd, 1);
+            ::dup2(p[1], 3);
+            ::syscall(SYS_close_range, 4U, ~0U, 0U);
+        }
+        if (std::strchr(argv[0], '/')) ::execv(argv[0], argv.data());
+        else ::execvp(argv[0], argv.data());
+        const char msg[] = "kernelsieve: cannot exec the worker\n";
+        [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
+        ::_exit(127);
+    }
+    ::close(p[1]);
+    if (devnull >= 0) ::close(devnull);
+    m_pid = pid;
+    m_fd = p[0];
+}
+
+ChildProcess::~ChildProcess() {
+    if (!m_reaped) {
+        kill();
+        wait();
+    } else if (m_pid > 0) {
+        ::kill(-m_pid, SIGKILL); // leftovers of the group
+    }
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+ChildProcess::Read ChildProcess::readLine(std::string& line, double seconds, size_t maxLine) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
+    for (;;) {
+        if (const size_t nl = m_buf.find('\n'); nl != std::string::npos) {
+            line = m_buf.substr(0, nl);
+            m_buf.erase(0, nl + 1);
+            return Read::Line;
+        }
+        if (m_buf.size() > maxLine)
+            throw Error("the worker wrote a protocol line longer than " + std::to_string(maxLine) + " bytes");
+        if (m_fd < 0) return Read::Eof;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd pfd{m_fd, POLLIN, 0};
+        const int r = ::poll(&pfd, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        if (r < 0 && errno == EINTR) return Read::Timeout; // a signal: let the caller look at its flags
+        if (r == 0) return Read::Timeout;
+        char buf[1 << 16];
+        const ssize_t n = ::read(m_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) return Read::Timeout;
+        if (n <= 0) {
+            ::close(m_fd);
+            m_fd = -1;
+            if (!m_buf.empty()) { // a last line without its newline: the worker died writing it
+                m_buf.clear();
+            }
+            return Read::Eof;
+        }
+        m_buf.append(buf, static_cast<size_t>(n));
+    }
+}
+
+void ChildProcess::signalGroup(int sig) {
+    if (m_pid > 0 && !m_reaped) ::kill(-m_pid, sig);
+}
+
+void ChildProcess::kill() {
+    if (m_pid <= 0 || m_reaped) return;
+    ::kill(-m_pid, SIGKILL);
+    ::kill(m_pid, SIGKILL);
+}
+
+ProcessResult ChildProcess::wait() {
+    if (m_reaped || m_pid <= 0) return m_result;
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_reaped = true;
+    ::kill(-m_pid, SIGKILL); // what it started and left behind
+    if (WIFEXITED(status)) m_result.exitCode = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) m_result.signal = WTERMSIG(status);
+    return m_result;
 }
 
 std::string fileTail(const std::string& path, size_t maxBytes) {

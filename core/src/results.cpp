@@ -544,26 +544,51 @@ RunInfo runInfoFromJson(const std::string& text, const std::string& path) {
     }
 }
 
-void writeFileAtomic(const std::string& path, const std::string& contents) {
+void writeFileAtomic(const std::string& path, const std::string& contents, bool keepBackup) {
     namespace fs = std::filesystem;
-    const fs::path target(path);
-    const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(path + ": cannot open for writing");
-        out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw Error(path + ": write failed (disk full?)");
+    // POSIX calls, not an ofstream: a full disk often shows only at close() or fsync(), which an
+    // ofstream's destructor swallows, and then the rename would replace a good file with half of one.
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
+    auto fail = [&](const char* what, int err) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return Error(path + ": " + what + ": " + std::strerror(err) +
+                     (err == ENOSPC || err == EDQUOT || err == EFBIG ? " (the previous file, if any, is unchanged)" : ""));
+    };
+    size_t done = 0;
+    while (done < contents.size()) {
+        const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw fail("write failed", errno);
+        }
+        done += static_cast<size_t>(n);
+    }
+    // On disk before the rename: after a power loss the name points at the old or the new file.
+    if (::fsync(fd) != 0 && errno != EINVAL) throw fail("write failed", errno);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw Error(path + ": write failed: " + std::strerror(err));
+    }
+    if (keepBackup) {
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+            // A hard link keeps the old file under .bak without a moment in which `path` is missing.
+            const std::string bak = path + ".bak";
+            ::unlink(bak.c_str());
+            if (::link(path.c_str(), bak.c_str()) != 0) {
+                std::error_code ec;
+                fs::copy_file(path, bak, fs::copy_options::overwrite_existing, ec);
+            }
         }
     }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw Error(path + ": cannot replace file: " + ec.message());
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw Error(path + ": cannot replace the file: " + std::strerror(err));
     }
 }
 

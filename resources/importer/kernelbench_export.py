@@ -92,6 +92,8 @@ NAME_DTYPES = {v: k for k, v in DTYPE_NAMES.items()}
 
 # Replaying seed 0 doubles the cost of drawing; above this many elements we skip it.
 REPLAY_ELEMENT_LIMIT = 1 << 28
+# Seeds on which the trace is compared with eager PyTorch after tracing (export_task).
+FRESH_SEEDS = (1, 2, 3)
 
 
 class TaskFileError(Exception):
@@ -1177,6 +1179,37 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
                      f"({', '.join(sorted(set(ops.names)))}) in a way the trace does not replay, or branches on "
                      f"tensor values")
         raise TaskFileError(f"the traced graph does not reproduce the eager output ({how}); {cause}")
+    # One input proves little: a forward that branches on its data (``if x.mean() > 0``) traces
+    # the branch its example took and gives the other seeds a different function. Compare the
+    # trace with eager PyTorch on fresh seeds, drawn as the engine draws them.
+    for fresh in FRESH_SEEDS:
+        torch.manual_seed(fresh)
+        if total <= limit:
+            fresh_i = [draw_engine(s, by_name) for s in input_specs]
+            fresh_p = [draw_engine(s, by_name) for s in param_specs]
+        else:  # too large to draw on the CPU: new inputs from get_inputs(), the same parameters
+            fresh_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
+            fresh_p = params
+        ex_s = [t.to(device) for t in fresh_i] + [t.to(device) for t in fresh_p]
+        outs = []
+        for run in (wrapper, traced):
+            with torch.no_grad(), warnings.catch_warnings(), _SeedCalls():
+                warnings.simplefilter("ignore")
+                torch.random.default_generator.manual_seed(1234 + fresh)
+                if torch.cuda.is_available() and device.type == "cuda":
+                    torch.cuda.default_generators[device.index or 0].manual_seed(1234 + fresh)
+                try:
+                    out = run(*ex_s)
+                except Exception as e:  # noqa: BLE001
+                    raise TaskFileError(f"forward failed on the inputs of seed {fresh}: {_last_line(e, path)}") from None
+                outs.append(out)
+        same, how = _close(outs[1], outs[0])
+        if not same:
+            raise TaskFileError(
+                f"the traced graph differs from eager PyTorch on seed {fresh} ({how}), though it matched on "
+                f"get_inputs(): the forward branches on tensor values (data-dependent control flow), and a trace "
+                f"records only the branch its example input took")
+        del ex_s, outs
     torch_dir = os.path.dirname(torch.__file__)
     seen = set()
     for w in caught:
@@ -1475,6 +1508,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="where the model runs while tracing (default: cuda when available)")
     args = ap.parse_args(argv)
 
+    if not math.isfinite(args.timeout) or args.timeout <= 0:  # argparse's float() takes "nan" and "inf"
+        emit({"event": "fatal", "code": 3, "error": f"--timeout must be a positive, finite number of seconds, "
+                                                     f"got {args.timeout}"})
+        return 3
     folder = Path(args.folder)
     if not folder.is_dir():
         emit({"event": "fatal", "code": 3, "error": f"{folder}: not a folder"})

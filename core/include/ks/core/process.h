@@ -25,6 +25,40 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
                          const std::atomic<bool>* cancel = nullptr, const std::string& workDir = {},
                          bool append = false);
 
+// A worker that talks over a pipe on its fd 3 (its "protocol"), so nothing the code it runs prints
+// on stdout can pass for a protocol line. Started with fork + exec in its own process group; it
+// dies with us (PR_SET_PDEATHSIG), and the destructor kills its whole group.
+class ChildProcess {
+public:
+    // Where the protocol pipe is in the child: fd 3 (its stdout stays ours, or `stdoutFd`), or its
+    // stdout (programs that speak on stdout, like the Python exporter, which keeps the tasks' own
+    // prints off it).
+    enum class Protocol { Fd3, Stdout };
+    // Starts argv[0] (searched on PATH when it has no slash) with stdin from /dev/null and stderr
+    // on ours. Throws ks::Error when it cannot start.
+    explicit ChildProcess(const std::vector<std::string>& argv, int stdoutFd = -1, Protocol where = Protocol::Fd3);
+    ~ChildProcess();
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    enum class Read { Line, Timeout, Eof };
+    // The next whole line of the protocol, waiting at most `seconds` (a signal ends the wait early
+    // with Timeout). Lines longer than `maxLine` bytes are an error (ks::Error).
+    Read readLine(std::string& line, double seconds, size_t maxLine = size_t{1} << 28);
+    void signalGroup(int sig);
+    void kill(); // SIGKILL to the whole group
+    // Waits for it to end (after Eof or kill()); the exit code or signal.
+    ProcessResult wait();
+    int pid() const { return m_pid; }
+
+private:
+    int m_pid = -1;
+    int m_fd = -1;
+    bool m_reaped = false;
+    ProcessResult m_result;
+    std::string m_buf;
+};
+
 // The last `maxBytes` of a file ("" if unreadable), for messages.
 std::string fileTail(const std::string& path, size_t maxBytes = 4000);
 

@@ -172,8 +172,10 @@ TaskResult taskResultFromJson(const std::string& text, const std::string& path);
 std::string runInfoToJson(const RunInfo& r, int indent = -1);
 RunInfo runInfoFromJson(const std::string& text, const std::string& path);
 
-// Atomic file write (temp file + rename) so a crash never leaves half a file. Throws ks::Error.
-void writeFileAtomic(const std::string& path, const std::string& contents);
+// Atomic file write (temp file, fsync, rename) so a crash or a full disk never leaves half a file:
+// the old file stays until the new one is complete. `keepBackup` keeps the replaced file as
+// PATH.bak. Throws ks::Error naming the path and the reason (disk full, read-only folder...).
+void writeFileAtomic(const std::string& path, const std::string& contents, bool keepBackup = false);
 // Empty when `text` nests at most 512 levels of [ and {, else why it is refused. Every core loader
 // checks this before parsing (copying or dumping a 200k-level value overflows the stack); readers
 // with their own parse, like the GUI's worker protocol, call it first.

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+#include "cli_filter.h"
+#include "cli_common.h"
+
+#include "ks/core/analysisreports.h"
+#include "ks/core/engine.h"
+#include "ks/core/process.h"
+#include "ks/core/results.h"
+#include "ks/core/resultsfile.h"
+#include "ks/core/suite.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <unistd.h>
+
+namespace ks::cli {
+namespace {
+
+enum Exit { Ok = 0, Usage = 2, BadSuite = 3, BadDevice = 4, WriteFailed = 5, Cancelled = 130 };
+
+struct FilterArgs {
+    std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
+    std::string criteria = "all", rng = "cpu";
+    std::vector<std::string> thresholds;
+    int seeds = 5;
+    bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
+    double taskTimeout = 3600;
+    // The worker side (hidden): the protocol fd and the file of task ids to run.
+    int workerFd = -1;
+    std::string taskIdsFile;
+};
+
+std::string jsonString(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<std::string>& overrides) {
+    ks::Thresholds t = ks::Thresholds::defaults();
+    if (!profile.empty()) {
+        if (auto p = ks::builtinProfile(profile)) t = *p;
+        else if (std::filesystem::exists(profile)) t = ks::parseProfile(ks::readFile(profile), profile);
+        else {
+            std::string names;
+            for (const auto& n : ks::builtinProfileNames()) names += (names.empty() ? "" : ", ") + n;
+            throw ks::Error("--profile '" + profile + "' is neither a built-in profile (" + names +
+                            ") nor a readable profile file");
+        }
+    }
+    for (const auto& o : overrides)
+        ks::applyThresholdOverride(t, o);
+    return t;
+}
+
+// --criteria: which filters run. "stat" is filters 1-4 (one pass over the seeds measures all
+// four), "inefficiency" filter 5, "redundancy" filter 6; criterion keys work too.
+void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
+    opt.statistics = opt.inefficiency = opt.redundancy = false;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item == "all") opt.statistics = opt.inefficiency = opt.redundancy = true;
+        else if (item == "stat" || item == "statistics") opt.statistics = true;
+        else if (item == "inefficiency" || item == "baseline_inefficiency") opt.inefficiency = true;
+        else if (item == "redundancy" || item == "redundant_computation") opt.redundancy = true;
+        else if (ks::criterionFromKey(item))
+            throw ks::Error("--criteria: '" + item + "' is one of the four statistical filters, which run together; use 'stat'");
+        else
+            throw ks::Error("--criteria: unknown '" + item + "' (use all, or a comma-separated list of stat, inefficiency, redundancy)");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+}
+
+std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
+    std::string flags;
+    for (const auto& c : ks::criteria()) {
+        if (!r.flagged(c.criterion, th)) continue;
+        flags += (flags.empty() ? "" : ",") + std::string(c.key);
+        // Filters 5-6 say why: "baseline_inefficiency (34.5x diag-matmul)".
+        if (c.criterion == ks::Criterion::BaselineInefficiency)
+            flags += " (" + ks::inefficiencySummary(*r.inefficiency, th) + ")";
+        if (c.criterion == ks::Criterion::RedundantComputation)
+            flags += " (" + ks::redundancySummary(*r.redundancy) + ")";
+    }
+    std::string verdict = r.status != ks::TaskStatus::Ok ? "ERROR " + r.error
+                          : flags.empty()                  ? std::string("no flags")
+                                                           : "flagged: " + flags;
+    for (ks::Criterion c : {ks::Criterion::BaselineInefficiency, ks::Criterion::RedundantComputation})
+        if (const std::string e = r.criterionError(c); !e.empty())
+            verdict += "; " + std::string(ks::criterionInfo(c).key) + " failed: " + e;
+    return verdict;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker: runs the tasks of --task-ids in this process and reports on --worker-fd. Its stdout
+// is sent to stderr first, so a task that prints (TorchScript has print) cannot forge a line.
+int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
+    const int protoFd = ::dup(a.workerFd);
+    FILE* proto = protoFd >= 0 ? ::fdopen(protoFd, "w") : nullptr;
+    if (!proto) {
+        std::cerr << "error: --worker-fd " << a.workerFd << " is not open\n";
+        return Exit::Usage;
+    }
+    ::close(a.workerFd);
+    std::cout.flush();
+    ::dup2(2, 1);
+    std::cout << std::unitbuf; // a task's prints show even when a timeout kills us right after
+    std::cerr << std::unitbuf;
+    auto emit = [proto](const std::string& line) {
+        std::fputs(line.c_str(), proto);
+        std::fputc('\n', proto);
+        std::fflush(proto);
+    };
+    ks::Thresholds th;
+    ks::Suite s;
+    std::vector<ks::TaskSpec> tasks;
+    try {
+        th = resolveThresholds(a.profile, a.thresholds);
+        s = ks::loadSuite(a.suite);
+        std::set<std::string> seen;
+        std::string text = ks::readFile(a.taskIdsFile);
+        size_t pos = 0;
+        while (pos < text.size()) {
+            const size_t nl = text.find('\n', pos);
+            const std::string id = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+            pos = nl == std::string::npos ? text.size() : nl + 1;
+            if (id.empty()) continue;
+            const ks::TaskSpec* t = s.find(id);
+            if (!t) throw ks::Error("--task-ids: no task '" + id + "' in suite '" + a.suite + "'");
+            tasks.push_back(*t);
+        }
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::BadSuite;
+    }
+    ks::EngineOptions opt;
+    opt.device = a.device;
+    opt.seeds = a.seeds;
+    opt.cpuGenerator = a.rng == "cpu";
+    if (!a.preset.empty()) opt.preset = ks::parsePreset(a.preset);
+    opt.cancel = &cancel;
+    try {
+        applyCriteria(a.criteria, opt);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::Usage;
+    }
+    opt.inefficiencyOptions.minSpeedup = th.value(ks::Threshold::BaselineRewriteSpeedup);
+    opt.inefficiencyOptions.minEfficiency = th.value(ks::Threshold::BaselineEfficiency);
+    opt.inefficiencyOptions.maxPasses = th.value(ks::Threshold::BaselinePasses);
+    opt.remeasureCeilings = a.remeasure;
+    std::string currentId;
+    opt.onPhase = [&](const ks::TaskSpec& t, const std::string& phase) {
+        emit("{\"event\":\"task_phase\",\"id\":" + jsonString(t.id) + ",\"phase\":" + jsonString(phase) + "}");
+    };
+    std::unique_ptr<ks::Engine> engine;
+    try {
+        engine = std::make_unique<ks::Engine>(opt);
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::BadDevice;
+    }
+    if (opt.inefficiency) {
+        std::cerr << "device ceilings for filter 5 (copy bandwidth, FP32 peak)... " << std::flush;
+        if (const auto* c = engine->ceilings())
+            std::fprintf(stderr, "copy %.1f GB/s, FP32 %.1f GFLOP/s [%s]%s\n", c->copyBandwidthGBs, c->fp32PeakGflops,
+                         c->source.c_str(), c->device == "cpu" ? " -- CPU timings" : "");
+        else
+            std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
+    }
+    emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(engine->runInfo(s.name)) + "}");
+    // Fault injection for the tests (tests/results_safety_test.cmake): a worker that crashes.
+    const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
+    ks::RunResults r = engine->runAll(
+        tasks, s.name, th,
+        [&](const ks::TaskSpec& t, int, int) {
+            emit("{\"event\":\"task_start\",\"id\":" + jsonString(t.id) + "}");
+            if (crashOn && t.id == crashOn) std::raise(SIGSEGV);
+        },
+        [&](const ks::TaskResult& t, int, int) {
+            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
+        });
+    emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
+    std::fclose(proto);
+    return r.run.cancelled ? Exit::Cancelled : Exit::Ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command: plans, starts workers, enforces the per-task timeout, saves.
+class Driver {
+public:
+    Driver(const FilterArgs& a, std::atomic<bool>& cancel, std::atomic<bool>& kill)
+        : m_a(a), m_cancel(cancel), m_kill(kill) {}
+    int run();
+
+private:
+    const FilterArgs& m_a;
+    std::atomic<bool>& m_cancel;
+    std::atomic<bool>& m_kill;
+    ks::Thresholds m_th;
+    ks::Suite m_suite;
+    std::vector<ks::TaskSpec> m_tasks;
+    std::map<std::string, size_t> m_index; // task id -> position in m_tasks
+    std::map<size_t, ks::TaskResult> m_done;
+    std::unique_ptr<ks::ResultsSink> m_sink;
+    ks::RunInfo m_info;
+    bool m_started = false;
+    bool m_cancelled = false;
+    bool m_sinkFailed = false; // begin() refused: nothing may be written
+    int m_rc = Exit::Ok;
+
+    void jsonl(const std::string& line) const {
+        if (m_a.jsonl) std::cout << line << "\n" << std::flush;
+    }
+    std::vector<std::string> workerArgs(const std::string& idsFile, bool first) const;
+    bool onStart(const ks::RunInfo& info);
+    void record(ks::TaskResult r, bool fromWorker);
+    // Runs one worker over the tasks not done yet. False when the run must stop.
+    bool runWorkerOnce(bool first, int& startupFailures);
+};
+
+std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first) const {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    std::vector<std::string> v = {ec ? std::string("kernelsieve-cli") : self.string(), "filter", "--worker-fd", "3",
+                                  "--task-ids", idsFile, "--suite", m_a.suite, "--seeds", std::to_string(m_a.seeds),
+                                  "--rng", m_a.rng, "--device", m_a.device, "--criteria", m_a.criteria};
+    if (!m_a.preset.empty()) v.insert(v.end(), {"--preset", m_a.preset});
+    if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
+    for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
+    if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
+    return v;
+}
+
+bool Driver::onStart(const ks::RunInfo& info) {
+    if (m_started) return true; // a later worker after a timeout or a crash: same run
+    m_started = true;
+    m_info = info;
+    std::string which;
+    ks::EngineOptions opt;
+    applyCriteria(m_a.criteria, opt);
+    for (const auto& [on, name] : {std::pair{opt.statistics, "statistics"}, {opt.inefficiency, "baseline inefficiency"},
+                                   {opt.redundancy, "redundancy"}})
+        if (on) which += (which.empty() ? "" : ", ") + std::string(name);
+    std::cerr << "kernelsieve " << ks::toolVersion() << ": " << m_tasks.size() << " tasks from '" << m_suite.name
+              << "', preset " << info.preset << ", " << m_a.seeds << " seeds, on " << info.device << " ("
+              << info.deviceName << "), LibTorch " << info.libtorchVersion << "; filters: " << which
+              << "; each task may take " << m_a.taskTimeout << " s (--task-timeout)\n";
+    if (m_sink) {
+        std::vector<std::string> planned;
+        for (const auto& t : m_tasks) planned.push_back(t.id);
+        try {
+            m_sink->begin(info, m_th, planned);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            m_rc = m_a.resume ? Exit::Usage : Exit::WriteFailed; // resumed with other options, or unwritable
+            m_sinkFailed = true;
+            return false;
+        }
+        if (!m_sink->note().empty()) std::cerr << "note: " << m_sink->note() << "\n";
+    }
+    jsonl("{\"event\":\"start\",\"total\":" + std::to_string(m_tasks.size()) + ",\"run\":" + ks::runInfoToJson(info) + "}");
+    return true;
+}
+
+void Driver::record(ks::TaskResult r, bool fromWorker) {
+    const auto it = m_index.find(r.id);
+    if (it == m_index.end() || m_done.count(it->second)) {
+        std::cerr << "warning: the worker reported task '" << r.id << "', which it was not given; ignored\n";
+        return;
+    }
+    (void)fromWorker;
+    const size_t i = it->second;
+    const int n = static_cast<int>(m_tasks.size());
+    std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
+                 r.id.c_str(), r.name.c_str(), r.wallSeconds, verdictLine(r, m_th).c_str());
+    jsonl("{\"event\":\"task\",\"index\":" + std::to_string(i) + ",\"total\":" + std::to_string(n) +
+          ",\"result\":" + ks::taskResultToJson(r) + "}");
+    if (m_sink) {
+        try {
+            m_sink->append(r);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            m_rc = Exit::WriteFailed;
+            m_cancel = m_kill = true; // nothing more can be saved: stop, keep what is on disk
+        }
+    }
+    m_done[i] = std::move(r);
+}
+
+bool Driver::runWorkerOnce(bool first, int& startupFailures) {
+    std::string ids;
+    size_t left = 0;
+    for (size_t i = 0; i < m_tasks.size(); ++i)
+        if (!m_done.count(i)) {
+            ids += m_tasks[i].id + "\n";
+            ++left;
+        }
+    // With nothing left a worker still starts once: it reports the device (a suite of load
+    // failures only, a resumed run with every task done).
+    if (!left && m_started) return false;
+    char tmpl[] = "/tmp/kernelsieve-filter-XXXXXX";
+    const int idsFd = ::mkstemp(tmpl);
+    if (idsFd < 0) {
+        std::cerr << "error: cannot create a temporary file in /tmp: " << std::strerror(errno) << "\n";
+        m_rc = Exit::WriteFailed;
+        return false;
+    }
+    const std::string idsFile = tmpl;
+    const bool wrote = ::write(idsFd, ids.data(), ids.size()) == static_cast<ssize_t>(ids.size());
+    ::close(idsFd);
+    struct Unlink {
+        std::string p;
+        ~Unlink() { ::unlink(p.c_str()); }
+    } unlinkIds{idsFile};
+    if (!wrote) {
+        std::cerr << "error: cannot write " << idsFile << "\n";
+        m_rc = Exit::WriteFailed;
+        return false;
+    }
+
+    // The worker's stdout goes to our stderr: whatever the tasks print is log, never protocol.
+    std::unique_ptr<ks::ChildProcess> child;
+    try {
+        child = std::make_unique<ks::ChildProcess>(workerArgs(idsFile, first), 2);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: cannot start the filter worker: " << e.what() << "\n";
+        m_rc = Exit::BadDevice;
+        return false;
+    }
+    std::string current; // id of the task in flight
+    auto taskT0 = std::chrono::steady_clock::now();
+    bool sentInt = false, sawDone = false, sawTask = false, killedForTimeout = false;
+    auto graceEnd = std::chrono::steady_clock::time_point::max();
+    std::string protocolError;
+    for (;;) {
+        std::string line;
+        ks::ChildProcess::Read got;
+        try {
+            got = child->readLine(line, 0.2);
+        } catch (const ks::Error& e) {
+            protocolError = e.what();
+            child->kill();
+            got = ks::ChildProcess::Read::Eof;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (got == ks::ChildProcess::Read::Line) {
+            nlohmann::json j;
+            std::string ev;
+            try {
+                if (const std::string p = ks::jsonNestingProblem(line); !p.empty()) throw ks::Error(p);
+                j = nlohmann::json::parse(line);
+                if (!j.is_object() || !j.contains("event") || !j.at("event").is_string())
+                    throw ks::Error("no \"event\" string");
+                ev = j.at("event").get<std::string>();
+                if (ev == "start") {
+                    if (!onStart(ks::runInfoFromJson(j.at("run").dump(), "filter worker"))) {
+                        child->kill();
+                        child->wait();
+                        return false;
+                    }
+                } else if (ev == "task_start") {
+                    current = j.at("id").get<std::string>();
+                    taskT0 = now;
+                    if (auto it = m_index.find(current); it != m_index.end())
+                        jsonl("{\"event\":\"task_start\",\"index\":" + std::to_string(it->second) + ",\"total\":" +
+                              std::to_string(m_tasks.size()) + ",\"id\":" + jsonString(current) + "}");
+                } else if (ev == "task_phase") {
+                    const std::string id = j.at("id").get<std::string>();
+                    if (auto it = m_index.find(id); it != m_index.end())
+                        jsonl("{\"event\":\"task_phase\",\"index\":" + std::to_string(it->second) + ",\"id\":" +
+                              jsonString(id) + ",\"phase\":" + jsonString(j.at("phase").get<std::string>()) + "}");
+                } else if (ev == "task") {
+                    record(ks::taskResultFromJson(j.at("result").dump(), "filter worker"), true);
+                    sawTask = true;
+                    current.clear();
+                } else if (ev == "done") {
+                    sawDone = true;
+                }
+            } catch (const std::exception& e) {
+                std::cerr << "warning: unreadable line from the filter worker (" << e.what() << "): "
+                          << line.substr(0, 200) << "\n";
+            }
+            continue;
+        }
+        if (got == ks::ChildProcess::Read::Eof) break;
+        // Timeout of the read: the clocks and the flags.
+        if (m_kill) {
+            child->kill();
+            continue;
+        }
+        if (m_cancel && !sentInt) {
+            sentInt = true;
+            child->signalGroup(SIGINT); // it stops after the current seed
+            graceEnd = now + std::chrono::seconds(10);
+            std::cerr << "stopping after the current seed (Ctrl-C again to stop now)\n";
+        }
+        if (now > graceEnd) {
+            std::cerr << "the worker did not stop within 10 s; killing it\n";
+            child->kill();
+            continue;
+        }
+        if (!current.empty() && !m_cancel &&
+            std::chrono::duration<double>(now - taskT0).count() > m_a.taskTimeout) {
+            killedForTimeout = true;
+            child->kill();
+        }
+    }
+    const ks::ProcessResult pr = child->wait();
+    if (m_cancel) {
+        m_cancelled = true;
+        return false;
+    }
+    auto failTask = [&](const std::string& why) {
+        const auto it = m_index.find(current);
+        if (it == m_index.end() || m_done.count(it->second)) return false;
+        ks::TaskResult r = ks::resultSkeleton(m_tasks[it->second]);
+        r.status = ks::TaskStatus::Error;
+        r.error = "task " + current + ": " + why;
+        r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - taskT0).count();
+        record(std::move(r), false);
+        return true;
+    };
+    if (killedForTimeout) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", m_a.taskTimeout);
+        failTask(std::string("timed out: it ran longer than ") + buf +
+                 " s (--task-timeout); its worker was killed and the run went on");
+        startupFailures = 0;
+        return true;
+    }
+    if (sawDone && pr.exitCode == 0) return false; // every task it was given is done
+    if (!current.empty()) {
+        failTask("the filter worker died while running it (" + pr.describe() + ")" +
+                 (protocolError.empty() ? "" : ": " + protocolError) + "; the run went on in a new worker");
+        startupFailures = 0;
+        return true;
+    }
+    // It died between tasks, or before the first: try once more, then give up.
+    if (!m_started && pr.exitCode > 0 && pr.exitCode < 128) {
+        m_rc = pr.exitCode; // a usage or device error the worker printed
+        return false;
+    }
+    if (sawTask) startupFailures = 0;
+    if (++startupFailures >= 2) {
+        std::cerr << "error: the filter worker keeps failing between tasks (" << pr.describe() << ")\n";
+        m_rc = Exit::BadDevice;
+        return false;
+    }
+    return true;
+}
+
+int Driver::run() {
+    try {
+        m_th = resolveThresholds(m_a.profile, m_a.thresholds);
+        ks::EngineOptions probe;
+        applyCriteria(m_a.criteria, probe);
+        if (const std::string w = ks::seedCountWarning(m_a.seeds); probe.statistics && !w.empty())
+            std::cerr << "warning: --seeds " << m_a.seeds << ": " << w << "\n";
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::Usage;
+    }
+    try {
+        m_suite = ks::loadSuite(m_a.suite);
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::BadSuite;
+    }
+    m_tasks = ks::selectTasks(m_suite, m_a.pattern);
+    if (m_tasks.empty() && m_suite.issues.empty()) {
+        std::cerr << "error: no task in suite '" << m_a.suite << "'"
+                  << (m_a.pattern.empty() ? "" : " matches --tasks '" + m_a.pattern + "'") << "\n";
+        return Exit::BadSuite;
+    }
+    for (size_t i = 0; i < m_tasks.size(); ++i) m_index.emplace(m_tasks[i].id, i);
+    // The output is checked (folder, lock, unfinished journal) before anything runs.
+    if (!m_a.out.empty()) {
+        try {
+            m_sink = std::make_unique<ks::ResultsSink>(m_a.out, ks::ResultsSinkOptions{m_a.force, m_a.resume});
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::WriteFailed;
+        }
+        for (const auto& r : m_sink->resumedTasks())
+            if (auto it = m_index.find(r.id); it != m_index.end()) m_done[it->second] = r;
+        if (m_a.resume)
+            std::cerr << "resuming: " << m_done.size() << " of " << m_tasks.size() << " tasks are in the journal\n";
+    } else if (m_a.resume) {
+        std::cerr << "error: --resume needs --out (the results file whose journal it continues)\n";
+        return Exit::Usage;
+    }
+    if (!m_a.csv.empty()) {
+        const auto dir = std::filesystem::path(m_a.csv).parent_path();
+        if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+            std::cerr << "error: --csv " << m_a.csv << ": the folder " << dir.string() << " does not exist; nothing was run\n";
+            return Exit::WriteFailed;
+        }
+    }
+    // Files the loader could not read become failed tasks, so they show in every output.
+    std::vector<ks::TaskResult> loadFailures;
+    if (m_a.pattern.empty())
+        for (const auto& issue : m_suite.issues) {
+            std::cerr << "error: " << issue.message << "\n";
+            loadFailures.push_back(ks::failedLoadResult(issue));
+        }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    bool first = true;
+    int startupFailures = 0;
+    // A resumed run whose tasks are all done still starts one worker: it reports the device the
+    // journal is checked against.
+    while (!m_cancel) {
+        if (m_started && m_done.size() == m_tasks.size()) break;
+        if (!runWorkerOnce(first, startupFailures)) break;
+        first = false;
+    }
+    if (m_cancel) m_cancelled = true;
+    if (m_sinkFailed) return m_rc;
+    if (!m_started) return m_cancelled ? Exit::Cancelled : m_rc == Exit::Ok ? Exit::BadDevice : m_rc;
+
+    ks::RunResults results;
+    results.run = m_info;
+    results.thresholds = m_th;
+    results.tasks = loadFailures;
+    for (size_t i = 0; i < m_tasks.size(); ++i)
+        if (auto it = m_done.find(i); it != m_done.end()) {
+            results.run.peakMemoryBytes = std::max(results.run.peakMemoryBytes, it->second.peakMemoryBytes);
+            results.tasks.push_back(it->second);
+        }
+    results.run.cancelled = m_cancelled || results.tasks.size() < loadFailures.size() + m_tasks.size();
+    results.run.totalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (m_sink && m_started) {
+        try {
+            m_sink->finish(results);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            m_rc = Exit::WriteFailed;
+        }
+    }
+    if (!m_a.csv.empty()) {
+        try {
+            ks::writeFileAtomic(m_a.csv, ks::resultsToCsv(results, m_th));
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            m_rc = Exit::WriteFailed;
+        }
+    }
+    if (!m_a.quiet && !m_a.jsonl) std::cout << ks::resultsToTable(results, m_th);
+    jsonl(std::string("{\"event\":\"done\",\"cancelled\":") + (results.run.cancelled ? "true" : "false") +
+          ",\"total_s\":" + std::to_string(results.run.totalSeconds) + "}");
+    const std::string where = m_sink && m_started ? m_sink->path() : "";
+    std::cerr << "done in " << results.run.totalSeconds << " s"
+              << (results.run.cancelled ? " (cancelled; finished tasks kept)" : "")
+              << (where.empty() ? "" : ", results in " + where) << (m_a.csv.empty() ? "" : ", CSV in " + m_a.csv) << "\n";
+    if (m_sink && !m_sink->note().empty()) std::cerr << "note: " << m_sink->note() << "\n";
+    if (results.run.cancelled && m_rc == Exit::Ok) m_rc = Exit::Cancelled;
+    return m_rc;
+}
+
+} // namespace
+
+void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<bool>& cancel, std::atomic<bool>& kill) {
+    auto a = std::make_shared<FilterArgs>();
+    auto* filter = app.add_subcommand("filter", "Run the filters (statistics, baseline inefficiency, redundancy) over a suite");
+    filter->add_option("--suite", a->suite, "'builtin' or a suite folder")->capture_default_str();
+    filter->add_option("--seeds", a->seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
+    filter->add_option("--rng", a->rng,
+                       "Generator the tensors are drawn on: cpu (robust-kbench's, copied to the device) or "
+                       "device (faster for multi-GB inputs, other samples)")
+        ->capture_default_str()->check(CLI::IsMember({"cpu", "device"}));
+    filter->add_option("--preset", a->preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
+        ->check(CLI::IsMember({"small", "full"}));
+    filter->add_option("--device", a->device, "auto|cuda|cpu")->capture_default_str()
+        ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    filter->add_option("--profile", a->profile, "Threshold profile: a built-in name or a profile file");
+    filter->add_option("--threshold", a->thresholds, "Override one threshold, NAME=VALUE (repeatable)");
+    filter->add_option("--out", a->out,
+                       "Results JSON file ('' to skip). A file of another run (suite, device, preset, seeds, or "
+                       "tasks this run drops) is kept and the results go next to it, unless --force")
+        ->capture_default_str();
+    filter->add_flag("--no-out", a->noOut, "Do not write a results JSON file");
+    filter->add_flag("--force", a->force,
+                     "Replace --out even when it holds another run; discard an unfinished run's journal");
+    filter->add_flag("--resume", a->resume,
+                     "Continue the unfinished run whose journal (OUT.journal) is next to --out: its finished tasks "
+                     "are kept and not run again");
+    filter->add_option("--csv", a->csv, "Also write the filter table as CSV");
+    filter->add_option("--tasks", a->pattern, "Only tasks whose id or name matches (globs, comma-separated)");
+    filter->add_option("--criteria", a->criteria,
+                       "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
+                       "inefficiency (5), redundancy (6)")
+        ->capture_default_str();
+    filter->add_option("--task-timeout", a->taskTimeout,
+                       "Seconds one task may run before its worker is killed; the task is recorded as timed out "
+                       "and the run goes on")
+        ->capture_default_str()
+        ->check(finiteSeconds());
+    filter->add_flag("--remeasure-ceilings", a->remeasure, "Measure the device ceilings for filter 5 again (ignore the cache)");
+    filter->add_flag("--jsonl", a->jsonl, "Stream progress and per-task results as JSON lines on stdout");
+    filter->add_flag("-q,--quiet", a->quiet, "Do not print the table");
+    filter->add_option("--worker-fd", a->workerFd, "(internal) run the tasks of --task-ids here, reporting on this fd")
+        ->group("");
+    filter->add_option("--task-ids", a->taskIdsFile, "(internal) file of task ids, one per line")->group("");
+    filter->callback([&action, &cancel, &kill, a] {
+        action = [a, &cancel, &kill] {
+            if (a->noOut) a->out.clear();
+            if (a->workerFd >= 0) return runWorker(*a, cancel);
+            if (a->resume && a->force) {
+                std::cerr << "error: --resume and --force contradict each other (continue the journal, or discard it)\n";
+                return static_cast<int>(Exit::Usage);
+            }
+            Driver d(*a, cancel, kill);
+            return d.run();
+        };
+    });
+}
+
+} // namespace ks::cli
