@@ -53,8 +53,8 @@ struct Options {
 };
 
 Options g_opt;
-std::vector<std::string> g_done;    // for --check's summary, in order
-std::vector<std::string> g_skipped; // what could not be done; always listed by --check and --verbose
+std::vector<std::string> g_done;    // what was set up, in order, for --check's summary
+std::vector<std::string> g_skipped; // what was not; --check and --verbose list each
 volatile sig_atomic_t g_target = 0; // where forwarded signals go: PID 1 (from the helper), PID 2
 const int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction g_origAction[_NSIG];
@@ -102,7 +102,8 @@ std::string readSmall(const char* path) {
     for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);)
         if (n > 0) s.append(buf, size_t(n));
     close(fd);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
     return s;
 }
 
@@ -120,9 +121,15 @@ uint64_t parseNumber(const char* opt, const std::string& text, bool sizes) {
     int shift = 0;
     if (sizes && *end && !end[1]) {
         switch (*end | 0x20) {
-        case 'k': shift = 10, ++end; break;
-        case 'm': shift = 20, ++end; break;
-        case 'g': shift = 30, ++end; break;
+        case 'k':
+            shift = 10, ++end;
+            break;
+        case 'm':
+            shift = 20, ++end;
+            break;
+        case 'g':
+            shift = 30, ++end;
+            break;
         }
     }
     if (text.empty() || text[0] == '-' || *end || errno || v > (UINT64_MAX >> shift))
@@ -154,43 +161,58 @@ void parseArgs(int argc, char** argv) {
             if (i + 1 >= argc) usage(a + " needs a value");
             return std::string(argv[++i]);
         };
-        if (a == "--rw") g_opt.rw.push_back(takesValue());
-        else if (a == "--cpu") g_opt.cpu = parseNumber("--cpu", takesValue(), false);
-        else if (a == "--mem") g_opt.mem = parseNumber("--mem", takesValue(), true);
-        else if (a == "--nproc") g_opt.nproc = parseNumber("--nproc", takesValue(), false);
-        else if (a == "--fsize") g_opt.fsize = parseNumber("--fsize", takesValue(), true);
-        else if (a == "--chdir") g_opt.chdir = takesValue();
-        else if (a == "--net") g_opt.net = true;
-        else if (a == "--verbose") g_opt.verbose = true;
-        else if (a == "--check") g_opt.check = true;
+        if (a == "--rw")
+            g_opt.rw.push_back(takesValue());
+        else if (a == "--cpu")
+            g_opt.cpu = parseNumber("--cpu", takesValue(), false);
+        else if (a == "--mem")
+            g_opt.mem = parseNumber("--mem", takesValue(), true);
+        else if (a == "--nproc")
+            g_opt.nproc = parseNumber("--nproc", takesValue(), false);
+        else if (a == "--fsize")
+            g_opt.fsize = parseNumber("--fsize", takesValue(), true);
+        else if (a == "--chdir")
+            g_opt.chdir = takesValue();
+        else if (a == "--net")
+            g_opt.net = true;
+        else if (a == "--verbose")
+            g_opt.verbose = true;
+        else if (a == "--check")
+            g_opt.check = true;
         else if (a == "--help") {
-            writeAll(1, "Usage: kernelsieve-sandbox [options] -- PROGRAM [ARGS...]\n"
-                        "Runs PROGRAM in new user/mount/PID/IPC/UTS/network namespaces with a\n"
-                        "read-only view of the system and private /tmp and /dev/shm.\n"
-                        "  --rw DIR        DIR (existing) stays writable; repeatable\n"
-                        "  --cpu SECONDS   CPU time per process (RLIMIT_CPU); default none\n"
-                        "  --mem BYTES     address space per process (RLIMIT_AS); 0 = none (default)\n"
-                        "  --nproc N       processes of the user (RLIMIT_NPROC); default 4096\n"
-                        "  --fsize BYTES   largest file written (RLIMIT_FSIZE); default 64G\n"
-                        "  --net           keep the host's network\n"
-                        "  --chdir DIR     working directory of PROGRAM\n"
-                        "  --verbose       print each setup step and what was skipped\n"
-                        "  --check         set everything up, run nothing, say whether it works\n"
-                        "Sizes take K, M or G suffixes. Exit status: PROGRAM's (or its signal);\n"
-                        "125 setup failed, 126 PROGRAM cannot run, 127 PROGRAM not found.\n");
+            writeAll(1,
+                     "Usage: kernelsieve-sandbox [options] -- PROGRAM [ARGS...]\n"
+                     "Runs PROGRAM in new user/mount/PID/IPC/UTS/network namespaces with a\n"
+                     "read-only view of the system and private /tmp and /dev/shm.\n"
+                     "  --rw DIR        DIR (existing) stays writable; repeatable\n"
+                     "  --cpu SECONDS   CPU time per process (RLIMIT_CPU); default none\n"
+                     "  --mem BYTES     address space per process (RLIMIT_AS); 0 = none (default)\n"
+                     "  --nproc N       processes of the user (RLIMIT_NPROC); default 4096\n"
+                     "  --fsize BYTES   largest file written (RLIMIT_FSIZE); default 64G\n"
+                     "  --net           keep the host's network\n"
+                     "  --chdir DIR     working directory of PROGRAM\n"
+                     "  --verbose       print each setup step and what was skipped\n"
+                     "  --check         set everything up, run nothing, say whether it works\n"
+                     "Sizes take K, M or G suffixes. Exit status: PROGRAM's (or its signal);\n"
+                     "125 setup failed, 126 PROGRAM cannot run, 127 PROGRAM not found.\n");
             _exit(0);
-        } else usage("unknown option '" + a + "'");
+        } else
+            usage("unknown option '" + a + "'");
         if (inlineValue && (a == "--net" || a == "--verbose" || a == "--check"))
             usage(a + " takes no value");
     }
-    if (i >= argc && !g_opt.check) usage("no program given (kernelsieve-sandbox [options] -- PROGRAM)");
+    if (i >= argc && !g_opt.check)
+        usage("no program given (kernelsieve-sandbox [options] -- PROGRAM)");
     g_opt.argv = argv + i;
     for (auto& dir : g_opt.rw) {
         char buf[PATH_MAX];
         struct stat st {};
-        if (!realpath(dir.c_str(), buf)) fail("--rw " + dir, errno, "the folder must exist");
-        if (stat(buf, &st) || !S_ISDIR(st.st_mode)) fail("--rw " + dir, ENOTDIR);
-        if (std::string(buf) == "/") usage("--rw /: refusing to make the whole filesystem writable");
+        // Usage errors, not "unavailable" under --check: the caller's mistake, not the kernel's.
+        if (!realpath(dir.c_str(), buf))
+            usage("--rw " + dir + ": " + std::strerror(errno) + " (the folder must exist)");
+        if (stat(buf, &st) || !S_ISDIR(st.st_mode)) usage("--rw " + dir + ": not a folder");
+        if (std::string(buf) == "/")
+            usage("--rw /: refusing to make the whole filesystem writable");
         dir = buf;
     }
 }
@@ -222,10 +244,11 @@ void writeProcFile(const char* path, const std::string& text) {
         return; // kernels before 3.19 have no setgroups file and need no "deny"
     if (fd < 0 || write(fd, text.data(), text.size()) != ssize_t(text.size())) {
         int err = errno;
-        std::string hint = readSmall("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1"
-                               ? "AppArmor's restrict_unprivileged_userns leaves new user "
-                                 "namespaces without capabilities"
-                               : "";
+        std::string hint =
+            readSmall("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1"
+                ? "AppArmor's restrict_unprivileged_userns leaves new user "
+                  "namespaces without capabilities"
+                : "";
         std::string line = text.substr(0, text.find('\n'));
         fail("writing '" + line + "' to " + path, err, hint);
     }
@@ -259,7 +282,8 @@ void enterNamespaces() {
                                  : "a seccomp filter or security module forbids it");
         names += std::string(", ") + ns.word;
     }
-    g_done.push_back(names + " namespaces" + (g_opt.net ? " (network shared with the host: --net)" : ""));
+    g_done.push_back(names + " namespaces" +
+                     (g_opt.net ? " (network shared with the host: --net)" : ""));
     verbose(g_done.back());
     if (!g_opt.net) {
         // A new network namespace has only a down loopback; up, it lets the program talk to
@@ -294,10 +318,12 @@ std::vector<std::string> mountPoints() {
             if (field[i] == '\\' && i + 3 < field.size()) {
                 path += char(std::strtol(field.substr(i + 1, 3).c_str(), nullptr, 8));
                 i += 3;
-            } else path += field[i];
+            } else
+                path += field[i];
         }
         bool seen = false;
-        for (auto& p : points) seen = seen || p == path;
+        for (auto& p : points)
+            seen = seen || p == path;
         if (!path.empty() && !seen) points.push_back(path);
     }
     return points;
@@ -328,7 +354,8 @@ void setupMounts() {
     bool rootDone = false;
     for (auto& point : mountPoints()) {
         bool isRw = false;
-        for (auto& dir : g_opt.rw) isRw = isRw || under(point, dir);
+        for (auto& dir : g_opt.rw)
+            isRw = isRw || under(point, dir);
         if (isRw) continue;
         // The kernel refuses to clear nosuid/nodev/noexec/atime flags that were set when the mount
         // was copied into our user namespace, so each remount repeats the flags it has now.
@@ -346,7 +373,8 @@ void setupMounts() {
         if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
         if (sv.f_flag & ST_NOSYMFOLLOW) flags |= MS_NOSYMFOLLOW;
         // Any atime flag makes the kernel default the rest to relatime; strictatime must be said.
-        if ((flags & MS_NODIRATIME) && !(flags & (MS_NOATIME | MS_RELATIME))) flags |= MS_STRICTATIME;
+        if ((flags & MS_NODIRATIME) && !(flags & (MS_NOATIME | MS_RELATIME)))
+            flags |= MS_STRICTATIME;
         if (mount(nullptr, point.c_str(), nullptr, flags, nullptr)) {
             if (point == "/") fail("remounting / read-only", errno);
             skipped(point + " not remounted read-only (" + std::strerror(errno) + ")");
@@ -355,11 +383,13 @@ void setupMounts() {
         rootDone = rootDone || point == "/";
         ++readOnly;
     }
-    if (!rootDone) fail("remounting / read-only", ENOENT, "/ is not a mount point in /proc/self/mountinfo");
+    if (!rootDone)
+        fail("remounting / read-only", ENOENT, "/ is not a mount point in /proc/self/mountinfo");
     g_done.push_back("read-only / and " + std::to_string(readOnly - 1) + " other mounts");
     verbose(g_done.back());
     std::string writable;
-    for (auto& dir : g_opt.rw) writable += (writable.empty() ? "" : ", ") + dir;
+    for (auto& dir : g_opt.rw)
+        writable += (writable.empty() ? "" : ", ") + dir;
     g_done.push_back("writable: " + (writable.empty() ? "only /tmp and /dev/shm" : writable));
 
     std::string tmpfsDone;
@@ -381,7 +411,8 @@ void setupMounts() {
                 fail("binding --rw " + g_opt.rw[i] + " back over the private " + dir, errno);
         }
     }
-    if (!tmpfsDone.empty()) g_done.push_back("private tmpfs on " + tmpfsDone), verbose(g_done.back());
+    if (!tmpfsDone.empty())
+        g_done.push_back("private tmpfs on " + tmpfsDone), verbose(g_done.back());
     for (int fd : rwFds)
         if (fd >= 0) close(fd);
 
@@ -389,14 +420,16 @@ void setupMounts() {
     // parts of their /proc make the kernel refuse it; the old one stays (read-only, host PIDs).
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr))
         skipped(std::string("kept the host's /proc (read-only, shows host processes): mounting a "
-                            "new procfs failed: ") + std::strerror(errno));
-    else g_done.push_back("fresh /proc"), verbose(g_done.back());
+                            "new procfs failed: ") +
+                std::strerror(errno));
+    else
+        g_done.push_back("fresh /proc"), verbose(g_done.back());
 }
 
 void setLimit(int resource, const char* name, rlim_t soft, rlim_t hard) {
-    struct rlimit now {};
+    rlimit now{};
     getrlimit(resource, &now);
-    struct rlimit want {std::min(soft, now.rlim_max), std::min(hard, now.rlim_max)};
+    rlimit want{std::min(soft, now.rlim_max), std::min(hard, now.rlim_max)};
     if (setrlimit(resource, &want)) fail(std::string("setrlimit(") + name + ")", errno);
 }
 
@@ -415,7 +448,8 @@ void dropCapabilities() {
 }
 
 void restoreSignals() {
-    for (int sig : kForwarded) sigaction(sig, &g_origAction[sig], nullptr);
+    for (int sig : kForwarded)
+        sigaction(sig, &g_origAction[sig], nullptr);
     sigaction(SIGCHLD, &g_origAction[SIGCHLD], nullptr);
     sigprocmask(SIG_SETMASK, &g_origMask, nullptr);
 }
@@ -423,7 +457,8 @@ void restoreSignals() {
 [[noreturn]] void runProgram(const std::string& cwd) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != 1) _exit(125); // init is already gone
-    if (g_opt.cpu) setLimit(RLIMIT_CPU, "RLIMIT_CPU", g_opt.cpu, g_opt.cpu + 1); // SIGXCPU, then SIGKILL
+    if (g_opt.cpu)
+        setLimit(RLIMIT_CPU, "RLIMIT_CPU", g_opt.cpu, g_opt.cpu + 1); // SIGXCPU, then SIGKILL
     if (g_opt.mem) setLimit(RLIMIT_AS, "RLIMIT_AS", g_opt.mem, g_opt.mem);
     if (g_opt.nproc) setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", g_opt.nproc, g_opt.nproc);
     if (g_opt.fsize) setLimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", g_opt.fsize, g_opt.fsize);
@@ -440,8 +475,8 @@ void restoreSignals() {
     restoreSignals();
     execvp(g_opt.argv[0], g_opt.argv);
     int err = errno;
-    writeAll(2, std::string("kernelsieve-sandbox: cannot run '") + g_opt.argv[0] + "': " +
-                    std::strerror(err) + "\n");
+    writeAll(2, std::string("kernelsieve-sandbox: cannot run '") + g_opt.argv[0] +
+                    "': " + std::strerror(err) + "\n");
     _exit(err == ENOENT ? 127 : 126);
 }
 
@@ -456,7 +491,7 @@ void forward(int sig, siginfo_t* info, void*) {
 [[noreturn]] void init(int statusFd, int aliveFd, const std::string& cwd) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The helper may have died before the line above: its end of this pipe is then closed.
-    struct pollfd alive {aliveFd, POLLIN, 0};
+    pollfd alive{aliveFd, POLLIN, 0};
     if (poll(&alive, 1, 0) != 0) _exit(125);
     close(aliveFd);
     setupMounts();
@@ -466,7 +501,8 @@ void forward(int sig, siginfo_t* info, void*) {
     g_target = program;
     sigset_t forwarded;
     sigemptyset(&forwarded);
-    for (int sig : kForwarded) sigaddset(&forwarded, sig);
+    for (int sig : kForwarded)
+        sigaddset(&forwarded, sig);
     sigprocmask(SIG_UNBLOCK, &forwarded, nullptr);
     int status = 0;
     for (;;) { // reap everything; orphans of the program are re-parented to us
@@ -476,14 +512,16 @@ void forward(int sig, siginfo_t* info, void*) {
     }
     if (g_opt.check && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         std::string summary;
-        for (auto& done : g_done) summary += (summary.empty() ? "" : "; ") + done;
+        for (auto& done : g_done)
+            summary += (summary.empty() ? "" : "; ") + done;
         summary += "; no capabilities; limits: cpu " +
-                   (g_opt.cpu ? std::to_string(g_opt.cpu) + " s" : std::string("none")) +
-                   ", mem " + sizeText(g_opt.mem) + ", nproc " +
-                   (g_opt.nproc ? std::to_string(g_opt.nproc) : std::string("none")) +
-                   ", fsize " + sizeText(g_opt.fsize) + ", core 0";
+                   (g_opt.cpu ? std::to_string(g_opt.cpu) + " s" : std::string("none")) + ", mem " +
+                   sizeText(g_opt.mem) + ", nproc " +
+                   (g_opt.nproc ? std::to_string(g_opt.nproc) : std::string("none")) + ", fsize " +
+                   sizeText(g_opt.fsize) + ", core 0";
         std::string out = "sandbox: ok (" + summary + ")\n";
-        for (auto& s : g_skipped) out += "sandbox: skipped: " + s + "\n";
+        for (auto& s : g_skipped)
+            out += "sandbox: skipped: " + s + "\n";
         writeAll(1, out);
     }
     writeAll(statusFd, std::string(reinterpret_cast<const char*>(&status), sizeof status));
@@ -512,21 +550,23 @@ int main(int argc, char** argv) {
     // If our caller dies, we die, and with us (PR_SET_PDEATHSIG of init) the whole sandbox.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(125);
-    struct rlimit noCore {0, 0};
+    rlimit noCore{0, 0};
     setrlimit(RLIMIT_CORE, &noCore);
 
     // Signals are blocked until each process knows where to forward them; the program gets the
     // caller's dispositions and mask back before exec.
     sigset_t forwarded;
     sigemptyset(&forwarded);
-    for (int sig : kForwarded) sigaddset(&forwarded, sig);
+    for (int sig : kForwarded)
+        sigaddset(&forwarded, sig);
     sigaddset(&forwarded, SIGCHLD);
     sigprocmask(SIG_BLOCK, &forwarded, &g_origMask);
     struct sigaction act {};
     act.sa_sigaction = forward;
     act.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&act.sa_mask);
-    for (int sig : kForwarded) sigaction(sig, &act, &g_origAction[sig]);
+    for (int sig : kForwarded)
+        sigaction(sig, &act, &g_origAction[sig]);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL; // an inherited SIG_IGN would make the kernel reap our children
     sigaction(SIGCHLD, &dfl, &g_origAction[SIGCHLD]);
