@@ -45,7 +45,7 @@
 namespace {
 
 struct Options {
-    std::vector<std::string> rw;
+    std::vector<std::string> rw, ro;
     uint64_t cpu = 0, mem = 0, nproc = 4096, fsize = 64ull << 30;
     bool net = false, verbose = false, check = false;
     std::string chdir;
@@ -163,6 +163,8 @@ void parseArgs(int argc, char** argv) {
         };
         if (a == "--rw")
             g_opt.rw.push_back(takesValue());
+        else if (a == "--ro")
+            g_opt.ro.push_back(takesValue());
         else if (a == "--cpu")
             g_opt.cpu = parseNumber("--cpu", takesValue(), false);
         else if (a == "--mem")
@@ -185,6 +187,8 @@ void parseArgs(int argc, char** argv) {
                      "Runs PROGRAM in new user/mount/PID/IPC/UTS/network namespaces with a\n"
                      "read-only view of the system and private /tmp and /dev/shm.\n"
                      "  --rw DIR        DIR (existing) stays writable; repeatable\n"
+                     "  --ro DIR        DIR stays visible read-only, even under /tmp, /dev/shm or\n"
+                     "                  a --rw folder; repeatable\n"
                      "  --cpu SECONDS   CPU time per process (RLIMIT_CPU); default none\n"
                      "  --mem BYTES     address space per process (RLIMIT_AS); 0 = none (default)\n"
                      "  --nproc N       processes of the user (RLIMIT_NPROC); default 4096\n"
@@ -204,16 +208,20 @@ void parseArgs(int argc, char** argv) {
     if (i >= argc && !g_opt.check)
         usage("no program given (kernelsieve-sandbox [options] -- PROGRAM)");
     g_opt.argv = argv + i;
-    for (auto& dir : g_opt.rw) {
-        char buf[PATH_MAX];
-        struct stat st {};
-        // Usage errors, not "unavailable" under --check: the caller's mistake, not the kernel's.
-        if (!realpath(dir.c_str(), buf))
-            usage("--rw " + dir + ": " + std::strerror(errno) + " (the folder must exist)");
-        if (stat(buf, &st) || !S_ISDIR(st.st_mode)) usage("--rw " + dir + ": not a folder");
-        if (std::string(buf) == "/")
-            usage("--rw /: refusing to make the whole filesystem writable");
-        dir = buf;
+    for (auto* list : {&g_opt.rw, &g_opt.ro}) {
+        const std::string opt = list == &g_opt.rw ? "--rw " : "--ro ";
+        for (auto& dir : *list) {
+            char buf[PATH_MAX];
+            struct stat st {};
+            // Usage errors, not "unavailable" under --check: the caller's mistake, not the
+            // kernel's.
+            if (!realpath(dir.c_str(), buf))
+                usage(opt + dir + ": " + std::strerror(errno) + " (the folder must exist)");
+            if (stat(buf, &st) || !S_ISDIR(st.st_mode)) usage(opt + dir + ": not a folder");
+            if (std::string(buf) == "/" && list == &g_opt.rw)
+                usage("--rw /: refusing to make the whole filesystem writable");
+            dir = buf;
+        }
     }
 }
 
@@ -333,8 +341,26 @@ void mkdirs(const std::string& path) {
     for (size_t slash = 1; slash != std::string::npos;) {
         slash = path.find('/', slash + 1);
         std::string prefix = path.substr(0, slash);
-        if (mkdir(prefix.c_str(), 0755) && errno != EEXIST) fail("mkdir " + prefix, errno);
+        struct stat st {};
+        if (stat(prefix.c_str(), &st) && mkdir(prefix.c_str(), 0755) && errno != EEXIST)
+            fail("mkdir " + prefix, errno);
     }
+}
+
+// A mount's flags that the kernel locked when it copied the mount into our user namespace; it
+// refuses a remount that would clear them, so every remount repeats them.
+unsigned long lockedFlags(const struct statvfs& sv) {
+    unsigned long flags = 0;
+    if (sv.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+    if (sv.f_flag & ST_NODEV) flags |= MS_NODEV;
+    if (sv.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+    if (sv.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+    if (sv.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+    if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+    if (sv.f_flag & ST_NOSYMFOLLOW) flags |= MS_NOSYMFOLLOW;
+    // Any atime flag makes the kernel default the rest to relatime; strictatime must be said.
+    if ((flags & MS_NODIRATIME) && !(flags & (MS_NOATIME | MS_RELATIME))) flags |= MS_STRICTATIME;
+    return flags;
 }
 
 void setupMounts() {
@@ -350,6 +376,10 @@ void setupMounts() {
         rwFds.push_back(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
         verbose("writable: " + dir);
     }
+    // Opened now, while /tmp is still the host's, so that they can be bound back after the tmpfs.
+    std::vector<int> roFds;
+    for (auto& dir : g_opt.ro)
+        roFds.push_back(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     int readOnly = 0;
     bool rootDone = false;
     for (auto& point : mountPoints()) {
@@ -357,24 +387,12 @@ void setupMounts() {
         for (auto& dir : g_opt.rw)
             isRw = isRw || under(point, dir);
         if (isRw) continue;
-        // The kernel refuses to clear nosuid/nodev/noexec/atime flags that were set when the mount
-        // was copied into our user namespace, so each remount repeats the flags it has now.
         struct statvfs sv {};
         if (statvfs(point.c_str(), &sv)) {
             skipped(point + " not remounted read-only (" + std::strerror(errno) + ")");
             continue;
         }
-        unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY;
-        if (sv.f_flag & ST_NOSUID) flags |= MS_NOSUID;
-        if (sv.f_flag & ST_NODEV) flags |= MS_NODEV;
-        if (sv.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-        if (sv.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-        if (sv.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-        if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-        if (sv.f_flag & ST_NOSYMFOLLOW) flags |= MS_NOSYMFOLLOW;
-        // Any atime flag makes the kernel default the rest to relatime; strictatime must be said.
-        if ((flags & MS_NODIRATIME) && !(flags & (MS_NOATIME | MS_RELATIME)))
-            flags |= MS_STRICTATIME;
+        unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(sv);
         if (mount(nullptr, point.c_str(), nullptr, flags, nullptr)) {
             if (point == "/") fail("remounting / read-only", errno);
             skipped(point + " not remounted read-only (" + std::strerror(errno) + ")");
@@ -415,6 +433,30 @@ void setupMounts() {
         g_done.push_back("private tmpfs on " + tmpfsDone), verbose(g_done.back());
     for (int fd : rwFds)
         if (fd >= 0) close(fd);
+
+    // --ro folders: bound over themselves (which shows them again under the private /tmp and
+    // /dev/shm) and made read-only (which matters under a --rw folder).
+    for (size_t i = 0; i < g_opt.ro.size(); ++i) {
+        const std::string& dir = g_opt.ro[i];
+        std::string from = "/proc/self/fd/" + std::to_string(roFds[i]);
+        struct statvfs sv {};
+        if (roFds[i] < 0) fail("opening --ro " + dir, EBADF);
+        mkdirs(dir);
+        if (mount(from.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr))
+            fail("bind-mounting --ro " + dir, errno);
+        if (statvfs(dir.c_str(), &sv) ||
+            mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(sv),
+                  nullptr))
+            fail("remounting --ro " + dir + " read-only", errno);
+        close(roFds[i]);
+        verbose("read-only: " + dir);
+    }
+    if (!g_opt.ro.empty()) {
+        std::string dirs;
+        for (auto& dir : g_opt.ro)
+            dirs += (dirs.empty() ? "" : ", ") + dir;
+        g_done.push_back("read-only folders: " + dirs);
+    }
 
     // A procfs of the new PID namespace shows only the sandbox's processes. Containers that mask
     // parts of their /proc make the kernel refuse it; the old one stays (read-only, host PIDs).

@@ -7,8 +7,8 @@
 set -u
 
 HELPER=${1:?usage: test_sandbox.sh PATH/TO/kernelsieve-sandbox}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRC=$(cd "$HERE/../.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P) # physical: the sandbox sees no symlinks of ours
+SRC=$(cd "$HERE/../.." && pwd -P)
 FIX=$SRC/tests/data/hostile/sandbox
 PY=/usr/bin/python3
 [ -x "$HELPER" ] || { echo "FAIL: $HELPER is not an executable"; exit 1; }
@@ -58,16 +58,20 @@ wait_file() {
     return 1
 }
 
-sb() { "$HELPER" --rw "$WORK" "$@"; }
+# --ro "$FIX": the fixtures stay visible when the source tree is under /tmp (the sandbox's /tmp
+# is its own); elsewhere it is a read-only folder bound over itself.
+sb() { "$HELPER" --rw "$WORK" --ro "$FIX" "$@"; }
 
 # --- writes: only the --rw folder and the private /tmp -------------------------------------
 targets=("$HOME" "$SRC" /etc /var/tmp)
 out=$(sb -- /bin/sh "$FIX/write_everywhere.sh" "$TAG" "${targets[@]}" "$WORK" /tmp 2>&1)
 for dir in "${targets[@]}"; do
-    if ! grep -qx "refused: $dir" <<<"$out"; then
-        fail "a write into $dir from the sandbox was not refused"
-    elif [ -e "$dir/$TAG" ]; then
-        fail "$dir/$TAG exists on the host"; rm -f "$dir/$TAG"
+    if [ -e "$dir/$TAG" ]; then
+        fail "a write into $dir from the sandbox reached the host"; rm -f "$dir/$TAG"
+    elif [[ $dir == /tmp/* ]] && grep -qx "written: $dir" <<<"$out"; then
+        pass "write into $dir went to the sandbox's own /tmp, not the host's"
+    elif ! grep -qx "refused: $dir" <<<"$out"; then
+        fail "a write into $dir from the sandbox was not refused: $out"
     elif [ ! -w "$dir" ]; then
         pass "write into $dir refused (it is not writable on the host either: case says little)"
     else
@@ -88,6 +92,12 @@ grep -qx "written: /tmp" <<<"$out" && pass "write into the private /tmp" \
 out=$(sb -- /bin/sh "$FIX/remount.sh" 2>&1)
 [ "$out" = contained ] && pass "remounting / or /etc writable refused (no capabilities)" \
     || { fail "the program remounted the read-only view writable: $out"; rm -f /etc/kernelsieve-sandbox-escape; }
+
+# --ro inside a --rw folder: readable, not writable; the --rw folder around it still is.
+mkdir "$WORK/ro" && echo inside >"$WORK/ro/file"
+out=$(sb --ro "$WORK/ro" -- /bin/sh -c 'cat "$1/ro/file"; echo x >"$1/ro/new" || echo refused; echo y >"$1/beside" && echo written' sh "$WORK" 2>/dev/null)
+[ "$out" = "$(printf 'inside\nrefused\nwritten')" ] && [ ! -e "$WORK/ro/new" ] \
+    && pass "--ro inside --rw: readable, not writable" || fail "--ro $WORK/ro inside --rw $WORK: '$out'"
 
 # --- a daemon left behind dies with the program ---------------------------------------------
 sb -- "$PY" "$FIX/daemon.py" "$TAG" "$WORK"
@@ -153,7 +163,7 @@ elif command -v setpriv >/dev/null; then
     # Root is exempt from RLIMIT_NPROC (the kernel's rule), so try it as nobody.
     mkdir "$WORK/nobody" && chown 65534:65534 "$WORK/nobody" && chmod 755 "$WORK"
     out=$(setpriv --reuid 65534 --regid 65534 --clear-groups \
-        "$HELPER" --rw "$WORK/nobody" --nproc 16 -- "$PY" "$FIX/fork_many.py" 64 2>&1)
+        "$HELPER" --rw "$WORK/nobody" --ro "$FIX" --nproc 16 -- "$PY" "$FIX/fork_many.py" 64 2>&1)
     rc=$?
     [ $rc -eq 3 ] && pass "--nproc 16 as nobody: $out" \
         || fail "--nproc 16 as nobody: status $rc, expected 3 (EAGAIN): $out"
@@ -176,7 +186,9 @@ rc=$?
 sb -- /nonexistent/program 2>/dev/null
 rc=$?
 [ $rc -eq 127 ] && pass "a missing program: status 127" || fail "a missing program gave status $rc, expected 127"
-sb -- "$FIX/../README.md" 2>/dev/null
+printf '#!/bin/sh\necho ran\n' >"$WORK/not-executable"
+chmod 644 "$WORK/not-executable"
+sb -- "$WORK/not-executable" 2>/dev/null
 rc=$?
 [ $rc -eq 126 ] && pass "a program that cannot run: status 126" || fail "a non-executable program gave status $rc, expected 126"
 out=$("$HELPER" --rw "$WORK/missing" -- true 2>&1)
@@ -184,7 +196,7 @@ rc=$?
 [ $rc -eq 125 ] && [[ $out == "kernelsieve-sandbox: --rw $WORK/missing: No such file or directory"* ]] \
     && pass "a missing --rw folder: status 125, '$out'" || fail "a missing --rw folder gave status $rc: $out"
 
-"$HELPER" --rw "$WORK" -- "$PY" "$FIX/trap_sigint.py" "$WORK" & # not sb: $! must be the helper
+"$HELPER" --rw "$WORK" --ro "$FIX" -- "$PY" "$FIX/trap_sigint.py" "$WORK" & # $! is the helper
 helper=$!
 if wait_file "$WORK/sigint-ready" 100; then
     kill -INT $helper
@@ -200,10 +212,10 @@ fi
 for who in helper parent; do
     rm -f "$WORK/pid"
     if [ $who = helper ]; then
-        "$HELPER" --rw "$WORK" -- "$PY" "$FIX/sleeper.py" "$WORK" "$TAG-$who" &
+        "$HELPER" --rw "$WORK" --ro "$FIX" -- "$PY" "$FIX/sleeper.py" "$WORK" "$TAG-$who" &
         victim=$!
     else
-        bash -c '"$@" & wait' bash "$HELPER" --rw "$WORK" -- "$PY" "$FIX/sleeper.py" "$WORK" "$TAG-$who" &
+        bash -c '"$@" & wait' bash "$HELPER" --rw "$WORK" --ro "$FIX" -- "$PY" "$FIX/sleeper.py" "$WORK" "$TAG-$who" &
         victim=$!
     fi
     if ! wait_file "$WORK/pid" 100; then
