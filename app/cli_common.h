@@ -2,9 +2,12 @@
 #pragma once
 // Option checks shared by the subcommands.
 
+#include "ks/core/sandbox.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <iostream>
 #include <string>
 
 namespace ks::cli {
@@ -23,6 +26,17 @@ inline CLI::Validator finiteSeconds() {
             return "must be a positive, finite number of seconds (got '" + s + "')";
         },
         "SECONDS", "finite seconds");
+}
+
+// Before a command runs untrusted code: 0 when it may (sandboxed, or --no-sandbox said so, with a
+// warning), else the exit code (2) after the error that says how to go on.
+inline int checkSandbox() {
+    if (const std::string refusal = ks::sandboxRefusal(); !refusal.empty()) {
+        std::cerr << "error: " << refusal << "\n";
+        return 2;
+    }
+    if (const std::string w = ks::sandboxWarning(); !w.empty()) std::cerr << "WARNING: " << w << "\n";
+    return 0;
 }
 
 } // namespace ks::cli

@@ -4,6 +4,8 @@
 
 #include "ks/core/analysisreports.h"
 #include "ks/core/engine.h"
+#include "ks/core/inefficiency.h"
+#include "ks/core/sandbox.h"
 #include "ks/core/process.h"
 #include "ks/core/results.h"
 #include "ks/core/resultsfile.h"
@@ -311,14 +313,19 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     // With nothing left a worker still starts once: it reports the device (a suite of load
     // failures only, a resumed run with every task done).
     if (!left && m_started) return false;
-    char tmpl[] = "/tmp/kernelsieve-filter-XXXXXX";
-    const int idsFd = ::mkstemp(tmpl);
+    // Not in /tmp: the sandboxed worker has a /tmp of its own. The ceilings cache folder is one it
+    // reads anyway.
+    const std::string scratch = ks::defaultCeilingsCacheDir();
+    std::error_code mkEc;
+    std::filesystem::create_directories(scratch, mkEc);
+    std::string tmplS = scratch + "/filter-tasks-XXXXXX";
+    const int idsFd = ::mkstemp(tmplS.data());
     if (idsFd < 0) {
-        std::cerr << "error: cannot create a temporary file in /tmp: " << std::strerror(errno) << "\n";
+        std::cerr << "error: cannot create a temporary file in " << scratch << ": " << std::strerror(errno) << "\n";
         m_rc = Exit::WriteFailed;
         return false;
     }
-    const std::string idsFile = tmpl;
+    const std::string idsFile = tmplS;
     const bool wrote = ::write(idsFd, ids.data(), ids.size()) == static_cast<ssize_t>(ids.size());
     ::close(idsFd);
     struct Unlink {
@@ -334,7 +341,10 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     // The worker's stdout goes to our stderr: whatever the tasks print is log, never protocol.
     std::unique_ptr<ks::ChildProcess> child;
     try {
-        child = std::make_unique<ks::ChildProcess>(workerArgs(idsFile, first), 2);
+        // It may write the ceilings cache, nothing else; the results are ours to write.
+        ks::SandboxSpec box;
+        box.writable = {ks::defaultCeilingsCacheDir()};
+        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs(idsFile, first), box), 2);
     } catch (const ks::Error& e) {
         std::cerr << "error: cannot start the filter worker: " << e.what() << "\n";
         m_rc = Exit::BadDevice;
@@ -403,7 +413,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         }
         if (m_cancel && !sentInt) {
             sentInt = true;
-            child->signalGroup(SIGINT); // it stops after the current seed
+            child->signal(SIGINT); // it stops after the current seed
             graceEnd = now + std::chrono::seconds(10);
             std::cerr << "stopping after the current seed (Ctrl-C again to stop now)\n";
         }
@@ -575,6 +585,7 @@ int Driver::run() {
 void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<bool>& cancel, std::atomic<bool>& kill) {
     auto a = std::make_shared<FilterArgs>();
     auto* filter = app.add_subcommand("filter", "Run the filters (statistics, baseline inefficiency, redundancy) over a suite");
+    filter->fallthrough(); // --no-sandbox, an option of the program, may follow the subcommand
     filter->add_option("--suite", a->suite, "'builtin' or a suite folder")->capture_default_str();
     filter->add_option("--seeds", a->seeds, "Seeds per pass")->capture_default_str()->check(CLI::PositiveNumber);
     filter->add_option("--rng", a->rng,
@@ -622,6 +633,7 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                 std::cerr << "error: --resume and --force contradict each other (continue the journal, or discard it)\n";
                 return static_cast<int>(Exit::Usage);
             }
+            if (const int rc = checkSandbox()) return rc;
             Driver d(*a, cancel, kill);
             return d.run();
         };

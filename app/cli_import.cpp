@@ -11,6 +11,7 @@
 #include "ks/core/analysisreports.h"
 #include "ks/core/criteria.h"
 #include "ks/core/process.h"
+#include "ks/core/sandbox.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "ks/core/taskspec.h"
@@ -199,6 +200,7 @@ int runImport(const ImportOptions& o) {
     for (const auto& py : pythonCandidates(o.python)) {
         std::vector<std::string> argv{py, exporter->string(), o.folder, "--out", o.out, "--timeout",
                                       std::to_string(o.timeout), "--device", o.device};
+        // Done below: the task files run in the sandbox, which may write the output suite only.
         if (!o.tasks.empty()) argv.insert(argv.end(), {"--tasks", o.tasks});
         if (o.jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(o.jobs)});
         if (o.level >= 0 && !o.robustKbench) argv.insert(argv.end(), {"--level", std::to_string(o.level)});
@@ -305,7 +307,9 @@ int runImport(const ImportOptions& o) {
             }
         };
         std::string spawnError;
-        const int rc = runChild(argv, onLine, spawnError);
+        ks::SandboxSpec box;
+        box.writable = {std::filesystem::absolute(o.out).string()};
+        const int rc = runChild(ks::sandboxed(argv, box), onLine, spawnError);
         for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
         if (rc < 0) {
             tried.push_back(py + " (cannot run it: " + spawnError + ")");
@@ -528,7 +532,13 @@ void addImportCommands(CLI::App& app, std::function<int()>& action) {
         ->capture_default_str()->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     imp->add_option("--exporter", io->exporter, "The exporter script (default: found next to the binary)");
     imp->add_flag("--jsonl", io->jsonl, "Print the exporter's JSON lines (one per file) instead of a table");
-    imp->callback([&action, io] { action = [io] { return runImport(*io); }; });
+    imp->fallthrough(); // --no-sandbox may follow the subcommand
+    imp->callback([&action, io] {
+        action = [io] {
+            if (const int rc = checkSandbox()) return rc;
+            return runImport(*io);
+        };
+    });
 
     auto ro = std::make_shared<ImportOptions>();
     ro->robustKbench = true;
@@ -546,7 +556,13 @@ void addImportCommands(CLI::App& app, std::function<int()>& action) {
         ->capture_default_str()->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     rk->add_option("--exporter", ro->exporter, "The exporter script (default: found next to the binary)");
     rk->add_flag("--jsonl", ro->jsonl, "Print the exporter's JSON lines (one per task) instead of a table");
-    rk->callback([&action, ro] { action = [ro] { return runImport(*ro); }; });
+    rk->fallthrough();
+    rk->callback([&action, ro] {
+        action = [ro] {
+            if (const int rc = checkSandbox()) return rc;
+            return runImport(*ro);
+        };
+    });
 
     auto eo = std::make_shared<ExportOptions>();
     auto* exp = app.add_subcommand("export-robust-kbench",

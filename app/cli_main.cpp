@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(0, 1);
     bool version = false;
     app.add_flag("--version", version, "Print the version, LibTorch, CUDA and the device, then exit");
+    bool noSandbox = false;
+    app.add_flag("--no-sandbox", noSandbox,
+                 "Run task files and kernels WITHOUT the sandbox (with your full rights); only where the sandbox "
+                 "is not available (docs/sandbox.md)");
 
     std::function<int()> filterAction; // filter (cli_filter.cpp)
     ks::cli::addFilterCommand(app, filterAction, g_cancel, g_kill);
@@ -97,6 +101,8 @@ int main(int argc, char** argv) {
     // --- bench / validate / worker -------------------------------------------------------------
     auto* bench = app.add_subcommand("bench", "Validate and time the CUDA kernel variants against the eager baseline");
     auto* validate = app.add_subcommand("validate", "Validate the CUDA kernel variants (no timing)");
+    bench->fallthrough(); // --no-sandbox may follow the subcommand
+    validate->fallthrough();
     std::string bSuite = "builtin", bTasks, bVariants, bOut, bPreset = "full";
     int bSeeds = 100, bWarmup = 25, bRuns = 2000;
     double bAtol = 1e-5, bRtol = 1e-4, bTimeout = 600;
@@ -177,6 +183,12 @@ int main(int argc, char** argv) {
         }
         return Exit::Ok;
     }
+    try {
+        ks::setSandboxMode(ks::sandboxModeFromEnvironment(noSandbox));
+    } catch (const ks::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return Exit::Usage;
+    }
     if (filterAction) {
         std::signal(SIGINT, onFilterSignal);
         std::signal(SIGTERM, onFilterSignal);
@@ -239,6 +251,7 @@ int main(int argc, char** argv) {
         std::vector<ks::ExternalJob> externalJobs;
         std::vector<ks::TaskSpec> btasks;
         if (!bKernels.empty()) {
+            if (const int rc = ks::cli::checkSandbox()) return rc;
             std::signal(SIGINT, onSignal);
             std::signal(SIGTERM, onSignal);
             std::vector<ks::ExternalKernel> found;

@@ -47,7 +47,7 @@ namespace {
 struct Options {
     std::vector<std::string> rw, ro;
     uint64_t cpu = 0, mem = 0, nproc = 4096, fsize = 64ull << 30;
-    bool net = false, verbose = false, check = false;
+    bool net = false, verbose = false, check = false, hostTmp = false;
     std::string chdir;
     char** argv = nullptr; // the program and its arguments
 };
@@ -177,6 +177,8 @@ void parseArgs(int argc, char** argv) {
             g_opt.chdir = takesValue();
         else if (a == "--net")
             g_opt.net = true;
+        else if (a == "--host-tmp")
+            g_opt.hostTmp = true;
         else if (a == "--verbose")
             g_opt.verbose = true;
         else if (a == "--check")
@@ -194,6 +196,8 @@ void parseArgs(int argc, char** argv) {
                      "  --nproc N       processes of the user (RLIMIT_NPROC); default 4096\n"
                      "  --fsize BYTES   largest file written (RLIMIT_FSIZE); default 64G\n"
                      "  --net           keep the host's network\n"
+                     "  --host-tmp      keep the host's /tmp visible (read-only, but for --rw\n"
+                     "                  folders in it); TMPDIR is a private folder instead\n"
                      "  --chdir DIR     working directory of PROGRAM\n"
                      "  --verbose       print each setup step and what was skipped\n"
                      "  --check         set everything up, run nothing, say whether it works\n"
@@ -202,7 +206,7 @@ void parseArgs(int argc, char** argv) {
             _exit(0);
         } else
             usage("unknown option '" + a + "'");
-        if (inlineValue && (a == "--net" || a == "--verbose" || a == "--check"))
+        if (inlineValue && (a == "--net" || a == "--verbose" || a == "--check" || a == "--host-tmp"))
             usage(a + " takes no value");
     }
     if (i >= argc && !g_opt.check)
@@ -408,10 +412,13 @@ void setupMounts() {
     std::string writable;
     for (auto& dir : g_opt.rw)
         writable += (writable.empty() ? "" : ", ") + dir;
-    g_done.push_back("writable: " + (writable.empty() ? "only /tmp and /dev/shm" : writable));
+    g_done.push_back("writable: " + (writable.empty() ? std::string(g_opt.hostTmp ? "only TMPDIR and /dev/shm" : "only /tmp and /dev/shm") : writable));
 
     std::string tmpfsDone;
     for (const char* dir : {"/tmp", "/dev/shm"}) {
+        // --host-tmp: what callers pass in the host's /tmp (their tools, suites, scratch folders)
+        // stays where it is, read-only unless --rw; the program's own temporary files go to TMPDIR.
+        if (g_opt.hostTmp && std::string(dir) == "/tmp") continue;
         struct stat st {};
         if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
             skipped(std::string("no private tmpfs on ") + dir + ": it does not exist");
@@ -511,6 +518,12 @@ void restoreSignals() {
     } else if (cwd.empty() || chdir(cwd.c_str())) {
         verbose("the working directory '" + cwd + "' is not visible in the sandbox; using /");
         if (chdir("/")) fail("chdir /", errno);
+    }
+    if (g_opt.hostTmp) {
+        // In the private /dev/shm tmpfs: writable, and gone with the sandbox.
+        if (mkdir("/dev/shm/tmp", 01777) && errno != EEXIST) fail("creating the private TMPDIR /dev/shm/tmp", errno);
+        chmod("/dev/shm/tmp", 01777);
+        setenv("TMPDIR", "/dev/shm/tmp", 1);
     }
     dropCapabilities();
     if (g_opt.check) _exit(0);

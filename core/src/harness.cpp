@@ -2,6 +2,7 @@
 // The kernel harness: isolated worker jobs (ceilings, eager baseline, one variant) and the
 // orchestrator that runs them and assembles a BenchRun.
 #include "ks/core/harness.h"
+#include "ks/core/sandbox.h"
 #include "harness_common.h"
 #include "ks/core/engine.h"
 #include "ks/core/guards.h"
@@ -447,7 +448,10 @@ SpawnResult spawnWorker(const WorkerCommand& w, const std::vector<std::string>& 
     std::vector<std::string> argv{w.executable};
     argv.insert(argv.end(), w.prefixArgs.begin(), w.prefixArgs.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    const ProcessResult p = runProcess(argv, logPath, timeoutSeconds, cancel);
+    // External kernels are strangers' native code: the worker may write its job folder only.
+    SandboxSpec box;
+    box.writable = {std::filesystem::path(logPath).parent_path().string()};
+    const ProcessResult p = runProcess(sandboxed(argv, box), logPath, timeoutSeconds, cancel);
     SpawnResult res;
     if (!p.startError.empty()) {
         res.logTail = "cannot start worker: " + p.startError;

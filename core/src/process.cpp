@@ -177,6 +177,10 @@ ChildProcess::Read ChildProcess::readLine(std::string& line, double seconds, siz
     }
 }
 
+void ChildProcess::signal(int sig) {
+    if (m_pid > 0 && !m_reaped) ::kill(m_pid, sig);
+}
+
 void ChildProcess::signalGroup(int sig) {
     if (m_pid > 0 && !m_reaped) ::kill(-m_pid, sig);
 }

@@ -3,6 +3,7 @@
 // plans, and capturing ModelNew files through the Python capture script.
 #include "../jsonutil.h"
 #include "ks/core/external.h"
+#include "ks/core/sandbox.h"
 #include "ks/core/process.h"
 #include "ks/core/results.h"
 
@@ -189,8 +190,12 @@ void captureModelNew(ExternalKernel& k, const TaskSpec& spec, const DiscoverOpti
     writeFileAtomic(taskJson, spec.specText);
     const std::string result = (tmp / "capture.json").string();
     const std::string log = (tmp / "capture.log").string();
-    const ProcessResult p = runProcess({findPython(opt.python), findCaptureScript(opt.captureScript), "modelnew", k.file,
-                                        "--task-json", taskJson, "--out", result},
+    // The ModelNew file is a stranger's Python: run it in the sandbox, writing its scratch only.
+    SandboxSpec box;
+    box.writable = {tmp.string()};
+    const ProcessResult p = runProcess(sandboxed({findPython(opt.python), findCaptureScript(opt.captureScript), "modelnew",
+                                                  k.file, "--task-json", taskJson, "--out", result},
+                                                 box),
                                        log, opt.captureTimeoutSeconds, nullptr, tmp.string());
     std::error_code ec;
     if (!fs::exists(result, ec))

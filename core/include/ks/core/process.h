@@ -45,6 +45,8 @@ public:
     // The next whole line of the protocol, waiting at most `seconds` (a signal ends the wait early
     // with Timeout). Lines longer than `maxLine` bytes are an error (ks::Error).
     Read readLine(std::string& line, double seconds, size_t maxLine = size_t{1} << 28);
+    // To the child only (a sandbox helper forwards it; its whole group would get it twice).
+    void signal(int sig);
     void signalGroup(int sig);
     void kill(); // SIGKILL to the whole group
     // Waits for it to end (after Eof or kill()); the exit code or signal.
