@@ -109,9 +109,11 @@ if "the sandbox is not available here" not in out or "--no-sandbox" not in out:
     fail("a missing sandbox was not refused clearly:\n" + out)
 if os.path.exists(os.path.join(work, "suite2")):
     fail("the import ran although the sandbox was missing")
-out = run(["filter", "--device", "cpu", "--tasks", "L1-19*", "--no-out"], missing, 2)
+out = run(["filter", "--suite", os.path.join(work, "suite"), "--device", "cpu", "--no-out"], missing, 2)
 if "the sandbox is not available here" not in out:
     fail("filter without a sandbox was not refused:\n" + out)
+# The built-in suite is KernelSieve's own code: it runs without a sandbox, silently.
+run(["filter", "--device", "cpu", "--tasks", "L1-19*", "--criteria", "stat", "--no-out", "-q"], missing)
 run(["filter", "--device", "cpu", "--tasks", "L1-19*", "--no-out", "-q"], dict(env, KS_SANDBOX="bogus"), 2)
 
 # --no-sandbox: the same file escapes, as it would without KernelSieve's protection; the test's
