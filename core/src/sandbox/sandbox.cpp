@@ -85,6 +85,10 @@ std::vector<std::string> sandboxed(const std::vector<std::string>& argv, const S
     if (spec.memoryBytes > 0) out.insert(out.end(), {"--mem", std::to_string(spec.memoryBytes)});
     if (spec.network) out.push_back("--net");
     out.push_back("--");
+    // LibTorch's jiterator caches compiled kernels in ~/.cache/torch/kernels, read-only here; a
+    // cache the program could write and a later process would load is what the sandbox must not
+    // allow, so it gets a private one.
+    out.insert(out.end(), {"env", "PYTORCH_KERNEL_CACHE_PATH=/dev/shm/tmp/torch-kernels"});
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
 }
