@@ -81,7 +81,11 @@ QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
         if (o.redundancy) criteria << QStringLiteral("redundancy");
         args << QStringLiteral("--criteria") << criteria.join(QLatin1Char(','));
     }
-    args << QStringLiteral("--out") << outFile << QStringLiteral("--jsonl") << QStringLiteral("-q");
+    if (o.taskTimeout > 0) args << QStringLiteral("--task-timeout") << QString::number(o.taskTimeout);
+    // A fresh file per run in our own temporary folder: --force, so an earlier run's file there is
+    // never a reason to write elsewhere (the GUI reads the stream, not this file).
+    args << QStringLiteral("--out") << outFile << QStringLiteral("--force") << QStringLiteral("--jsonl")
+         << QStringLiteral("-q");
     return args;
 }
 

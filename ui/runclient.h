@@ -29,6 +29,7 @@ class RunClient : public QObject {
         QStringList taskIds;                     // empty = the whole suite
         bool inefficiency = true;                // filter 5 after the statistics
         bool redundancy = true;                  // filter 6 after the statistics
+        double taskTimeout = 0;                  // seconds a task may run; 0 = the worker's default
     };
 
     explicit RunClient(QObject* parent = nullptr);

@@ -10,6 +10,7 @@
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
 #include "jsonutil.h"
+#include "ks/core/results.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/api/function_impl.h>
@@ -285,10 +286,11 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const s
     const fs::path file = dir / ("ceilings-" + info.device + ".json");
     const std::string wantName = info.device == "cuda" ? info.name : cpuModelName();
     if (!remeasure) {
-        std::ifstream in(file);
-        if (in) {
+        std::error_code ec;
+        if (fs::exists(file, ec)) {
             try {
-                DeviceCeilings c = cachedCeilingsFromJson(json::parse(in));
+                // readFile: a FIFO or device planted at this name is refused, not read forever.
+                DeviceCeilings c = cachedCeilingsFromJson(jsonutil::parse(readFile(file.string(), 1 << 20), file.string()));
                 if (c.device == info.device && c.deviceName == wantName &&
                     (info.device == "cuda" || c.threads == wantThreads)) {
                     c.source = file.string();

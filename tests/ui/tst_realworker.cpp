@@ -127,6 +127,40 @@ class TestRealWorker : public QObject {
         w.setWindowModified(false);
     }
 
+    // Strangers' tasks through the GUI's worker: one that never returns is recorded as timed out and
+    // the run goes on; one that prints a protocol line from TorchScript ("L1-FAKE") shows no such
+    // task, because the tasks run in the worker's worker, whose stdout is only log.
+    void testHostileSuite() {
+        const QString suite = qEnvironmentVariable("KS_HOSTILE_SUITE");
+        if (suite.isEmpty()) QSKIP("KS_HOSTILE_SUITE is not set");
+        RunClient client;
+        QSignalSpy tasks(&client, &RunClient::taskFinished);
+        QSignalSpy finished(&client, &RunClient::finished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        RunClient::Options o = cpuOptions();
+        o.suite = suite;
+        o.taskIds.clear();
+        o.seeds = 2;
+        o.inefficiency = o.redundancy = false;
+        o.taskTimeout = 3;
+        client.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
+        QStringList ids;
+        for (const auto& args : tasks) {
+            const auto t = args.at(0).value<ks::TaskResult>();
+            ids << QString::fromStdString(t.id);
+            if (t.id == "H-hang") {
+                QCOMPARE(t.status, ks::TaskStatus::Error);
+                QVERIFY2(t.error.find("timed out") != std::string::npos, t.error.c_str());
+            } else {
+                QCOMPARE(t.status, ks::TaskStatus::Ok);
+            }
+        }
+        QCOMPARE(ids, QStringList({"H-first", "H-forge", "H-hang", "H-last"}));
+        QCOMPARE(finished.first().at(0).toBool(), false); // not cancelled: the run went on
+    }
+
     void testCancelRealRun() {
         MainWindow w;
         w.show();
