@@ -37,7 +37,11 @@ class TestRunClient : public QObject {
             args.join(QLatin1Char(' ')),
             QStringLiteral(
                 "filter --suite builtin --seeds 20 --device cpu --preset small --tasks L1-23,L2-13 "
-                "--out /tmp/x.json --jsonl -q"));
+                "--out /tmp/x.json --force --jsonl -q"));
+        o.taskTimeout = 90;
+        QVERIFY(RunClient::filterArguments(o, QStringLiteral("/tmp/x.json"))
+                    .join(QLatin1Char(' '))
+                    .contains(QStringLiteral("--task-timeout 90 ")));
         // Filters 5-6 run unless the run dialog turned them off.
         RunClient::Options some;
         some.inefficiency = false;
