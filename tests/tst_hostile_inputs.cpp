@@ -541,3 +541,33 @@ TEST(HostileFuzz, AnalysisReportCountsBeyondIntAreErrorsNotUndefinedBehaviour) {
     for (const auto& [load, says] : cases)
         EXPECT_HAS(errorOf(load), says);
 }
+
+TEST(HostileFuzz, CallPlanOfTheWrongShapeIsAnErrorNotACrash) {
+    // fuzz_callplan: the bench worker's --plan. An empty one threw nlohmann's parse_error, and an
+    // entry with neither input, param nor value read a missing key of a const object (undefined
+    // behaviour; an assertion in nlohmann's debug builds).
+    EXPECT_HAS(errorOf([] { callPlanFromJson(hostileFile("fuzz_callplan_empty_entry.json")); }),
+               "call plan: args[0]: needs \"input\", \"param\" or a \"value\"");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(""); }), "call plan: not valid JSON");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(nested(1000)); }), "nested deeper than 512 levels");
+    EXPECT_HAS(errorOf([] { callPlanFromJson("5"); }), "call plan: must be a list, got 5");
+    EXPECT_HAS(errorOf([] { callPlanFromJson("[7]"); }), "args[0]: must be an object, got 7");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":0},{"param":-1}])"); }),
+               "args[1]: field 'param' must be an integer in [0, 2147483647], got -1");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":4294967296}])"); }), "field 'input'");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"value":{"a":1}}])"); }), "args[0]: needs");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":0,"name":7}])"); }),
+               "field 'name' must be a string, got 7");
+    // What callPlanToJson writes reads back as it was.
+    const std::vector<CallArg> plan{{CallArg::Kind::Input, 0, "x", ""},
+                                    {CallArg::Kind::Param, 1, "w", ""},
+                                    {CallArg::Kind::Value, -1, "", "[1,2]"}};
+    const std::vector<CallArg> back = callPlanFromJson(callPlanToJson(plan));
+    ASSERT_EQ(back.size(), 3u);
+    for (size_t i = 0; i < plan.size(); ++i) {
+        EXPECT_EQ(back[i].kind, plan[i].kind) << i;
+        EXPECT_EQ(back[i].index, plan[i].index) << i;
+        EXPECT_EQ(back[i].name, plan[i].name) << i;
+        EXPECT_EQ(back[i].valueJson, plan[i].valueJson) << i;
+    }
+}
