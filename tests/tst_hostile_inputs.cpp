@@ -571,3 +571,16 @@ TEST(HostileFuzz, CallPlanOfTheWrongShapeIsAnErrorNotACrash) {
         EXPECT_EQ(back[i].valueJson, plan[i].valueJson) << i;
     }
 }
+
+TEST(HostileFuzz, TaskIdsWithDigitTailsBeyondInt64SortWithoutThrowing) {
+    // Natural order converted each id's digit tail with stoll, whose out_of_range on a 20-digit
+    // tail escaped loadSuiteDir (and crashed fuzz_suite). Tails compare as numbers of any length.
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/hostile/fuzz_suite_long_ids");
+    EXPECT_TRUE(s.issues.empty());
+    std::vector<std::string> ids;
+    for (const auto& t : s.tasks)
+        ids.push_back(t.id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"KS-9", "KS-23456789012345678901234",
+                                             "KS-0123456789012345678901233",
+                                             "KS-123456789012345678901234"}));
+}
