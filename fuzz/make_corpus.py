@@ -17,6 +17,7 @@ dictionary.
 import hashlib
 import json
 import pathlib
+import shutil
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -53,8 +54,9 @@ def shape(v, depth=0):
 class Corpus:
     def __init__(self, out):
         self.out = out
+        shutil.rmtree(out / "seeds", ignore_errors=True)  # regenerated, so removed files go too
         self.seen_shapes = {t: set() for t in TARGETS}
-        self.count = {t: 0 for t in TARGETS}
+        self.names = {t: set() for t in TARGETS}
         self.strings = {t: set() for t in TARGETS}
         for t in TARGETS:
             (out / "seeds" / t).mkdir(parents=True, exist_ok=True)
@@ -63,10 +65,10 @@ class Corpus:
         data = text.encode() if isinstance(text, str) else text
         if len(data) > MAX_SEED:
             return
-        path = self.out / "seeds" / target / hashlib.sha1(data).hexdigest()
-        if not path.exists():
-            path.write_bytes(data)
-            self.count[target] += 1
+        name = hashlib.sha1(data).hexdigest()
+        if name not in self.names[target]:
+            (self.out / "seeds" / target / name).write_bytes(data)
+            self.names[target].add(name)
 
     def add(self, target, value, unique=True, indent=None):
         """A JSON value as a seed; with `unique`, only if its structure is new for the target."""
@@ -195,7 +197,7 @@ def main():
                  ["x", 3, True, None, [1, 2]], [{"input": "y"}]):
         c.add("callplan", args, unique=False)
     c.write_dicts()
-    print("seeds: " + ", ".join(f"{t} {c.count[t]}" for t in TARGETS))
+    print("seeds: " + ", ".join(f"{t} {len(c.names[t])}" for t in TARGETS))
 
 
 if __name__ == "__main__":
