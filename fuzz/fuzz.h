@@ -47,18 +47,20 @@ void checkRoundTrip(const char* what, const std::string& written, Load load, Wri
 }
 
 // A scratch folder for the targets that load folders (suites, kernel manifests): made once per
-// process, emptied before each input, removed at exit.
+// process, emptied before each input, removed at exit. fuzz/run.sh points TMPDIR into the build
+// folder, so what a crash leaves behind is not left in /tmp.
 inline const std::filesystem::path& scratchDir() {
-    static const std::filesystem::path dir = [] {
+    // Never destroyed: static destructors run before the atexit handler registered here.
+    static const std::filesystem::path* const dir = [] {
         std::string tmpl = (std::filesystem::temp_directory_path() / "ks-fuzz-XXXXXX").string();
         if (!::mkdtemp(tmpl.data())) violated("mkdtemp failed", tmpl);
         std::atexit([] {
             std::error_code ec;
             std::filesystem::remove_all(scratchDir(), ec);
         });
-        return std::filesystem::path(tmpl);
+        return new std::filesystem::path(tmpl);
     }();
-    return dir;
+    return *dir;
 }
 
 inline void emptyScratchDir() {

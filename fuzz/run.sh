@@ -68,6 +68,9 @@ python3 "$ROOT/fuzz/make_corpus.py" "$BUILD_DIR"
 
 # --- run --------------------------------------------------------------------------------------
 mkdir -p "$BUILD_DIR/logs" "$BUILD_DIR/crashes"
+# The suite and manifest targets write their folders under TMPDIR; a crash leaves them behind.
+export TMPDIR=$BUILD_DIR/tmp
+rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 # libFuzzer's final lines of every target, for the record (bench/fuzz/ keeps those of long runs).
 summary=$BUILD_DIR/logs/final-stats.txt
 echo "# fuzz/run.sh --seconds $PER_TARGET, $("$CXX" --version | head -n 1), $(date -u +%Y-%m-%dT%H:%MZ)" >"$summary"
@@ -96,6 +99,7 @@ for t in "${TARGETS[@]}"; do
         done
     fi
 done
+rm -rf "$TMPDIR"
 if ((${#failed[@]})); then
     echo "fuzz: FAILED: ${failed[*]}"
     exit 1
