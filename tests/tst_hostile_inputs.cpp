@@ -3,6 +3,7 @@
 // file and the field, never crash, hang or load garbage. The huge inputs (200k levels of nesting)
 // are generated here at run time rather than committed.
 
+#include "ks/core/analysisreports.h"
 #include "ks/core/benchresults.h"
 #include "ks/core/criteria.h"
 #include "ks/core/external.h"
@@ -11,6 +12,7 @@
 #include "ks/core/taskspec.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +46,11 @@ std::string errorOf(const std::function<void()>& f) {
 
 #define EXPECT_HAS(text, needle)                                                                   \
     EXPECT_NE(std::string(text).find(needle), std::string::npos) << (text)
+
+// A file of tests/data/hostile; the fuzz_* ones crashed the fuzz targets of fuzz/.
+std::string hostileFile(const std::string& name) {
+    return readFile(std::string(KS_TEST_DATA) + "/hostile/" + name);
+}
 
 std::string nested(int levels) {
     return std::string(static_cast<size_t>(levels), '[') +
@@ -458,4 +465,122 @@ TEST(HostileFiles, FifoDeviceAndHugeSourcesAreRefusedWithoutHanging) {
     EXPECT_HAS(errorOf([&] { readFile((suite / "missing").string()); }), "cannot open for reading");
     // /proc files say size 0; they are read to the end all the same.
     EXPECT_HAS(readFile("/proc/self/status"), "Name:");
+}
+
+// --- inputs that crashed the fuzz targets (fuzz/, bench/fuzz/RESULTS.md) ------------------------
+
+TEST(HostileFuzz, AnalysisReportFieldOfTheWrongTypeIsAnErrorNamingIt) {
+    // fuzz_reports' first crash: a rewrite whose "implemented" holds a string. value<bool>() threw
+    // nlohmann's type_error, which escaped the bare reader and read "type must be boolean, but is
+    // string" inside a results file, naming no field.
+    const std::string report = hostileFile("fuzz_report_implemented_string.json");
+    std::string e = errorOf([&] { inefficiencyReportFromJson(nlohmann::json::parse(report)); });
+    EXPECT_HAS(e, "field 'implemented' must be true or false, got \"%4 : Tensor");
+    e = errorOf([&] {
+        resultsFromJson(kResults + R"("tasks":[{"id":"L1-12","inefficiency":)" + report + "}]}",
+                        "r.json");
+    });
+    EXPECT_HAS(e, "r.json: task L1-12: inefficiency: field 'implemented' must be true or false");
+}
+
+TEST(HostileFuzz, AnalysisReportCountsBeyondIntAreErrorsNotUndefinedBehaviour) {
+    // value<int>() on 1e30 cast it to int: undefined behaviour, which UBSan stops at.
+    const auto report = nlohmann::json::parse(hostileFile("fuzz_report_runs_1e30.json"));
+    EXPECT_HAS(errorOf([&] { inefficiencyReportFromJson(report); }),
+               "field 'runs' must be an integer in [0, 2147483647], got 1e+30");
+    // The same report with a count that fits loads, with every field as written.
+    nlohmann::json ok = report;
+    ok["runs"] = 20;
+    const InefficiencyReport r = inefficiencyReportFromJson(ok);
+    EXPECT_EQ(r.runs, 20);
+    EXPECT_EQ(r.launches, 2);
+    ASSERT_EQ(r.rewrites.size(), 1u);
+    EXPECT_TRUE(r.rewrites[0].implemented);
+    EXPECT_TRUE(r.rewrites[0].equal);
+    EXPECT_EQ(r.bestRule, "diag-matmul");
+
+    using J = nlohmann::json;
+    const std::vector<std::pair<std::function<void()>, std::string>> cases{
+        {[] {
+             inefficiencyReportFromJson(J{{"launches", -1}});
+         },
+         "field 'launches' must be an integer"},
+        {[] {
+             inefficiencyReportFromJson(J{{"tf32", 1}});
+         },
+         "field 'tf32' must be true or false"},
+        {[] {
+             inefficiencyReportFromJson(J{{"rewrites", J::array({5})}});
+         },
+         "field 'rewrites' holds a non-object: 5"},
+        {[] {
+             inefficiencyReportFromJson(J{{"rewrites", J::array({{{"line", 1e30}}})}});
+         },
+         "field 'line' must be an integer"},
+        {[] {
+             redundancyReportFromJson(J{{"seeds", "3"}});
+         },
+         "field 'seeds' must be an integer"},
+        {[] {
+             redundancyReportFromJson(J{{"ops_examined", 1e30}});
+         },
+         "field 'ops_examined' must be an integer"},
+        {[] {
+             redundancyReportFromJson(J{{"nodes", J::object()}});
+         },
+         "field 'nodes' must be a list"},
+        {[] {
+             redundancyReportFromJson(J{{"unused_arguments", J::array({{{"param", "no"}}})}});
+         },
+         "field 'param' must be true or false"},
+        {[] {
+             deviceCeilingsFromJson(J{{"threads", 1e30}});
+         },
+         "field 'threads' must be an integer"},
+    };
+    for (const auto& [load, says] : cases)
+        EXPECT_HAS(errorOf(load), says);
+}
+
+TEST(HostileFuzz, CallPlanOfTheWrongShapeIsAnErrorNotACrash) {
+    // fuzz_callplan: the bench worker's --plan. An empty one threw nlohmann's parse_error, and an
+    // entry with neither input, param nor value read a missing key of a const object (undefined
+    // behaviour; an assertion in nlohmann's debug builds).
+    EXPECT_HAS(errorOf([] { callPlanFromJson(hostileFile("fuzz_callplan_empty_entry.json")); }),
+               "call plan: args[0]: needs \"input\", \"param\" or a \"value\"");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(""); }), "call plan: not valid JSON");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(nested(1000)); }), "nested deeper than 512 levels");
+    EXPECT_HAS(errorOf([] { callPlanFromJson("5"); }), "call plan: must be a list, got 5");
+    EXPECT_HAS(errorOf([] { callPlanFromJson("[7]"); }), "args[0]: must be an object, got 7");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":0},{"param":-1}])"); }),
+               "args[1]: field 'param' must be an integer in [0, 2147483647], got -1");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":4294967296}])"); }), "field 'input'");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"value":{"a":1}}])"); }), "args[0]: needs");
+    EXPECT_HAS(errorOf([] { callPlanFromJson(R"([{"input":0,"name":7}])"); }),
+               "field 'name' must be a string, got 7");
+    // What callPlanToJson writes reads back as it was.
+    const std::vector<CallArg> plan{{CallArg::Kind::Input, 0, "x", ""},
+                                    {CallArg::Kind::Param, 1, "w", ""},
+                                    {CallArg::Kind::Value, -1, "", "[1,2]"}};
+    const std::vector<CallArg> back = callPlanFromJson(callPlanToJson(plan));
+    ASSERT_EQ(back.size(), 3u);
+    for (size_t i = 0; i < plan.size(); ++i) {
+        EXPECT_EQ(back[i].kind, plan[i].kind) << i;
+        EXPECT_EQ(back[i].index, plan[i].index) << i;
+        EXPECT_EQ(back[i].name, plan[i].name) << i;
+        EXPECT_EQ(back[i].valueJson, plan[i].valueJson) << i;
+    }
+}
+
+TEST(HostileFuzz, TaskIdsWithDigitTailsBeyondInt64SortWithoutThrowing) {
+    // Natural order converted each id's digit tail with stoll, whose out_of_range on a 20-digit
+    // tail escaped loadSuiteDir (and crashed fuzz_suite). Tails compare as numbers of any length.
+    const Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/hostile/fuzz_suite_long_ids");
+    EXPECT_TRUE(s.issues.empty());
+    std::vector<std::string> ids;
+    for (const auto& t : s.tasks)
+        ids.push_back(t.id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"KS-9", "KS-23456789012345678901234",
+                                             "KS-0123456789012345678901233",
+                                             "KS-123456789012345678901234"}));
 }

@@ -11,6 +11,7 @@
 namespace ks {
 namespace {
 using json = nlohmann::json;
+using jsonutil::getBool;
 using jsonutil::getNum;
 using jsonutil::num;
 
@@ -43,6 +44,26 @@ std::vector<std::string> strings(const json& j, const char* key) {
         out.push_back(v.get<std::string>());
     }
     return out;
+}
+
+// A count or line number. nlohmann's value<int>() cast 1e30 to int (undefined behaviour) and threw
+// its own type_error for "3"; both are now errors naming the field.
+int count(const json& j, const char* key) {
+    return static_cast<int>(jsonutil::getInt(j, key, 0, 0, std::numeric_limits<int>::max()));
+}
+
+// The entries of list `key`, each an object; absent or null is an empty list.
+const json& objects(const json& j, const char* key) {
+    static const json none = json::array();
+    if (!j.contains(key) || j.at(key).is_null()) return none;
+    const json& v = j.at(key);
+    if (!v.is_array())
+        throw Error(std::string("field '") + key + "' must be a list, got " + jsonutil::brief(v));
+    for (const auto& x : v)
+        if (!x.is_object())
+            throw Error(std::string("field '") + key +
+                        "' holds a non-object: " + jsonutil::brief(x));
+    return v;
 }
 
 Preset presetOf(const json& j) {
@@ -172,7 +193,7 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.taskName = str(j, "name");
     r.device = str(j, "device");
     r.preset = presetOf(j);
-    r.runs = j.value("runs", 0);
+    r.runs = count(j, "runs");
     r.bytes = getNum(j, "bytes", 0);
     r.flops = getNum(j, "flops", 0);
     r.transcendentals = getNum(j, "transcendentals", 0);
@@ -186,19 +207,20 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.eagerTrafficBytes = getNum(j, "eager_traffic_bytes", 0);
     r.passes = getNum(j, "passes", 0);
     r.unavoidableBytes = getNum(j, "unavoidable_bytes", 0);
-    r.memoryBound = j.value("memory_bound", false);
-    r.launches = j.value("launches", 0);
+    r.memoryBound = getBool(j, "memory_bound", false);
+    r.launches = count(j, "launches");
     r.launchMs = getNum(j, "launch_ms", 0);
-    r.launchBound = j.value("launch_bound", false);
-    r.tf32 = j.value("tf32", true); // reports from before this field were timed with cuDNN's TF32 default (on)
-    for (const auto& x : j.value("rewrites", json::array())) {
+    r.launchBound = getBool(j, "launch_bound", false);
+    // Reports from before this field were timed with cuDNN's TF32 default (on).
+    r.tf32 = getBool(j, "tf32", true);
+    for (const auto& x : objects(j, "rewrites")) {
         RewriteResult rr;
         rr.rule = str(x, "rule");
         rr.what = str(x, "what");
         rr.node = str(x, "node");
-        rr.line = x.value("line", 0);
-        rr.implemented = x.value("implemented", true);
-        rr.equal = x.value("equal", false);
+        rr.line = count(x, "line");
+        rr.implemented = getBool(x, "implemented", true);
+        rr.equal = getBool(x, "equal", false);
         rr.maxAbsDiff = getNum(x, "max_abs_diff", 0);
         rr.timeMs = getNum(x, "time_ms", 0);
         rr.speedup = getNum(x, "speedup", 0);
@@ -208,10 +230,10 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.bestSpeedup = getNum(j, "best_speedup", 1);
     r.bestRule = str(j, "best_rule");
     // The standalone output also carries the run's flags; keep them, though criteria re-derive.
-    r.flaggedRewrite = j.value("flagged_rewrite", false);
-    r.flaggedEfficiency = j.value("flagged_efficiency", false);
-    r.flaggedPasses = j.value("flagged_passes", false);
-    r.flagged = j.value("flagged", false);
+    r.flaggedRewrite = getBool(j, "flagged_rewrite", false);
+    r.flaggedEfficiency = getBool(j, "flagged_efficiency", false);
+    r.flaggedPasses = getBool(j, "flagged_passes", false);
+    r.flagged = getBool(j, "flagged", false);
     r.notes = strings(j, "notes");
     r.error = str(j, "error");
     return r;
@@ -255,18 +277,18 @@ RedundancyReport redundancyReportFromJson(const json& j) {
     r.taskName = str(j, "name");
     r.device = str(j, "device");
     r.preset = presetOf(j);
-    r.seeds = j.value("seeds", 0);
+    r.seeds = count(j, "seeds");
     r.totalFlops = getNum(j, "total_flops", 0);
     r.redundantFlops = getNum(j, "redundant_flops", 0);
-    r.opsExamined = j.value("ops_examined", 0);
-    for (const auto& x : j.value("nodes", json::array())) {
+    r.opsExamined = count(j, "ops_examined");
+    for (const auto& x : objects(j, "nodes")) {
         RedundantNode n;
         const std::string kind = str(x, "kind");
         const auto k = redundantKindFromKey(kind);
         if (!k) throw Error("unknown redundant-node kind '" + kind + "'");
         n.kind = *k;
         n.op = str(x, "op");
-        n.line = x.value("line", 0);
+        n.line = count(x, "line");
         n.sourceText = str(x, "source");
         n.reason = str(x, "reason");
         n.node = str(x, "node");
@@ -274,8 +296,8 @@ RedundancyReport redundancyReportFromJson(const json& j) {
         n.bytes = getNum(x, "bytes", 0);
         r.nodes.push_back(std::move(n));
     }
-    for (const auto& x : j.value("unused_arguments", json::array()))
-        r.unused.push_back({str(x, "name"), x.value("param", false), str(x, "reason")});
+    for (const auto& x : objects(j, "unused_arguments"))
+        r.unused.push_back({str(x, "name"), getBool(x, "param", false), str(x, "reason")});
     r.notes = strings(j, "notes");
     r.error = str(j, "error");
     r.wallSeconds = getNum(j, "wall_s", 0);
@@ -314,7 +336,7 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
     c.transcendentalGelems = getNum(j, "transcendental_gelems", 0);
     c.launchMs =
         getNum(j, "launch_ms", 0); // 0 in files written before it: the cache measures again
-    c.threads = j.value("threads", 0);
+    c.threads = count(j, "threads");
     c.method = str(j, "method");
     c.source = str(j, "source");
     return c;

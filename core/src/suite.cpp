@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace ks {
 namespace fs = std::filesystem;
@@ -33,11 +34,16 @@ void sortTasks(Suite& s) {
         if (ka != kb) return kb;
         if (la != lb) return la < lb;
         if (a.number != b.number) return a.number < b.number;
-        // Natural order on ids so KS-2 comes before KS-10.
+        // Natural order on ids so KS-2 comes before KS-10. The digit tail is compared as a number
+        // without converting it: stoll threw out_of_range on a 20-digit tail, out of the sort.
         auto numTail = [](const std::string& id) {
             size_t i = id.size();
             while (i > 0 && std::isdigit(static_cast<unsigned char>(id[i - 1]))) --i;
-            return std::make_pair(id.substr(0, i), i < id.size() ? std::stoll(id.substr(i)) : -1LL);
+            size_t first = i; // leading zeros do not count
+            while (first + 1 < id.size() && id[first] == '0')
+                ++first;
+            return std::make_tuple(id.substr(0, i), i < id.size(), id.size() - first,
+                                   id.substr(first));
         };
         const auto na = numTail(a.id), nb = numTail(b.id);
         if (na != nb) return na < nb;

@@ -86,12 +86,7 @@ CallArg parseArg(const TaskSpec& spec, const json& a, const std::string& where) 
 } // namespace
 
 std::vector<CallArg> resolveCallPlan(const TaskSpec& spec, const std::string& argsJson) {
-    json a;
-    try {
-        a = json::parse(argsJson);
-    } catch (const json::exception& e) {
-        throw Error(std::string("call plan: not valid JSON: ") + e.what());
-    }
+    const json a = jsonutil::parse(argsJson, "call plan");
     if (!a.is_array()) throw Error("call plan: `args` must be a list");
     std::vector<CallArg> plan;
     for (size_t i = 0; i < a.size(); ++i) plan.push_back(parseArg(spec, a[i], "args[" + std::to_string(i) + "]"));
@@ -111,20 +106,35 @@ std::string callPlanToJson(const std::vector<CallArg>& plan) {
 }
 
 std::vector<CallArg> callPlanFromJson(const std::string& text) {
+    // callPlanToJson wrote it, but it reaches the bench worker as text (--plan): a bad one is a
+    // ks::Error, not an nlohmann exception or a read of a missing key (an entry {} crashed here).
+    const json j = jsonutil::parse(text, "call plan");
+    if (!j.is_array()) throw Error("call plan: must be a list, got " + jsonutil::brief(j));
     std::vector<CallArg> plan;
-    for (const auto& a : json::parse(text)) {
+    for (size_t i = 0; i < j.size(); ++i) {
+        const json& a = j[i];
+        const std::string where = "call plan: args[" + std::to_string(i) + "]: ";
+        if (!a.is_object()) throw Error(where + "must be an object, got " + jsonutil::brief(a));
         CallArg c;
-        if (a.contains("input")) {
-            c.kind = CallArg::Kind::Input;
-            c.index = a["input"].get<int>();
-        } else if (a.contains("param")) {
-            c.kind = CallArg::Kind::Param;
-            c.index = a["param"].get<int>();
-        } else {
-            c.kind = CallArg::Kind::Value;
-            c.valueJson = a["value"].dump();
+        try {
+            if (a.contains("input") || a.contains("param")) {
+                const char* key = a.contains("input") ? "input" : "param";
+                c.kind = a.contains("input") ? CallArg::Kind::Input : CallArg::Kind::Param;
+                c.index = static_cast<int>(
+                    jsonutil::getInt(a, key, 0, 0, std::numeric_limits<int>::max()));
+            } else if (a.contains("value") && isLiteral(a.at("value"))) {
+                c.kind = CallArg::Kind::Value;
+                c.valueJson = a.at("value").dump();
+            } else {
+                throw Error(
+                    "needs \"input\", \"param\" or a \"value\" that is a number, bool, null or "
+                    "list of ints, got " +
+                    jsonutil::brief(a));
+            }
+            c.name = jsonutil::getString(a, "name");
+        } catch (const Error& e) {
+            throw Error(where + e.what());
         }
-        c.name = a.value("name", "");
         plan.push_back(c);
     }
     return plan;
