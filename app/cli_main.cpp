@@ -372,10 +372,11 @@ int main(int argc, char** argv) {
             return Exit::BadDevice;
         }
         // Summary table.
-        std::printf("%-8s %-52s %-9s %12s %9s %8s %s\n", "task", "variant", "valid", "median ms", "speedup", "%copy", "notes");
+        std::printf("%-8s %-52s %-9s %12s %9s %15s %8s %s\n", "task", "variant", "valid", "median ms", "speedup",
+                    "95% CI", "%copy", "notes");
         for (const auto& t : run.tasks) {
-            std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), "eager (LibTorch)", "-", t.baseline.medianMs,
-                        "1.00x", "", t.baselineError.c_str());
+            std::printf("%-8s %-52s %-9s %12.4f %9s %15s %8s %s\n", t.taskId.c_str(), "eager (LibTorch)", "-",
+                        t.baseline.medianMs, "1.00x", "", "", t.baselineError.c_str());
             for (const auto& v : t.variants) {
                 char sp[32] = "", pct[32] = "";
                 if (!std::isnan(v.speedup)) std::snprintf(sp, sizeof sp, "%.2fx", v.speedup);
@@ -389,8 +390,16 @@ int main(int argc, char** argv) {
                     notes = "[" + ks::variantVerdict(v) + "] " + ks::verdictDetail(v);
                     if (!v.external.expect.empty()) notes += " (expected " + v.external.expect + ")";
                 }
-                std::printf("%-8s %-52s %-9s %12.4f %9s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
-                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, pct, notes.substr(0, 400).c_str());
+                // The interval of the speedup (bootstrap, both sample sets); one holding 1 is no
+                // measurable difference, whatever the point estimate says.
+                char ci[48] = "";
+                if (v.speedupStats.measured())
+                    std::snprintf(ci, sizeof ci, "[%.2f, %.2f]", v.speedupStats.lo, v.speedupStats.hi);
+                if (v.speedupStats.noMeasurableDifference())
+                    notes = "no measurable difference (p " + std::to_string(v.speedupStats.pValue).substr(0, 6) + ")" +
+                            (notes.empty() ? "" : "; " + notes);
+                std::printf("%-8s %-52s %-9s %12.4f %9s %15s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
+                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, ci, pct, notes.substr(0, 400).c_str());
             }
         }
         if (!bOut.empty()) {

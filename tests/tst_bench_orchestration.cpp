@@ -35,6 +35,31 @@ TEST(BenchOrchestration, AssemblesEveryTaskWithKernels) {
     for (const auto& v : run.tasks[0].variants) EXPECT_TRUE(v.validation.passed) << v.name;
     const BenchRun back = benchFromJson(benchToJson(run), "mem");
     EXPECT_EQ(benchToJson(back), benchToJson(run));
+    // The speedup's interval and U test come from both sample sets (baseline 1.9-2.1 ms, variant
+    // 0.49-0.51 ms): every resampled ratio lies between 1.9/0.51 and 2.1/0.49.
+    const VariantResult& v = back.tasks[0].variants[0];
+    ASSERT_TRUE(v.speedupStats.measured());
+    EXPECT_DOUBLE_EQ(v.speedupStats.ratio, 4.0);
+    EXPECT_GE(v.speedupStats.lo, 1.9 / 0.51);
+    EXPECT_LE(v.speedupStats.hi, 2.1 / 0.49);
+    EXPECT_FALSE(v.speedupStats.noMeasurableDifference());
+    EXPECT_DOUBLE_EQ(v.speedupStats.pValue, 0.1); // exact U test, 3 against 3, no overlap
+    EXPECT_EQ(v.speedupStats.resamples, 2000);
+}
+
+// Bench files written before the interval was recorded load, with it unmeasured.
+TEST(BenchOrchestration, OldBenchFilesLoadWithoutAnInterval) {
+    const std::string text = R"({"schema":"kernelsieve.bench","schema_version":1,"run":{},"tasks":[{"task_id":"L1-12",
+        "baseline":{"median_ms":2.0},"variants":[{"name":"v1","speedup":4.0,"timing":{"median_ms":0.5}}]}]})";
+    const BenchRun b = benchFromJson(text, "old.json");
+    ASSERT_EQ(b.tasks.size(), 1u);
+    ASSERT_EQ(b.tasks[0].variants.size(), 1u);
+    const VariantResult& v = b.tasks[0].variants[0];
+    EXPECT_DOUBLE_EQ(v.speedup, 4.0);
+    EXPECT_FALSE(v.speedupStats.measured());
+    EXPECT_FALSE(v.speedupStats.noMeasurableDifference());
+    EXPECT_THROW(benchFromJson(std::string(text).insert(text.find("\"speedup\""), R"("speedup_ci95":[1],)"), "bad.json"),
+                 Error);
 }
 
 TEST(BenchOrchestration, ACrashingWorkerFailsOnlyItsVariant) {

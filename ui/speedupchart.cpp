@@ -216,7 +216,10 @@ void SpeedupChart::rebuild() {
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     // Headroom above the tallest bar keeps the legend and value labels off the bars.
     yAxis->setRange(std::min(0.5, lowest / 2.5), highest * (single ? 6 : 80));
-    yAxis->setLabel(tr("speedup (log), IQR error bars"));
+    // Files with the bootstrap interval draw it; older ones the IQR (ResultsUtil::SpeedupBar).
+    bool anyInterval = false;
+    for (const auto& bar : m_bars) anyInterval = anyInterval || bar.interval;
+    yAxis->setLabel(anyInterval ? tr("speedup (log), 95% confidence intervals") : tr("speedup (log), IQR error bars"));
 
     if (!flawedTasks.isEmpty()) {
         m_flawMark = true;

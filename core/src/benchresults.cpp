@@ -193,6 +193,9 @@ std::string benchToJson(const BenchRun& b, int indent) {
                                       {"validation", validationToJson(v.validation)},
                                       {"timing", timingToJson(v.timing)},
                                       {"speedup", num(v.speedup)},
+                                      {"speedup_ci95", json::array({num(v.speedupStats.lo), num(v.speedupStats.hi)})},
+                                      {"speedup_p_value", num(v.speedupStats.pValue)},
+                                      {"speedup_resamples", v.speedupStats.resamples},
                                       {"gbps", num(v.gbps)},
                                       {"pct_copy_bandwidth", num(v.pctCopyBandwidth)},
                                       {"impossible", v.impossible},
@@ -266,6 +269,15 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
                 vr.validation = validationFromJson(vj.value("validation", json::object()));
                 vr.timing = timingFromJson(vj.value("timing", json::object()));
                 vr.speedup = getNum(vj, "speedup");
+                vr.speedupStats.ratio = vr.speedup;
+                if (vj.contains("speedup_ci95")) {
+                    const json& ci = vj.at("speedup_ci95");
+                    if (!ci.is_array() || ci.size() != 2) throw Error(path + ": 'speedup_ci95' must be [lo, hi]");
+                    vr.speedupStats.lo = jsonutil::toNum(ci[0], "speedup_ci95");
+                    vr.speedupStats.hi = jsonutil::toNum(ci[1], "speedup_ci95");
+                }
+                vr.speedupStats.pValue = getNum(vj, "speedup_p_value");
+                vr.speedupStats.resamples = static_cast<int>(getInt(vj, "speedup_resamples", 0, 0, IntMax));
                 vr.gbps = getNum(vj, "gbps");
                 vr.pctCopyBandwidth = getNum(vj, "pct_copy_bandwidth");
                 vr.impossible = getBool(vj, "impossible", false);

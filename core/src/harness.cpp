@@ -632,6 +632,14 @@ VariantResult externalSkeleton(const ExternalJob& job) {
     return v;
 }
 
+// The interval and the U test from the samples both workers kept (issue 12). The point estimate
+// stays the worker's ratio of its full-sample medians.
+static void attachSpeedupStats(VariantResult& vr, const TimingStats& baseline) {
+    if (std::isnan(vr.speedup) || baseline.samplesMs.size() < 2 || vr.timing.samplesMs.size() < 2) return;
+    vr.speedupStats = speedupStats(baseline.samplesMs, vr.timing.samplesMs);
+    vr.speedupStats.ratio = vr.speedup;
+}
+
 BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
                   const WorkerCommand& worker, const BenchProgress& progress, const std::atomic<bool>* cancel,
                   const std::vector<ExternalJob>& external, bool builtins) {
@@ -748,6 +756,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
             } else {
                 vr = variantFromWorker(vj);
             }
+            attachSpeedupStats(vr, tb.baseline);
             say(spec.id + ": " + vr.name + (vr.validation.passed ? " valid" : " INVALID") +
                 (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
                 (vr.error.empty() ? "" : " (" + vr.error + ")"));
@@ -781,6 +790,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                     vr = std::move(w);
                 }
             }
+            attachSpeedupStats(vr, tb.baseline);
             say(spec.id + ": " + vr.name + " -> " + variantVerdict(vr) +
                 (std::isnan(vr.speedup) ? "" : ", " + std::to_string(vr.speedup) + "x") +
                 (verdictDetail(vr).empty() ? "" : " (" + verdictDetail(vr).substr(0, 300) + ")"));

@@ -86,7 +86,12 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
         s.speedup = std::isfinite(v.speedup)
                         ? v.speedup
                         : (std::isfinite(base) && med > 0 ? base / med : ks::NaN);
-        if (std::isfinite(base) && v.timing.q1Ms > 0 && v.timing.q3Ms > 0) {
+        if (v.speedupStats.measured()) {
+            s.low = v.speedupStats.lo;
+            s.high = v.speedupStats.hi;
+            s.interval = true;
+            s.noDifference = v.speedupStats.noMeasurableDifference();
+        } else if (std::isfinite(base) && v.timing.q1Ms > 0 && v.timing.q3Ms > 0) {
             s.low = base / v.timing.q3Ms;
             s.high = base / v.timing.q1Ms;
         }

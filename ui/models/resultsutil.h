@@ -40,7 +40,11 @@ struct SpeedupBar {
     QString label; // "baseline", "v1 naive", ... (external kernels: their name)
     Kind kind = Kind::NotRun;
     double speedup = ks::NaN;             // baseline median / variant median
-    double low = ks::NaN, high = ks::NaN; // from the variant's IQR: base / q3, base / q1
+    // The error bar: the bootstrap 95 % interval of the speedup where the bench file has it
+    // (`interval`), else from the variant's IQR: base / q3, base / q1.
+    double low = ks::NaN, high = ks::NaN;
+    bool interval = false;
+    bool noDifference = false; // the interval holds 1: no measurable difference
     QString note;                         // why failed / not run / impossible / a cheat
     QString summary;                      // what the variant changes ("one pass with online max")
     QString verdict;                      // ks::variantVerdict; empty for the baseline

@@ -154,8 +154,13 @@ QVariant VariantsModel::display(int row, int column, const ks::VariantResult* v)
     case IqrColumn:
         return ms(timing.iqrMs());
     case SpeedupColumn:
-        return std::isfinite(bar.speedup) ? QStringLiteral("%1x").arg(bar.speedup, 0, 'g', 3)
-                                          : Dash;
+        if (!std::isfinite(bar.speedup)) return Dash;
+        // With its interval: "1.85x [1.80, 1.90]"; one holding 1 says so instead of a speedup.
+        if (bar.interval && bar.noDifference)
+            return tr("\u2248 1x (no measurable difference) [%1, %2]").arg(bar.low, 0, 'g', 3).arg(bar.high, 0, 'g', 3);
+        if (bar.interval)
+            return QStringLiteral("%1x [%2, %3]").arg(bar.speedup, 0, 'g', 3).arg(bar.low, 0, 'g', 3).arg(bar.high, 0, 'g', 3);
+        return QStringLiteral("%1x").arg(bar.speedup, 0, 'g', 3);
     case BandwidthColumn:
         return v && std::isfinite(v->gbps) ? QString::number(v->gbps, 'f', 0) : Dash;
     case ExpectColumn: {

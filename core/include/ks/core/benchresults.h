@@ -4,6 +4,7 @@
 // a versioned JSON form ("kernelsieve.bench"). No torch, no Qt: the GUI reads these directly.
 
 #include "ks/core/results.h"
+#include "ks/core/speedupstats.h"
 
 #include <map>
 #include <string>
@@ -66,6 +67,9 @@ struct VariantResult {
     ValidationResult validation;
     TimingStats timing;
     double speedup = NaN;     // baseline median / variant median
+    // Its bootstrap 95 % interval and the Mann-Whitney p-value, from the timed samples of the
+    // baseline and of this variant (absent, NaN, in files written before they were recorded).
+    SpeedupStats speedupStats;
     double gbps = NaN;        // minimum bytes / median time
     double pctCopyBandwidth = NaN;
     bool impossible = false;  // implied bandwidth/FLOP rate above the measured ceiling
