@@ -9,6 +9,7 @@
 #include "ks/core/process.h"
 #include "ks/core/results.h"
 #include "ks/core/resultsfile.h"
+#include "ks/core/resultsmerge.h"
 #include "ks/core/suite.h"
 
 #include <CLI/CLI.hpp>
@@ -38,6 +39,7 @@ struct FilterArgs {
     int seeds = 5;
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
+    std::string shard; // "K/N"
     // The worker side (hidden): the protocol fd and the file of task ids to run.
     int workerFd = -1;
     std::string taskIdsFile;
@@ -221,6 +223,7 @@ private:
     bool m_started = false;
     bool m_cancelled = false;
     bool m_sinkFailed = false; // begin() refused: nothing may be written
+    int m_shardK = 0, m_shardN = 0;
     int m_rc = Exit::Ok;
 
     void jsonl(const std::string& line) const {
@@ -250,6 +253,8 @@ bool Driver::onStart(const ks::RunInfo& info) {
     if (m_started) return true; // a later worker after a timeout or a crash: same run
     m_started = true;
     m_info = info;
+    m_info.shardIndex = m_shardK;
+    m_info.shardCount = m_shardN;
     std::string which;
     ks::EngineOptions opt;
     applyCriteria(m_a.criteria, opt);
@@ -264,7 +269,7 @@ bool Driver::onStart(const ks::RunInfo& info) {
         std::vector<std::string> planned;
         for (const auto& t : m_tasks) planned.push_back(t.id);
         try {
-            m_sink->begin(info, m_th, planned);
+            m_sink->begin(m_info, m_th, planned);
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
             m_rc = m_a.resume ? Exit::Usage : Exit::WriteFailed; // resumed with other options, or unwritable
@@ -273,7 +278,7 @@ bool Driver::onStart(const ks::RunInfo& info) {
         }
         if (!m_sink->note().empty()) std::cerr << "note: " << m_sink->note() << "\n";
     }
-    jsonl("{\"event\":\"start\",\"total\":" + std::to_string(m_tasks.size()) + ",\"run\":" + ks::runInfoToJson(info) + "}");
+    jsonl("{\"event\":\"start\",\"total\":" + std::to_string(m_tasks.size()) + ",\"run\":" + ks::runInfoToJson(m_info) + "}");
     return true;
 }
 
@@ -490,6 +495,26 @@ int Driver::run() {
         return Exit::BadSuite;
     }
     m_tasks = ks::selectTasks(m_suite, m_a.pattern);
+    if (!m_a.shard.empty()) {
+        // K/N: the tasks at positions K-1, K-1+N, ... of the selection (resultsmerge.h).
+        int k = 0, n = 0;
+        char extra = 0;
+        if (std::sscanf(m_a.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n) {
+            std::cerr << "error: --shard '" << m_a.shard << "': expected K/N with 1 <= K <= N, e.g. 3/8\n";
+            return Exit::Usage;
+        }
+        m_shardK = k;
+        m_shardN = n;
+        std::vector<ks::TaskSpec> mine;
+        for (size_t i : ks::shardPositions(m_tasks.size(), k, n)) mine.push_back(m_tasks[i]);
+        const size_t all = m_tasks.size();
+        m_tasks = std::move(mine);
+        std::cerr << "shard " << k << "/" << n << ": " << m_tasks.size() << " of " << all << " tasks\n";
+        if (m_tasks.empty() && !(k == 1 && !m_suite.issues.empty())) {
+            std::cerr << "error: shard " << k << "/" << n << " has no task (" << all << " selected)\n";
+            return Exit::BadSuite;
+        }
+    }
     if (m_tasks.empty() && m_suite.issues.empty()) {
         std::cerr << "error: no task in suite '" << m_a.suite << "'"
                   << (m_a.pattern.empty() ? "" : " matches --tasks '" + m_a.pattern + "'") << "\n";
@@ -521,7 +546,7 @@ int Driver::run() {
     }
     // Files the loader could not read become failed tasks, so they show in every output.
     std::vector<ks::TaskResult> loadFailures;
-    if (m_a.pattern.empty())
+    if (m_a.pattern.empty() && m_shardK <= 1) // a sharded run's load failures are shard 1's
         for (const auto& issue : m_suite.issues) {
             std::cerr << "error: " << issue.message << "\n";
             loadFailures.push_back(ks::failedLoadResult(issue));
@@ -610,6 +635,9 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                      "are kept and not run again");
     filter->add_option("--csv", a->csv, "Also write the filter table as CSV");
     filter->add_option("--tasks", a->pattern, "Only tasks whose id or name matches (globs, comma-separated)");
+    filter->add_option("--shard", a->shard,
+                       "K/N: run only the tasks at positions K-1, K-1+N, ... of the selection (a Slurm array "
+                       "task); kernelsieve-cli merge joins the N files");
     filter->add_option("--criteria", a->criteria,
                        "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
                        "inefficiency (5), redundancy (6)")

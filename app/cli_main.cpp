@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "cli_filter.h"
 #include "cli_import.h"
+#include "cli_merge.h"
 #include "cli_inefficiency.h"
 #include "cli_redundancy.h"
 
@@ -160,6 +161,8 @@ int main(int argc, char** argv) {
     ks::cli::addImportCommands(app, importAction);
     std::function<int()> inefficiencyAction; // inefficiency (cli_inefficiency.cpp)
     ks::cli::addInefficiencyCommand(app, inefficiencyAction);
+    std::function<int()> mergeAction; // merge (cli_merge.cpp)
+    ks::cli::addMergeCommand(app, mergeAction);
     std::function<int()> redundancyAction; // redundancy (cli_redundancy.cpp)
     ks::cli::addRedundancyCommand(app, redundancyAction);
 
@@ -195,6 +198,7 @@ int main(int argc, char** argv) {
         return filterAction();
     }
     if (importAction) return importAction();
+    if (mergeAction) return mergeAction();
     if (inefficiencyAction) return inefficiencyAction();
     if (redundancyAction) return redundancyAction();
 

@@ -2,6 +2,7 @@
 // ks::ResultsSink and writeFileAtomic: no results file is ever lost or half written (issue 15).
 #include "ks/core/results.h"
 #include "ks/core/resultsfile.h"
+#include "ks/core/resultsmerge.h"
 #include "ks/core/taskspec.h"
 
 #include <gtest/gtest.h>
@@ -215,4 +216,47 @@ TEST_F(ResultsFile, FailedJournalWriteSaysTheSavedTasksAreKept) {
     ResultsSink s(out, {false, true});
     ASSERT_EQ(s.resumedTasks().size(), 1u) << "the task saved before the failure";
     EXPECT_EQ(s.resumedTasks()[0].id, "A");
+}
+
+// ---- merge of shards (resultsmerge.h) --------------------------------------------------------
+
+TEST(ResultsMerge, ShardPositionsCoverEveryTaskOnce) {
+    std::vector<int> hits(10, 0);
+    for (int k = 1; k <= 3; ++k)
+        for (size_t i : shardPositions(10, k, 3)) ++hits[i];
+    for (int h : hits) EXPECT_EQ(h, 1);
+    EXPECT_EQ(shardPositions(10, 2, 3), (std::vector<size_t>{1, 4, 7}));
+    EXPECT_TRUE(shardPositions(10, 4, 3).empty());
+}
+
+TEST(ResultsMerge, ShardsComeBackInTheSingleRunsOrder) {
+    const std::vector<std::string> ids = {"A", "B", "C", "D", "E"};
+    std::vector<ResultsPart> parts;
+    for (int k : {2, 1}) { // in any order
+        RunInfo info = run();
+        info.shardIndex = k;
+        info.shardCount = 2;
+        std::vector<std::string> mine;
+        for (size_t i : shardPositions(ids.size(), k, 2)) mine.push_back(ids[i]);
+        RunResults r = results(info, mine);
+        for (auto& t : r.tasks) t.specJson = "{}"; // ran tasks, not load failures
+        parts.push_back({"s" + std::to_string(k) + ".json", r});
+    }
+    const RunResults m = mergeResults(parts);
+    std::vector<std::string> got;
+    for (const auto& t : m.tasks) got.push_back(t.id);
+    EXPECT_EQ(got, ids);
+    EXPECT_EQ(m.run.shardCount, 0);
+    ASSERT_EQ(m.run.mergedFrom.size(), 2u);
+    EXPECT_NE(m.run.mergedFrom[0].find("s2.json: shard 2/2, 2 tasks"), std::string::npos) << m.run.mergedFrom[0];
+    // Round trip of the provenance and of a shard's record.
+    const RunResults back = resultsFromJson(resultsToJson(m), "m.json");
+    EXPECT_EQ(back.run.mergedFrom, m.run.mergedFrom);
+    const RunResults shard = resultsFromJson(resultsToJson(parts[0].results), "s.json");
+    EXPECT_EQ(shard.run.shardIndex, 2);
+    EXPECT_EQ(shard.run.shardCount, 2);
+    // Two shards 1 of 2: refused, naming both files.
+    std::vector<ResultsPart> twice = {parts[1], parts[1]};
+    twice[1].path = "copy.json";
+    EXPECT_THROW(mergeResults(twice), Error);
 }

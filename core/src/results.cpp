@@ -193,7 +193,7 @@ TaskResult taskFromJsonObj(const json& j) {
 }
 
 json runInfoToObj(const RunInfo& r) {
-    return json{{"tool_version", r.toolVersion},
+    json j{{"tool_version", r.toolVersion},
                 {"created", r.created},
                 {"suite", r.suite},
                 {"preset", r.preset},
@@ -210,6 +210,10 @@ json runInfoToObj(const RunInfo& r) {
                 {"peak_memory_bytes", r.peakMemoryBytes},
                 {"cancelled", r.cancelled},
                 {"ceilings", r.ceilings ? deviceCeilingsToJson(*r.ceilings) : json(nullptr)}};
+    // Only when set: files of unsharded, unmerged runs stay as they were.
+    if (r.shardCount > 0) j["shard"] = {{"index", r.shardIndex}, {"count", r.shardCount}};
+    if (!r.mergedFrom.empty()) j["merged_from"] = r.mergedFrom;
+    return j;
 }
 
 RunInfo runInfoFromObj(const json& j) {
@@ -232,6 +236,21 @@ RunInfo runInfoFromObj(const json& j) {
         r.totalSeconds = getNum(j, "total_s", 0);
         r.peakMemoryBytes = getCount(j, "peak_memory_bytes");
         r.cancelled = getBool(j, "cancelled", false);
+        if (j.contains("shard")) {
+            const json& sh = j.at("shard");
+            if (!sh.is_object()) throw Error("field 'shard' must be an object {index, count}");
+            r.shardCount = static_cast<int>(getInt(sh, "count", 0, 1, 1 << 20));
+            if (r.shardCount == 0) throw Error("field 'shard' needs its 'count'");
+            r.shardIndex = static_cast<int>(getInt(sh, "index", 0, 1, r.shardCount));
+        }
+        if (j.contains("merged_from")) {
+            const json& m = j.at("merged_from");
+            if (!m.is_array()) throw Error("field 'merged_from' must be a list of strings");
+            for (const auto& x : m) {
+                if (!x.is_string()) throw Error("field 'merged_from' must be a list of strings");
+                r.mergedFrom.push_back(x.get<std::string>());
+            }
+        }
     } catch (const Error& e) {
         throw Error(std::string("run: ") + e.what());
     }

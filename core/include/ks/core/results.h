@@ -153,6 +153,11 @@ struct RunInfo {
     bool cancelled = false;
     // What filter 5's roofline used, measured (or read from the cache) once per run.
     std::optional<DeviceCeilings> ceilings;
+    // `filter --shard K/N`: this file holds shard `shardIndex` (1-based) of `shardCount`: the
+    // tasks at positions K-1, K-1+N, ... of the selected suite (0/0 when not sharded).
+    int shardIndex = 0, shardCount = 0;
+    // `merge`: the files it was made from, one line each ("FILE: shard K/N, host, created").
+    std::vector<std::string> mergedFrom;
 };
 
 struct RunResults {
