@@ -87,6 +87,13 @@ void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
     }
 }
 
+// LibTorch's words for an allocation that failed, on CUDA and on the CPU.
+bool isOutOfMemory(const std::string& error) {
+    for (const char* m : {"out of memory", "OutOfMemoryError", "not enough memory", "can't allocate memory"})
+        if (error.find(m) != std::string::npos) return true;
+    return false;
+}
+
 std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
     std::string flags;
     for (const auto& c : ks::criteria()) {
@@ -561,6 +568,29 @@ int Driver::run() {
         if (m_started && m_done.size() == m_tasks.size()) break;
         if (!runWorkerOnce(first, startupFailures)) break;
         first = false;
+    }
+    // A task that ran out of memory may have met what earlier tasks left in the caching allocator
+    // (or, later, tasks of other workers): it runs once more, alone, in a fresh worker, before
+    // the error stands.
+    if (!m_cancel && m_started && !m_sinkFailed) {
+        std::map<size_t, ks::TaskResult> firstTry;
+        for (const auto& [i, r] : m_done)
+            if (r.status == ks::TaskStatus::Error && isOutOfMemory(r.error)) firstTry.emplace(i, r);
+        if (!firstTry.empty()) {
+            std::cerr << "retrying " << firstTry.size() << " task(s) that ran out of memory, alone in a fresh worker\n";
+            for (const auto& [i, r] : firstTry) m_done.erase(i);
+            int failures = 0;
+            while (!m_cancel && m_done.size() < m_tasks.size() && runWorkerOnce(false, failures)) {
+            }
+            for (auto& [i, r] : firstTry) {
+                auto it = m_done.find(i);
+                if (it == m_done.end()) {
+                    m_done.emplace(i, r); // the retry did not get to it (cancelled): the first answer
+                } else if (it->second.status == ks::TaskStatus::Error) {
+                    it->second.error += " (retried alone in a fresh worker: it ran out of memory again)";
+                }
+            }
+        }
     }
     if (m_cancel) m_cancelled = true;
     if (m_sinkFailed) return m_rc;
