@@ -4,6 +4,8 @@
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 
+#include <ks/core/criteria.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -81,6 +83,14 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_category->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_flaggedOnly = new QCheckBox(tr("Flagged only"));
     m_flaggedOnly->setObjectName(QStringLiteral("flaggedOnly"));
+    m_flaggedBy = new QComboBox;
+    m_flaggedBy->setObjectName(QStringLiteral("flaggedBy"));
+    m_flaggedBy->setToolTip(tr("Which flag \"Flagged only\" shows: any, or one criterion's"));
+    m_flaggedBy->addItem(tr("by any criterion"), -1);
+    for (const auto& c : ks::criteria())
+        m_flaggedBy->addItem(tr("by %1").arg(QString::fromUtf8(c.label)),
+                             static_cast<int>(c.criterion));
+    m_flaggedBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_counts = new QLabel;
     m_counts->setObjectName(QStringLiteral("counts"));
     // Fixed width and right-aligned, so that updating the counts never re-lays out the window.
@@ -91,6 +101,7 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     bar->addWidget(m_level);
     bar->addWidget(m_category);
     bar->addWidget(m_flaggedOnly);
+    bar->addWidget(m_flaggedBy);
     bar->addStretch(1);
     bar->addWidget(m_counts);
     layout->addLayout(bar);
@@ -154,6 +165,12 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     connect(open, &QPushButton::clicked, this, &FilterMatrixView::openRequested);
     connect(m_search, &QLineEdit::textChanged, m_proxy, &FilterProxyModel::setSearchText);
     connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &FilterProxyModel::setFlaggedOnly);
+    connect(m_flaggedBy, &QComboBox::currentIndexChanged, this, [this] {
+        const int c = m_flaggedBy->currentData().toInt();
+        m_proxy->setFlaggedCriterion(
+            c < 0 ? std::nullopt : std::optional<ks::Criterion>(static_cast<ks::Criterion>(c)));
+        if (c >= 0) m_flaggedOnly->setChecked(true);
+    });
     connect(m_level, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setLevel(m_level->currentData().toInt()); });
     connect(m_category, &QComboBox::currentIndexChanged, this,

@@ -12,6 +12,8 @@
 #include <QPointer>
 #include <QThread>
 
+#include <optional>
+
 class ChartWidget;
 class FilterMatrixModel;
 class FilterMatrixView;
@@ -36,6 +38,13 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     enum class View { TaskDetail, Kernels, Summary };
+    // Whose thresholds are in force: the open results file's (the default on open, so counts
+    // and CSVs match what the file says) or the user's own (settings, profiles; one click away).
+    enum class ThresholdSource { File, User };
+    // Where a run of selected tasks goes: into the open results (refused when the run's suite,
+    // device, preset, seeds or seed semantics differ from the file's: one results file never
+    // mixes runs), or into new, separate results.
+    enum class RunTarget { Merge, Separate };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -49,12 +58,32 @@ class MainWindow : public QMainWindow {
     bool openBench(const QString& path);
     bool openSuite(const QString& dirOrBuiltin);
     bool saveResults(const QString& path);
-    bool exportCsv(const QString& path);
+    // Which rows a CSV export writes: those the matrix shows (its filters applied, in file
+    // order) or every task of the results.
+    enum class CsvRows { Visible, All };
+    bool exportCsv(const QString& path, CsvRows rows = CsvRows::Visible);
+    // Asks which rows when the matrix hides some ("Visible Rows (9)" / "All Rows (16)"); All
+    // without asking when it shows every row; empty when the user cancels.
+    std::optional<CsvRows> askCsvRows();
+    // "h200-visible-9-of-16.csv", "h200.csv", "h200-my-thresholds.csv": the choice and the
+    // thresholds in force, in the name the save dialog proposes (the CSV's columns stay the CLI's).
+    QString suggestedCsvName(CsvRows rows) const;
     bool exportTaskJson(const QString& path);
     bool exportChart(const QString& chartName, const QString& path);
 
     void setThresholds(const ks::Thresholds& thresholds);
-    void startRun(const RunClient::Options& options);
+    ThresholdSource thresholdSource() const { return m_thresholdSource; }
+    // The open results' own thresholds (as read from the file, or saved into it); empty when
+    // none is open (a suite, a fresh run not saved yet).
+    const std::optional<ks::Thresholds>& fileThresholds() const { return m_fileThresholds; }
+    const ks::Thresholds& userThresholds() const { return m_userThresholds; }
+    void useUserThresholds();
+    void useFileThresholds();
+    // "file's thresholds (robust-kbench)", "my thresholds (strict)", "file's thresholds, edited":
+    // what the title, the CSV export dialog and the status bar say.
+    QString thresholdsInForceText() const;
+
+    void startRun(const RunClient::Options& options, RunTarget target = RunTarget::Merge);
     void cancelRun();
     bool isRunning() const;
 
@@ -111,6 +140,12 @@ class MainWindow : public QMainWindow {
     void autosaveRun();
     void updateRunInfo();
     void setResults(ks::RunResults results, const QString& path);
+    bool openResultsMeasured() const;
+    // Why a run with these options may not merge into the open results, as far as the options
+    // tell before the worker starts ("" when nothing known differs).
+    QString mergeProblem(const RunClient::Options& o) const;
+    void refuseMerge(const QString& why, const RunClient::Options& o);
+    void applyThresholdSource(ThresholdSource source);
 
     // actions (slots of the menus)
     void openDialog();
@@ -166,12 +201,25 @@ class MainWindow : public QMainWindow {
     QAction* m_resetThresholdsAction = nullptr;
     QAction* m_loadProfileAction = nullptr;
     QAction* m_saveProfileAction = nullptr;
+    QAction* m_useUserThresholdsAction = nullptr;
+    QAction* m_useFileThresholdsAction = nullptr;
+    QAction* m_runSeparateAction = nullptr; // offered when a merge is refused
 
     QString m_resultsPath;
     QString m_benchPath;
     QString m_suite = QStringLiteral("builtin");
     QString m_device; // worker device: "cuda" | "cpu" | "" unknown
-    bool m_wholeSuiteRun = false;
+    QString m_deviceDescription;     // the worker's device line: "NVIDIA H200"
+    bool m_freshResults = false;     // the run fills new results (whole suite, or a separate run)
+    bool m_mergeRefused = false;     // the running worker's run differs from the open file: ignored
+    RunClient::Options m_runOptions; // the run in progress, as asked
+    RunClient::Options m_refusedRun; // the run whose merge was refused, for "Run as Separate"
     RunClient::Options m_lastRun;
+    // Thresholds: the user's own (settings; what Reset returns to in their mode), the open file's.
+    ThresholdSource m_thresholdSource = ThresholdSource::User;
+    ks::Thresholds m_userThresholds = ks::Thresholds::defaults();
+    ks::Thresholds m_userProfile = ks::Thresholds::defaults();
+    QString m_userProfilePath;
+    std::optional<ks::Thresholds> m_fileThresholds;
     QPointer<QThread> m_autosave; // the autosave being written, if any
 };
