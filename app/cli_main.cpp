@@ -6,14 +6,15 @@
 #include "ks/core/harness.h"
 #include "ks/kernels/registry.h"
 #endif
-#include "ks/core/analysisreports.h"
-#include "ks/core/results.h"
-#include "ks/core/suite.h"
 #include "cli_common.h"
+#include "cli_diff.h"
 #include "cli_filter.h"
 #include "cli_import.h"
 #include "cli_inefficiency.h"
 #include "cli_redundancy.h"
+#include "ks/core/analysisreports.h"
+#include "ks/core/results.h"
+#include "ks/core/suite.h"
 
 #include <CLI/CLI.hpp>
 
@@ -162,6 +163,8 @@ int main(int argc, char** argv) {
     ks::cli::addInefficiencyCommand(app, inefficiencyAction);
     std::function<int()> redundancyAction; // redundancy (cli_redundancy.cpp)
     ks::cli::addRedundancyCommand(app, redundancyAction);
+    std::function<int()> diffAction; // diff (cli_diff.cpp)
+    ks::cli::addDiffCommand(app, diffAction);
 
     try {
         app.parse(argc, argv);
@@ -197,6 +200,7 @@ int main(int argc, char** argv) {
     if (importAction) return importAction();
     if (inefficiencyAction) return inefficiencyAction();
     if (redundancyAction) return redundancyAction();
+    if (diffAction) return diffAction();
 
     if (list->parsed()) {
         try {

@@ -245,13 +245,14 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
         os << " (" << d.onlyInA << " only in A, " << d.onlyInB << " only in B)";
     os << (d.differingTasks ? ":\n" : ".\n");
     if (!d.differingTasks) return os.str();
-    size_t idw = 4;
-    for (const auto& t : d.tasks)
-        if (t.differs()) idw = std::max(idw, t.id.size() + 2);
-    const int idW = static_cast<int>(idw);
-    os << std::left << std::setw(idW) << "id" << std::setw(38) << "name" << std::setw(24)
-       << "criterion" << std::setw(28) << "A" << std::setw(28) << "B"
-       << "delta\n";
+    // One line per differing flag; the A and B columns as wide as their longest cell.
+    struct Line {
+        const TaskDiff* t;
+        const CriterionInfo* c;
+        std::string a, b;
+    };
+    std::vector<Line> lines;
+    size_t idw = 4, aw = 3, bw = 3;
     for (const auto& t : d.tasks) {
         if (!t.differs()) continue;
         for (const auto& c : criteria()) {
@@ -261,11 +262,23 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
                 return std::string(s == FlagState::Flagged ? "FLAG " : "ok   ") +
                        flagCellText(r, c.criterion, th);
             };
-            const std::string name = t.name.size() > 36 ? t.name.substr(0, 35) + "~" : t.name;
-            os << std::left << std::setw(idW) << t.id << std::setw(38) << name << std::setw(24)
-               << c.key << std::setw(28) << side(cd.a, at(a, t.indexA), ta) << std::setw(28)
-               << side(cd.b, at(b, t.indexB), tb) << signedNum(cd.delta()) << "\n";
+            lines.push_back(
+                {&t, &c, side(cd.a, at(a, t.indexA), ta), side(cd.b, at(b, t.indexB), tb)});
+            idw = std::max(idw, t.id.size() + 2);
+            aw = std::max(aw, lines.back().a.size() + 2);
+            bw = std::max(bw, lines.back().b.size() + 2);
         }
+    }
+    const int idW = static_cast<int>(idw), aW = static_cast<int>(aw), bW = static_cast<int>(bw);
+    os << std::left << std::setw(idW) << "id" << std::setw(38) << "name" << std::setw(24)
+       << "criterion" << std::setw(aW) << "A" << std::setw(bW) << "B"
+       << "delta\n";
+    for (const auto& l : lines) {
+        const std::string& n = l.t->name;
+        const std::string name = n.size() > 36 ? n.substr(0, 35) + "~" : n;
+        os << std::left << std::setw(idW) << l.t->id << std::setw(38) << name << std::setw(24)
+           << l.c->key << std::setw(aW) << l.a << std::setw(bW) << l.b
+           << signedNum(l.t->criteria[static_cast<size_t>(l.c->criterion)].delta()) << "\n";
     }
     return os.str();
 }
