@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 #include "chartwidget.h"
+#include "compareview.h"
 #include "filtermatrixview.h"
 #include "histogramchart.h"
 #include "kernelsview.h"
@@ -11,6 +12,7 @@
 #include "taskdetailview.h"
 #include "thresholdpanel.h"
 
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 #include <models/resultsutil.h>
@@ -73,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_summary->setSourceModel(m_model);
     m_runInfo = new RunInfoModel(this);
     m_client = new RunClient(this);
+    m_compareModel = new CompareModel(this);
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -83,11 +86,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_detail = new TaskDetailView(m_model);
     m_kernels = new KernelsView(m_model);
     m_summaryView = new SummaryView(m_summary, m_runInfo);
+    m_compareView = new CompareView(m_compareModel);
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("views"));
     m_tabs->addTab(m_detail, tr("Task Detail"));
     m_tabs->addTab(m_kernels, tr("Kernels"));
     m_tabs->addTab(m_summaryView, tr("Summary"));
+    m_tabs->addTab(m_compareView, tr("Compare"));
     m_split = new QSplitter(Qt::Vertical);
     m_split->setObjectName(QStringLiteral("mainSplitter"));
     m_split->addWidget(m_matrixView);
@@ -155,6 +160,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 showView(View::TaskDetail);
             });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
+    connect(m_compareView, &CompareView::taskActivated, this, [this](const QString& id) {
+        if (id != currentTaskId()) selectTask(id); // the task in the matrix and the detail views
+    });
+    connect(m_compareView, &CompareView::thresholdsBChanged, this,
+            [this] { updateComparison(false); });
+    connect(m_compareView, &CompareView::openRequested, this, &MainWindow::compareDialog);
+    connect(m_compareView, &CompareView::closeRequested, this, &MainWindow::closeComparison);
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
     connect(m_client, &RunClient::progress, this, &MainWindow::onRunProgress);
@@ -189,6 +201,11 @@ void MainWindow::createActions() {
                              &MainWindow::openBenchDialog);
     m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")),
                              &MainWindow::openSuiteDialog);
+    m_compareAction =
+        make(tr("Compare &With\u2026"), QKeySequence(tr("Ctrl+D")), &MainWindow::compareDialog);
+    m_compareAction->setObjectName(QStringLiteral("compareWith"));
+    m_compareAction->setToolTip(
+        tr("Open a second results file beside these: the tasks whose flags differ"));
     m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog,
                         QStringLiteral("document-save"));
     m_saveAsAction =
@@ -223,8 +240,9 @@ void MainWindow::createActions() {
     m_logCountAction->setShortcut(QKeySequence(tr("Ctrl+L")));
     connect(m_logCountAction, &QAction::toggled, m_detail->logCountBox(), &QCheckBox::setChecked);
     connect(m_detail->logCountBox(), &QCheckBox::toggled, m_logCountAction, &QAction::setChecked);
-    const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary")};
-    for (int i = 0; i < 3; ++i) {
+    const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary"),
+                                 tr("C&ompare")};
+    for (int i = 0; i < 4; ++i) {
         m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)),
                                 [this, i] { m_tabs->setCurrentIndex(i); });
     }
@@ -258,6 +276,7 @@ void MainWindow::createMenus() {
     file->addAction(m_openAction);
     file->addAction(m_openBenchAction);
     file->addAction(m_openSuiteAction);
+    file->addAction(m_compareAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_saveAction);
@@ -302,6 +321,7 @@ void MainWindow::createMenus() {
     tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
     tools->addAction(m_openAction);
     tools->addAction(m_saveAction);
+    tools->addAction(m_compareAction);
     tools->addSeparator();
     tools->addAction(m_runSuiteAction);
     tools->addAction(m_runSelectedAction);
@@ -483,6 +503,49 @@ void MainWindow::setResults(ks::RunResults results, const QString& path) {
     setWindowModified(false);
     updateTitle();
     updateRunState();
+    updateComparison(true);
+}
+
+QString MainWindow::resultsName() const {
+    return m_resultsPath.isEmpty() ? tr("unsaved results") : QFileInfo(m_resultsPath).fileName();
+}
+
+bool MainWindow::compareWith(const QString& path) {
+    ks::RunResults b;
+    try {
+        b = ks::resultsFromJson(ks::readFile(path.toStdString()), path.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    const ks::Thresholds ta = m_model->thresholds();
+    const ks::Thresholds tb = m_compareView->thresholdsB(ta, b.thresholds);
+    m_compareModel->setThresholds(ta, tb);
+    m_compareModel->setB(std::move(b), QFileInfo(path).fileName());
+    m_compareModel->setA(&m_model->results(), resultsName());
+    showView(View::Compare);
+    statusBar()->showMessage(tr("Compared with %1: %2 of %3 tasks differ in a flag")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(m_compareModel->diff().differingTasks)
+                                 .arg(m_compareModel->diff().tasks.size()),
+                             8000);
+    return true;
+}
+
+void MainWindow::closeComparison() {
+    m_compareModel->clear();
+}
+
+void MainWindow::updateComparison(bool rowsChanged) {
+    if (!m_compareModel || !m_compareModel->isActive()) return;
+    const ks::Thresholds ta = m_model->thresholds();
+    const ks::Thresholds tb = m_compareView->thresholdsB(ta, m_compareModel->resultsB().thresholds);
+    if (rowsChanged) {
+        m_compareModel->setThresholds(ta, tb);
+        m_compareModel->setA(&m_model->results(), resultsName()); // refreshes the union
+    } else {
+        m_compareModel->setThresholds(ta, tb); // in place, O(tasks)
+    }
 }
 
 bool MainWindow::openResults(const QString& path) {
@@ -703,6 +766,7 @@ void MainWindow::setThresholds(const ks::Thresholds& thresholds) {
 
 void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds) {
     m_model->setThresholds(thresholds); // flagsChanged -> updateFlagCounts
+    updateComparison(false);
     if (m_thresholdSource == ThresholdSource::User) {
         m_userThresholds = thresholds;
         m_userProfile = m_thresholds->profile();
@@ -838,6 +902,11 @@ void MainWindow::startRun(const RunClient::Options& requested, RunTarget target)
             return;
         }
     }
+    // A fresh run beside a measured file: compare them as the run streams in (more seeds, another
+    // device, a fixed task: the question the re-run asks).
+    const QString previous = m_freshResults && openResultsMeasured() && !m_resultsPath.isEmpty()
+                                 ? m_resultsPath
+                                 : QString();
     if (m_freshResults) {
         // Rows for every task at once (not run yet); results fill them in as they arrive. A
         // separate run of selected tasks gets theirs only (as the open file has them).
@@ -885,6 +954,7 @@ void MainWindow::startRun(const RunClient::Options& requested, RunTarget target)
     m_runLabel->setText(tr("Starting the worker\u2026"));
     m_client->start(o);
     updateRunState();
+    if (!previous.isEmpty()) compareWith(previous);
 }
 
 void MainWindow::cancelRun() {
@@ -932,6 +1002,7 @@ void MainWindow::onRunProgress(int done, int total, const QString& current) {
 void MainWindow::onTaskFinished(const ks::TaskResult& task) {
     if (m_mergeRefused) return; // a run of other settings: none of its rows go into the file
     m_model->upsertTask(task);
+    updateComparison(true);
     setWindowModified(true);
     const QString id = QString::fromStdString(task.id);
     if (currentTaskId().isEmpty())
@@ -1029,6 +1100,7 @@ void MainWindow::updateRunState() {
     m_saveAction->setEnabled(hasResults);
     m_saveAsAction->setEnabled(hasResults);
     m_exportCsvAction->setEnabled(hasResults);
+    m_compareAction->setEnabled(hasResults);
     m_exportJsonAction->setEnabled(!currentTaskId().isEmpty());
 }
 
@@ -1063,6 +1135,12 @@ void MainWindow::openBenchDialog() {
         this, tr("Open kernel bench"), QFileInfo(m_benchPath).absolutePath(),
         tr("KernelSieve bench (*.json);;All files (*)"));
     if (!path.isEmpty()) openBench(path);
+}
+
+void MainWindow::compareDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with results"), QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
+    if (!path.isEmpty()) compareWith(path);
 }
 
 void MainWindow::openSuiteDialog() {

@@ -15,6 +15,8 @@
 #include <optional>
 
 class ChartWidget;
+class CompareModel;
+class CompareView;
 class FilterMatrixModel;
 class FilterMatrixView;
 class FilterProxyModel;
@@ -37,7 +39,7 @@ class ThresholdPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum class View { TaskDetail, Kernels, Summary };
+    enum class View { TaskDetail, Kernels, Summary, Compare };
     // Whose thresholds are in force: the open results file's (the default on open, so counts
     // and CSVs match what the file says) or the user's own (settings, profiles; one click away).
     enum class ThresholdSource { File, User };
@@ -57,6 +59,11 @@ class MainWindow : public QMainWindow {
     bool openResults(const QString& path);
     bool openBench(const QString& path);
     bool openSuite(const QString& dirOrBuiltin);
+    // A second results file beside the open one, in the Compare view (ks::diffResults, as
+    // `kernelsieve-cli diff`); A stays the open results, B is judged by its file's thresholds
+    // unless the view says otherwise.
+    bool compareWith(const QString& path);
+    void closeComparison();
     bool saveResults(const QString& path);
     // Which rows a CSV export writes: those the matrix shows (its filters applied, in file
     // order) or every task of the results.
@@ -105,6 +112,8 @@ class MainWindow : public QMainWindow {
     TaskDetailView* detailView() const { return m_detail; }
     KernelsView* kernelsView() const { return m_kernels; }
     SummaryView* summaryView() const { return m_summaryView; }
+    CompareView* compareView() const { return m_compareView; }
+    CompareModel* compareModel() const { return m_compareModel; }
     ThresholdPanel* thresholdPanel() const { return m_thresholds; }
     RunClient* runClient() const { return m_client; }
     MessageBar* messageBar() const { return m_messages; }
@@ -140,6 +149,8 @@ class MainWindow : public QMainWindow {
     void autosaveRun();
     void updateRunInfo();
     void setResults(ks::RunResults results, const QString& path);
+    void updateComparison(bool rowsChanged);
+    QString resultsName() const;
     bool openResultsMeasured() const;
     // Why a run with these options may not merge into the open results, as far as the options
     // tell before the worker starts ("" when nothing known differs).
@@ -151,6 +162,7 @@ class MainWindow : public QMainWindow {
     void openDialog();
     void openBenchDialog();
     void openSuiteDialog();
+    void compareDialog();
     bool saveDialog();
     bool saveAsDialog();
     void exportCsvDialog();
@@ -166,11 +178,13 @@ class MainWindow : public QMainWindow {
     SummaryModel* m_summary = nullptr;
     RunInfoModel* m_runInfo = nullptr;
     RunClient* m_client = nullptr;
+    CompareModel* m_compareModel = nullptr;
 
     FilterMatrixView* m_matrixView = nullptr;
     TaskDetailView* m_detail = nullptr;
     KernelsView* m_kernels = nullptr;
     SummaryView* m_summaryView = nullptr;
+    CompareView* m_compareView = nullptr;
     ThresholdPanel* m_thresholds = nullptr;
     QDockWidget* m_thresholdDock = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -185,6 +199,7 @@ class MainWindow : public QMainWindow {
     QAction* m_openAction = nullptr;
     QAction* m_openBenchAction = nullptr;
     QAction* m_openSuiteAction = nullptr;
+    QAction* m_compareAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;
     QAction* m_exportCsvAction = nullptr;
@@ -197,7 +212,7 @@ class MainWindow : public QMainWindow {
     QAction* m_findAction = nullptr;
     QAction* m_flaggedOnlyAction = nullptr;
     QAction* m_logCountAction = nullptr;
-    QAction* m_viewActions[3] = {};
+    QAction* m_viewActions[4] = {};
     QAction* m_resetThresholdsAction = nullptr;
     QAction* m_loadProfileAction = nullptr;
     QAction* m_saveProfileAction = nullptr;

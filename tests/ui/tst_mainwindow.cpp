@@ -4,6 +4,7 @@
 // (streamed results, cancel, a worker that crashes mid-run), the no-GPU notice and settings.
 
 #include <chartwidget.h>
+#include <compareview.h>
 #include <filtermatrixview.h>
 #include <histogramchart.h>
 #include <kernelsview.h>
@@ -17,7 +18,9 @@
 #include <thresholdpanel.h>
 #include <timingchart.h>
 
+#include <ks/core/resultsdiff.h>
 #include <ks/core/suite.h>
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 #include <models/redundancymodel.h>
@@ -835,7 +838,70 @@ class TestMainWindow : public QObject {
         QVERIFY(w.model()->rowOf(QStringLiteral("L3-11")) < 0); // only the run's tasks
         QVERIFY(w.windowTitle().contains(QStringLiteral("unsaved results")));
         QCOMPARE(readAll(ResultsFile), onDisk); // the file was never written
+        // ... and the new run is compared with it in the compare view.
+        QVERIFY(w.compareModel()->isActive());
+        QCOMPARE(w.compareModel()->nameB(), QStringLiteral("results.json"));
+        QVERIFY2(
+            w.compareView()->summaryLabel()->text().contains(QStringLiteral("preset small | full")),
+            qPrintable(w.compareView()->summaryLabel()->text()));
         w.setWindowModified(false);
+    }
+
+    // Issue 14, point 2: a second results file beside the open one, the tasks whose flags differ.
+    void testCompareView() {
+        QTemporaryDir tmp;
+        ks::RunResults b = fixture();
+        b.run.seeds = 100;
+        for (auto& t : b.tasks)
+            if (t.id == "L2-13r") t.range.maxAbs = 0.005; // range and zeros pass flag in B
+        const QString bPath = tmp.filePath(QStringLiteral("h200-100seeds.json"));
+        ks::writeFileAtomic(bPath.toStdString(), ks::resultsToJson(b));
+
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        CompareView* view = w.compareView();
+        QVERIFY(!w.compareModel()->isActive());
+        QVERIFY(w.compareWith(bPath));
+        QCOMPARE(w.tabs()->currentWidget(), view);
+        QVERIFY(w.compareModel()->isActive());
+        QCOMPARE(view->tableView()->model()->rowCount(), 1); // differing only
+        QCOMPARE(view->tableView()->model()->index(0, CompareModel::IdColumn).data().toString(),
+                 QStringLiteral("L2-13r"));
+        QVERIFY2(view->summaryLabel()->text().contains(QStringLiteral("seeds 5 | 100")),
+                 qPrintable(view->summaryLabel()->text()));
+        QVERIFY(view->summaryLabel()->text().contains(QStringLiteral("results.json")));
+        QVERIFY(view->summaryLabel()->text().contains(QStringLiteral("h200-100seeds.json")));
+        // Selecting a compared task selects it in the matrix and the detail views.
+        QVERIFY(view->selectTask(QStringLiteral("L2-13r")));
+        QCOMPARE(w.currentTaskId(), QStringLiteral("L2-13r"));
+        view->differingOnlyBox()->setChecked(false);
+        QCOMPARE(view->tableView()->model()->rowCount(), 16);
+
+        // A re-threshold in the panel re-judges A at once; B keeps its file's thresholds.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
+        const ks::ResultsDiff expected =
+            ks::diffResults(w.model()->results(), w.model()->thresholds(), b, b.thresholds);
+        QCOMPARE(w.compareModel()->diff().differingTasks, expected.differingTasks);
+        QCOMPARE(w.compareModel()->diff().differing, expected.differing);
+        QCOMPARE(w.compareModel()->thresholdsA().value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(w.compareModel()->thresholdsB().value(ks::Criterion::OutputRange), 0.01);
+        // B judged by A's thresholds: the same data under one profile.
+        QComboBox* judge = view->thresholdsBox();
+        judge->setCurrentIndex(judge->findData(QStringLiteral("a")));
+        QCOMPARE(w.compareModel()->thresholdsB().value(ks::Criterion::OutputRange), 2.0);
+        const ks::ResultsDiff same = ks::diffResults(w.model()->results(), w.model()->thresholds(),
+                                                     b, w.model()->thresholds());
+        QCOMPARE(w.compareModel()->diff().differingTasks, same.differingTasks);
+        w.thresholdPanel()->resetToProfile();
+
+        // A file that is not results: said, and the comparison stays.
+        QVERIFY(!w.compareWith(BenchFile));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("Cannot compare")));
+        QVERIFY(w.compareModel()->isActive());
+        w.closeComparison();
+        QVERIFY(!w.compareModel()->isActive());
+        QCOMPARE(view->tableView()->model()->rowCount(), 0);
     }
 
     // A suite opened but not run has no run of its own: a run of selected tasks fills it and
