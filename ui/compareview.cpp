@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "compareview.h"
+#include "celldelegate.h"
 
 #include <models/comparemodel.h>
 
@@ -13,6 +14,7 @@
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -21,10 +23,20 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     setObjectName(QStringLiteral("compareView"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_summary = new QLabel;
+    // A text browser, not a label: a wrapping rich-text label whose text changes (the counts, on
+    // every re-threshold) asks the whole window to lay itself out again, and that was most of a
+    // re-threshold with this view open. The browser's size does not follow its text.
+    m_summary = new QTextBrowser;
     m_summary->setObjectName(QStringLiteral("compareSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setFrameShape(QFrame::NoFrame);
+    m_summary->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_summary->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_summary->setFixedHeight(m_summary->fontMetrics().lineSpacing() * 3 +
+                              2 * int(m_summary->document()->documentMargin()) + 2);
+    m_summary->document()->setDocumentMargin(1);
+    QPalette pal = m_summary->palette();
+    pal.setColor(QPalette::Base, pal.color(QPalette::Window));
+    m_summary->setPalette(pal);
     layout->addWidget(m_summary);
 
     auto* bar = new QHBoxLayout;
@@ -57,6 +69,7 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(CompareModel::SortRole);
     m_table->setModel(m_proxy);
+    m_table->setItemDelegate(new CellDelegate(m_table)); // re-thresholding repaints every cell
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // A's order, then B's extras, until sorted
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -121,6 +134,10 @@ ks::Thresholds CompareView::thresholdsB(const ks::Thresholds& a,
     return bFile;
 }
 
+QString CompareView::summaryText() const {
+    return m_summary->toPlainText();
+}
+
 QString CompareView::currentTaskId() const {
     const QModelIndex i = m_table->selectionModel()->currentIndex();
     return i.isValid() ? i.data(CompareModel::TaskIdRole).toString() : QString();
@@ -138,7 +155,10 @@ bool CompareView::selectTask(const QString& id) {
 
 void CompareView::update() {
     const bool active = m_model->isActive();
-    m_summary->setText(m_model->summaryText());
+    if (const QString html = m_model->summaryText(); html != m_summaryHtml) {
+        m_summaryHtml = html;
+        m_summary->setHtml(html);
+    }
     m_summary->setVisible(active);
     m_differingOnly->setEnabled(active);
     m_thresholdsB->setEnabled(active);

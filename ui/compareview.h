@@ -17,6 +17,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QTableView;
+class QTextBrowser;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -25,7 +26,8 @@ class CompareView : public QWidget {
 
     QTableView* tableView() const { return m_table; }
     QSortFilterProxyModel* proxy() const { return m_proxy; }
-    QLabel* summaryLabel() const { return m_summary; }
+    // The summary as plain text (what the summary box shows, without markup).
+    QString summaryText() const;
     QCheckBox* differingOnlyBox() const { return m_differingOnly; }
     // Item data: "file" (B's own thresholds), "a" (A's, the panel's), or a built-in profile name.
     QComboBox* thresholdsBox() const { return m_thresholdsB; }
@@ -47,9 +49,10 @@ class CompareView : public QWidget {
     QSortFilterProxyModel* m_proxy = nullptr;
     QStackedWidget* m_stack = nullptr;
     QTableView* m_table = nullptr;
-    QLabel* m_summary = nullptr;
+    QTextBrowser* m_summary = nullptr;
     QLabel* m_empty = nullptr;
     QCheckBox* m_differingOnly = nullptr;
     QComboBox* m_thresholdsB = nullptr;
     QPushButton* m_close = nullptr;
+    QString m_summaryHtml;
 };

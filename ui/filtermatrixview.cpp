@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "filtermatrixview.h"
 
+#include "celldelegate.h"
+
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 
@@ -18,52 +20,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include <QPainter>
-#include <QStyledItemDelegate>
-
 #include <set>
-
-namespace {
-// Paints matrix cells directly (fill, one line of elided text) instead of through the style's
-// generic item path, which lays text out with QTextLayout per cell: repainting the matrix after
-// a threshold edit is most of the re-threshold cost, and this halves it.
-class MatrixDelegate : public QStyledItemDelegate {
-  public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-    void paint(QPainter* painter, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override {
-        const bool selected = option.state & QStyle::State_Selected;
-        const QVariant background = index.data(Qt::BackgroundRole);
-        if (selected)
-            painter->fillRect(option.rect,
-                              option.palette.brush(QPalette::Active, QPalette::Highlight));
-        else if (background.canConvert<QColor>())
-            painter->fillRect(option.rect, background.value<QColor>());
-        const QString text = index.data(Qt::DisplayRole).toString();
-        if (text.isEmpty()) return;
-        const QVariant fontData = index.data(Qt::FontRole);
-        const QFont font = fontData.isValid() ? fontData.value<QFont>() : option.font;
-        const QFontMetrics fm(font);
-        const QRect r = option.rect.adjusted(4, 0, -4, 0);
-        const QVariant align = index.data(Qt::TextAlignmentRole);
-        const int flags =
-            (align.isValid() ? align.toInt() : int(Qt::AlignLeft | Qt::AlignVCenter)) |
-            Qt::TextSingleLine;
-        const QVariant fg = index.data(Qt::ForegroundRole);
-        painter->save();
-        painter->setFont(font);
-        painter->setPen(selected ? option.palette.color(QPalette::Active, QPalette::HighlightedText)
-                        : fg.canConvert<QColor>() ? fg.value<QColor>()
-                                                  : option.palette.color(QPalette::Text));
-        painter->drawText(r, flags,
-                          fm.horizontalAdvance(text) > r.width()
-                              ? fm.elidedText(text, Qt::ElideRight, r.width())
-                              : text);
-        painter->restore();
-    }
-};
-} // namespace
 
 FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy,
                                    QWidget* parent)
@@ -110,7 +67,7 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("filterMatrix"));
     m_table->setModel(m_proxy);
-    m_table->setItemDelegate(new MatrixDelegate(m_table));
+    m_table->setItemDelegate(new CellDelegate(m_table));
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -841,9 +841,8 @@ class TestMainWindow : public QObject {
         // ... and the new run is compared with it in the compare view.
         QVERIFY(w.compareModel()->isActive());
         QCOMPARE(w.compareModel()->nameB(), QStringLiteral("results.json"));
-        QVERIFY2(
-            w.compareView()->summaryLabel()->text().contains(QStringLiteral("preset small | full")),
-            qPrintable(w.compareView()->summaryLabel()->text()));
+        QVERIFY2(w.compareView()->summaryText().contains(QStringLiteral("preset small | full")),
+                 qPrintable(w.compareView()->summaryText()));
         w.setWindowModified(false);
     }
 
@@ -868,10 +867,10 @@ class TestMainWindow : public QObject {
         QCOMPARE(view->tableView()->model()->rowCount(), 1); // differing only
         QCOMPARE(view->tableView()->model()->index(0, CompareModel::IdColumn).data().toString(),
                  QStringLiteral("L2-13r"));
-        QVERIFY2(view->summaryLabel()->text().contains(QStringLiteral("seeds 5 | 100")),
-                 qPrintable(view->summaryLabel()->text()));
-        QVERIFY(view->summaryLabel()->text().contains(QStringLiteral("results.json")));
-        QVERIFY(view->summaryLabel()->text().contains(QStringLiteral("h200-100seeds.json")));
+        QVERIFY2(view->summaryText().contains(QStringLiteral("seeds 5 | 100")),
+                 qPrintable(view->summaryText()));
+        QVERIFY(view->summaryText().contains(QStringLiteral("results.json")));
+        QVERIFY(view->summaryText().contains(QStringLiteral("h200-100seeds.json")));
         // Selecting a compared task selects it in the matrix and the detail views.
         QVERIFY(view->selectTask(QStringLiteral("L2-13r")));
         QCOMPARE(w.currentTaskId(), QStringLiteral("L2-13r"));

@@ -240,8 +240,8 @@ void CompareModel::setThresholds(const ks::Thresholds& a, const ks::Thresholds& 
     m_tb = b;
     if (!isActive()) return;
     ks::rethresholdDiff(m_diff, *m_a, m_ta, m_b, m_tb);
-    if (m_differingOnly) {
-        rebuildRows(); // which rows differ changed
+    if (m_differingOnly && shownRows() != m_rows) {
+        rebuildRows(); // other tasks differ now: a reset, which the views lay out again
     } else if (!m_rows.empty()) {
         // Only the flag, metric (zeros pass) and count columns depend on thresholds.
         emit dataChanged(index(0, DiffersColumn), index(rowCount() - 1, ColumnCount - 1));
@@ -275,11 +275,16 @@ void CompareModel::setDifferingOnly(bool on) {
     emit comparisonChanged();
 }
 
+std::vector<int> CompareModel::shownRows() const {
+    std::vector<int> rows;
+    for (size_t i = 0; i < m_diff.tasks.size(); ++i)
+        if (!m_differingOnly || m_diff.tasks[i].differs()) rows.push_back(static_cast<int>(i));
+    return rows;
+}
+
 void CompareModel::rebuildRows() {
     beginResetModel();
-    m_rows.clear();
-    for (size_t i = 0; i < m_diff.tasks.size(); ++i)
-        if (!m_differingOnly || m_diff.tasks[i].differs()) m_rows.push_back(static_cast<int>(i));
+    m_rows = shownRows();
     endResetModel();
     emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
 }

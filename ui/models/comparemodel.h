@@ -77,6 +77,7 @@ class CompareModel : public QAbstractTableModel {
     void comparisonChanged(); // after every refresh, re-threshold or filter change
 
   private:
+    std::vector<int> shownRows() const;
     void rebuildRows();
     QString cellText(const ks::TaskDiff& t, ks::Criterion c, Part p) const;
 

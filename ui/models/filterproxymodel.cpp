@@ -76,6 +76,9 @@ QString FilterProxyModel::filterDescription() const {
 }
 
 bool FilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    // Only filter 5's column mixes quantities; the others skip the extra look-ups per comparison.
+    if (left.column() != FilterMatrixModel::BaselineInefficiencyColumn)
+        return QSortFilterProxyModel::lessThan(left, right);
     const int gl = left.data(FilterMatrixModel::SortGroupRole).toInt();
     const int gr = right.data(FilterMatrixModel::SortGroupRole).toInt();
     if (gl != gr) return gl < gr;
