@@ -6,15 +6,16 @@
 #include "ks/core/harness.h"
 #include "ks/kernels/registry.h"
 #endif
-#include "ks/core/analysisreports.h"
-#include "ks/core/results.h"
-#include "ks/core/suite.h"
 #include "cli_common.h"
+#include "cli_diff.h"
 #include "cli_filter.h"
 #include "cli_import.h"
 #include "cli_merge.h"
 #include "cli_inefficiency.h"
 #include "cli_redundancy.h"
+#include "ks/core/analysisreports.h"
+#include "ks/core/results.h"
+#include "ks/core/suite.h"
 
 #include <CLI/CLI.hpp>
 
@@ -165,6 +166,8 @@ int main(int argc, char** argv) {
     ks::cli::addMergeCommand(app, mergeAction);
     std::function<int()> redundancyAction; // redundancy (cli_redundancy.cpp)
     ks::cli::addRedundancyCommand(app, redundancyAction);
+    std::function<int()> diffAction; // diff (cli_diff.cpp)
+    ks::cli::addDiffCommand(app, diffAction);
 
     try {
         app.parse(argc, argv);
@@ -201,6 +204,7 @@ int main(int argc, char** argv) {
     if (mergeAction) return mergeAction();
     if (inefficiencyAction) return inefficiencyAction();
     if (redundancyAction) return redundancyAction();
+    if (diffAction) return diffAction();
 
     if (list->parsed()) {
         try {

@@ -129,6 +129,51 @@ expect_cell("${a}" T-tiny "Zeros Pass" True)
 expect_cell("${a}" T-normal "Zeros Pass" False)
 expect_cell("${b}" T-tiny borderline_margin 0.5)
 
+# diff (issue 14): the tasks whose flags differ, with the metric deltas; exit 0 when no flag
+# differs, 1 when some do. a.json and b.json hold the same run judged by different thresholds.
+run_cli(0 out diff a.json a.json)
+expect_contains("${out}" "The runs agree in suite, device, preset, seeds and thresholds." "diff of a file with itself")
+expect_contains("${out}" "0 of 2 tasks differ in a flag." "diff: nothing differs")
+run_cli(1 out diff a.json b.json --csv ab.csv)
+expect_contains("${out}" "The runs differ in:\n  output_range              0.01 | 1e-05" "diff names the threshold that differs")
+expect_contains("${out}" "1 of 2 tasks differ in a flag:" "diff counts the differing tasks")
+string(REGEX MATCH "\nT-tiny +tiny_output +output_range +FLAG [^\n]* ok +[^\n]* 0\n" line "${out}")
+if(line STREQUAL "")
+    message(FATAL_ERROR "diff: no line for T-tiny's output_range (flagged in A, not in B, delta 0):\n${out}")
+endif()
+file(READ "${WORK}/ab.csv" ab)
+expect_contains("${ab}" "Task ID,Task Name,Level,Category,In A,In B,Status A,Status B,Differs,Differing Criteria,Any Flag A,Any Flag B,output_range_a,output_range_b" "diff CSV header")
+expect_cell("${ab}" T-tiny Differs True)
+expect_cell("${ab}" T-tiny "Differing Criteria" output_range)
+expect_cell("${ab}" T-tiny output_range_a True)
+expect_cell("${ab}" T-tiny output_range_b False)
+expect_cell("${ab}" T-tiny output_range_delta 0)
+expect_cell("${ab}" T-normal Differs False)
+# One profile for both sides: the same data agrees; a threshold for B alone compares two profiles.
+run_cli(0 out diff a.json b.json --profile robust-kbench)
+run_cli(1 out diff a.json a.json --b-threshold output_range=0.00001)
+expect_contains("${out}" "T-tiny" "--b-threshold judges B alone")
+run_cli(0 out diff a.json a.json --threshold output_range=0.00001)
+# Usage, unreadable files, an unwritable CSV.
+run_cli(2 out diff a.json)
+run_cli(2 out diff a.json a.json --profile no-such-profile)
+expect_contains("${out}" "--profile 'no-such-profile' is neither a built-in profile" "diff: bad profile")
+run_cli(2 out diff a.json a.json --threshold output_rnage=0.1)
+run_cli(3 out diff a.json /nonexistent/b.json)
+expect_contains("${out}" "/nonexistent/b.json" "diff names the unreadable file")
+run_cli(3 out diff a.json a.csv)
+run_cli(5 out diff a.json b.json --csv /nonexistent/dir/d.csv)
+# Two real H200 runs of the built-in suite (bench/filters): with each file's own thresholds the
+# 11-29 run flags 22 more tasks for baseline inefficiency (baseline_passes was 2 then); under one
+# profile, 8 tasks still differ there, from rules added between the runs (drop-redundant).
+set(H200 "${DATA}/../../bench/filters")
+run_cli(1 out diff "${H200}/h200-2026-11-29-filter.json" "${H200}/h200-2026-12-01/builtin.json")
+expect_contains("${out}" "baseline_passes           2 | 0" "diff: the files' thresholds differ")
+expect_contains("${out}" "45 of 122 tasks differ in a flag:" "diff of two H200 runs, each by its thresholds")
+run_cli(1 out diff "${H200}/h200-2026-11-29-filter.json" "${H200}/h200-2026-12-01/builtin.json" --profile robust-kbench)
+expect_contains("${out}" "8 of 122 tasks differ in a flag:" "diff of two H200 runs, one profile")
+expect_contains("${out}" "FLAG 63.1x drop-redundant" "diff shows B's reason")
+
 # --criteria stat: filters 5-6 not run, so their cells are empty.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --no-out --csv stat.csv -q)
 file(READ "${WORK}/stat.csv" stat)

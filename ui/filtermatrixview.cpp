@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "filtermatrixview.h"
 
+#include "celldelegate.h"
+
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
+
+#include <ks/core/criteria.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,52 +20,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include <QPainter>
-#include <QStyledItemDelegate>
-
 #include <set>
-
-namespace {
-// Paints matrix cells directly (fill, one line of elided text) instead of through the style's
-// generic item path, which lays text out with QTextLayout per cell: repainting the matrix after
-// a threshold edit is most of the re-threshold cost, and this halves it.
-class MatrixDelegate : public QStyledItemDelegate {
-  public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-    void paint(QPainter* painter, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override {
-        const bool selected = option.state & QStyle::State_Selected;
-        const QVariant background = index.data(Qt::BackgroundRole);
-        if (selected)
-            painter->fillRect(option.rect,
-                              option.palette.brush(QPalette::Active, QPalette::Highlight));
-        else if (background.canConvert<QColor>())
-            painter->fillRect(option.rect, background.value<QColor>());
-        const QString text = index.data(Qt::DisplayRole).toString();
-        if (text.isEmpty()) return;
-        const QVariant fontData = index.data(Qt::FontRole);
-        const QFont font = fontData.isValid() ? fontData.value<QFont>() : option.font;
-        const QFontMetrics fm(font);
-        const QRect r = option.rect.adjusted(4, 0, -4, 0);
-        const QVariant align = index.data(Qt::TextAlignmentRole);
-        const int flags =
-            (align.isValid() ? align.toInt() : int(Qt::AlignLeft | Qt::AlignVCenter)) |
-            Qt::TextSingleLine;
-        const QVariant fg = index.data(Qt::ForegroundRole);
-        painter->save();
-        painter->setFont(font);
-        painter->setPen(selected ? option.palette.color(QPalette::Active, QPalette::HighlightedText)
-                        : fg.canConvert<QColor>() ? fg.value<QColor>()
-                                                  : option.palette.color(QPalette::Text));
-        painter->drawText(r, flags,
-                          fm.horizontalAdvance(text) > r.width()
-                              ? fm.elidedText(text, Qt::ElideRight, r.width())
-                              : text);
-        painter->restore();
-    }
-};
-} // namespace
 
 FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* proxy,
                                    QWidget* parent)
@@ -81,6 +40,14 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_category->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_flaggedOnly = new QCheckBox(tr("Flagged only"));
     m_flaggedOnly->setObjectName(QStringLiteral("flaggedOnly"));
+    m_flaggedBy = new QComboBox;
+    m_flaggedBy->setObjectName(QStringLiteral("flaggedBy"));
+    m_flaggedBy->setToolTip(tr("Which flag \"Flagged only\" shows: any, or one criterion's"));
+    m_flaggedBy->addItem(tr("by any criterion"), -1);
+    for (const auto& c : ks::criteria())
+        m_flaggedBy->addItem(tr("by %1").arg(QString::fromUtf8(c.label)),
+                             static_cast<int>(c.criterion));
+    m_flaggedBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_counts = new QLabel;
     m_counts->setObjectName(QStringLiteral("counts"));
     // Fixed width and right-aligned, so that updating the counts never re-lays out the window.
@@ -91,6 +58,7 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     bar->addWidget(m_level);
     bar->addWidget(m_category);
     bar->addWidget(m_flaggedOnly);
+    bar->addWidget(m_flaggedBy);
     bar->addStretch(1);
     bar->addWidget(m_counts);
     layout->addLayout(bar);
@@ -99,7 +67,7 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("filterMatrix"));
     m_table->setModel(m_proxy);
-    m_table->setItemDelegate(new MatrixDelegate(m_table));
+    m_table->setItemDelegate(new CellDelegate(m_table));
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -154,6 +122,12 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     connect(open, &QPushButton::clicked, this, &FilterMatrixView::openRequested);
     connect(m_search, &QLineEdit::textChanged, m_proxy, &FilterProxyModel::setSearchText);
     connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &FilterProxyModel::setFlaggedOnly);
+    connect(m_flaggedBy, &QComboBox::currentIndexChanged, this, [this] {
+        const int c = m_flaggedBy->currentData().toInt();
+        m_proxy->setFlaggedCriterion(
+            c < 0 ? std::nullopt : std::optional<ks::Criterion>(static_cast<ks::Criterion>(c)));
+        if (c >= 0) m_flaggedOnly->setChecked(true);
+    });
     connect(m_level, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setLevel(m_level->currentData().toInt()); });
     connect(m_category, &QComboBox::currentIndexChanged, this,

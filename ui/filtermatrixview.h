@@ -22,6 +22,9 @@ class FilterMatrixView : public QWidget {
     QTableView* tableView() const { return m_table; }
     QLineEdit* searchEdit() const { return m_search; }
     QCheckBox* flaggedOnlyBox() const { return m_flaggedOnly; }
+    // "by any criterion" or one criterion (item data: -1 or the criterion's index); choosing a
+    // criterion turns "flagged only" on.
+    QComboBox* flaggedByBox() const { return m_flaggedBy; }
     QComboBox* levelBox() const { return m_level; }
     QComboBox* categoryBox() const { return m_category; }
     QLabel* countsLabel() const { return m_counts; }
@@ -49,6 +52,7 @@ class FilterMatrixView : public QWidget {
     QComboBox* m_level = nullptr;
     QComboBox* m_category = nullptr;
     QCheckBox* m_flaggedOnly = nullptr;
+    QComboBox* m_flaggedBy = nullptr;
     QLabel* m_counts = nullptr;
     QString m_lastCurrent;
 };

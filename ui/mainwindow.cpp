@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 #include "chartwidget.h"
+#include "compareview.h"
 #include "filtermatrixview.h"
 #include "histogramchart.h"
 #include "kernelsview.h"
@@ -11,12 +12,14 @@
 #include "taskdetailview.h"
 #include "thresholdpanel.h"
 
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 #include <models/resultsutil.h>
 #include <models/runinfomodel.h>
 #include <models/summarymodel.h>
 
+#include <ks/core/resultsfile.h>
 #include <ks/core/suite.h>
 #include <ks/core/taskspec.h>
 
@@ -50,6 +53,13 @@ namespace {
 constexpr int MaxRecentFiles = 8;
 const QString ResultsFilter = QObject::tr("KernelSieve results (*.json);;All files (*)");
 
+// Same values (the profile name aside): a file's thresholds can lack keys that read as defaults.
+bool sameValues(const ks::Thresholds& a, const ks::Thresholds& b) {
+    for (const auto& i : ks::thresholdInfos())
+        if (a.value(i.threshold) != b.value(i.threshold)) return false;
+    return a.borderlineMargin == b.borderlineMargin;
+}
+
 QString autosavePath() {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
         .filePath(QStringLiteral("last-run.json"));
@@ -65,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_summary->setSourceModel(m_model);
     m_runInfo = new RunInfoModel(this);
     m_client = new RunClient(this);
+    m_compareModel = new CompareModel(this);
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -75,11 +86,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_detail = new TaskDetailView(m_model);
     m_kernels = new KernelsView(m_model);
     m_summaryView = new SummaryView(m_summary, m_runInfo);
+    m_compareView = new CompareView(m_compareModel);
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("views"));
     m_tabs->addTab(m_detail, tr("Task Detail"));
     m_tabs->addTab(m_kernels, tr("Kernels"));
     m_tabs->addTab(m_summaryView, tr("Summary"));
+    m_tabs->addTab(m_compareView, tr("Compare"));
     m_split = new QSplitter(Qt::Vertical);
     m_split->setObjectName(QStringLiteral("mainSplitter"));
     m_split->addWidget(m_matrixView);
@@ -126,6 +139,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     connect(m_thresholds, &ThresholdPanel::thresholdsChanged, this,
             &MainWindow::onThresholdsChanged);
+    connect(m_thresholds, &ThresholdPanel::profileChosen, this, [this] {
+        // Picking or loading a profile is the user's choice: their thresholds, from now on.
+        m_thresholdSource = ThresholdSource::User;
+        onThresholdsChanged(m_thresholds->thresholds());
+    });
     connect(m_thresholds, &ThresholdPanel::loadRequested, this, &MainWindow::loadProfileDialog);
     connect(m_thresholds, &ThresholdPanel::saveRequested, this, &MainWindow::saveProfileDialog);
     connect(m_matrixView, &FilterMatrixView::currentTaskChanged, this,
@@ -142,6 +160,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 showView(View::TaskDetail);
             });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
+    connect(m_compareView, &CompareView::taskActivated, this, [this](const QString& id) {
+        if (id != currentTaskId()) selectTask(id); // the task in the matrix and the detail views
+    });
+    connect(m_compareView, &CompareView::thresholdsBChanged, this,
+            [this] { updateComparison(false); });
+    connect(m_compareView, &CompareView::openRequested, this, &MainWindow::compareDialog);
+    connect(m_compareView, &CompareView::closeRequested, this, &MainWindow::closeComparison);
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
     connect(m_client, &RunClient::progress, this, &MainWindow::onRunProgress);
@@ -176,6 +201,11 @@ void MainWindow::createActions() {
                              &MainWindow::openBenchDialog);
     m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")),
                              &MainWindow::openSuiteDialog);
+    m_compareAction =
+        make(tr("Compare &With\u2026"), QKeySequence(tr("Ctrl+D")), &MainWindow::compareDialog);
+    m_compareAction->setObjectName(QStringLiteral("compareWith"));
+    m_compareAction->setToolTip(
+        tr("Open a second results file beside these: the tasks whose flags differ"));
     m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog,
                         QStringLiteral("document-save"));
     m_saveAsAction =
@@ -210,8 +240,9 @@ void MainWindow::createActions() {
     m_logCountAction->setShortcut(QKeySequence(tr("Ctrl+L")));
     connect(m_logCountAction, &QAction::toggled, m_detail->logCountBox(), &QCheckBox::setChecked);
     connect(m_detail->logCountBox(), &QCheckBox::toggled, m_logCountAction, &QAction::setChecked);
-    const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary")};
-    for (int i = 0; i < 3; ++i) {
+    const QString viewNames[] = {tr("&Task Detail"), tr("&Kernels"), tr("S&ummary"),
+                                 tr("C&ompare")};
+    for (int i = 0; i < 4; ++i) {
         m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)),
                                 [this, i] { m_tabs->setCurrentIndex(i); });
     }
@@ -221,6 +252,23 @@ void MainWindow::createActions() {
         make(tr("&Load Profile\u2026"), QKeySequence(), &MainWindow::loadProfileDialog);
     m_saveProfileAction =
         make(tr("&Save Profile\u2026"), QKeySequence(), &MainWindow::saveProfileDialog);
+    m_useUserThresholdsAction = make(tr("Use &My Thresholds"), QKeySequence(tr("Ctrl+Shift+M")),
+                                     &MainWindow::useUserThresholds);
+    m_useUserThresholdsAction->setToolTip(tr(
+        "Your own thresholds (the last profile you chose and your edits) instead of the file's"));
+    m_useFileThresholdsAction =
+        make(tr("Use the &File's Thresholds"), QKeySequence(tr("Ctrl+Shift+T")),
+             &MainWindow::useFileThresholds);
+    m_useFileThresholdsAction->setToolTip(tr("The thresholds stored in the open results file"));
+    m_runSeparateAction = make(tr("Run as &Separate Results"), QKeySequence(),
+                               [this] { startRun(m_refusedRun, RunTarget::Separate); });
+    // Tests and the context menu find actions by name.
+    m_runSuiteAction->setObjectName(QStringLiteral("runSuite"));
+    m_runSelectedAction->setObjectName(QStringLiteral("runSelected"));
+    m_useUserThresholdsAction->setObjectName(QStringLiteral("useUserThresholds"));
+    m_useFileThresholdsAction->setObjectName(QStringLiteral("useFileThresholds"));
+    m_runSeparateAction->setObjectName(QStringLiteral("runSeparate"));
+    m_exportCsvAction->setObjectName(QStringLiteral("exportCsv"));
 }
 
 void MainWindow::createMenus() {
@@ -228,6 +276,7 @@ void MainWindow::createMenus() {
     file->addAction(m_openAction);
     file->addAction(m_openBenchAction);
     file->addAction(m_openSuiteAction);
+    file->addAction(m_compareAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_saveAction);
@@ -259,6 +308,9 @@ void MainWindow::createMenus() {
     thresholds->addAction(m_resetThresholdsAction);
     thresholds->addAction(m_loadProfileAction);
     thresholds->addAction(m_saveProfileAction);
+    thresholds->addSeparator();
+    thresholds->addAction(m_useFileThresholdsAction);
+    thresholds->addAction(m_useUserThresholdsAction);
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About KernelSieve"), this, &MainWindow::about);
@@ -269,6 +321,7 @@ void MainWindow::createMenus() {
     tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
     tools->addAction(m_openAction);
     tools->addAction(m_saveAction);
+    tools->addAction(m_compareAction);
     tools->addSeparator();
     tools->addAction(m_runSuiteAction);
     tools->addAction(m_runSelectedAction);
@@ -309,7 +362,8 @@ void MainWindow::readSettings() {
         const QString margin = QStringLiteral("thresholds/") + QString::fromUtf8(ks::BorderlineMarginKey);
         if (s.contains(margin)) t.borderlineMargin = s.value(margin).toDouble();
     }
-    m_thresholds->setThresholds(t);
+    m_thresholdSource = ThresholdSource::User;
+    m_thresholds->setThresholds(t); // -> onThresholdsChanged: the user's thresholds
 
     m_lastRun.seeds = s.value(QStringLiteral("run/seeds"), 5).toInt();
     m_lastRun.preset = s.value(QStringLiteral("run/preset")).toString();
@@ -326,9 +380,11 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/splitter"), m_split->saveState());
     s.setValue(QStringLiteral("window/view"), m_tabs->currentIndex());
     s.setValue(QStringLiteral("view/logCount"), m_detail->logCountBox()->isChecked());
-    const ks::Thresholds t = m_thresholds->thresholds();
+    // The user's own thresholds, never a file's: those are the file's, and win only while it is
+    // open.
+    const ks::Thresholds& t = m_userThresholds;
     s.setValue(QStringLiteral("thresholds/profile"), QString::fromStdString(t.profile));
-    s.setValue(QStringLiteral("thresholds/profileFile"), m_thresholds->profilePath());
+    s.setValue(QStringLiteral("thresholds/profileFile"), m_userProfilePath);
     for (const auto& i : ks::thresholdInfos())
         s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(i.key), t.value(i.threshold));
     s.setValue(QStringLiteral("thresholds/") + QString::fromUtf8(ks::BorderlineMarginKey), t.borderlineMargin);
@@ -447,6 +503,49 @@ void MainWindow::setResults(ks::RunResults results, const QString& path) {
     setWindowModified(false);
     updateTitle();
     updateRunState();
+    updateComparison(true);
+}
+
+QString MainWindow::resultsName() const {
+    return m_resultsPath.isEmpty() ? tr("unsaved results") : QFileInfo(m_resultsPath).fileName();
+}
+
+bool MainWindow::compareWith(const QString& path) {
+    ks::RunResults b;
+    try {
+        b = ks::resultsFromJson(ks::readFile(path.toStdString()), path.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    const ks::Thresholds ta = m_model->thresholds();
+    const ks::Thresholds tb = m_compareView->thresholdsB(ta, b.thresholds);
+    m_compareModel->setThresholds(ta, tb);
+    m_compareModel->setB(std::move(b), QFileInfo(path).fileName());
+    m_compareModel->setA(&m_model->results(), resultsName());
+    showView(View::Compare);
+    statusBar()->showMessage(tr("Compared with %1: %2 of %3 tasks differ in a flag")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(m_compareModel->diff().differingTasks)
+                                 .arg(m_compareModel->diff().tasks.size()),
+                             8000);
+    return true;
+}
+
+void MainWindow::closeComparison() {
+    m_compareModel->clear();
+}
+
+void MainWindow::updateComparison(bool rowsChanged) {
+    if (!m_compareModel || !m_compareModel->isActive()) return;
+    const ks::Thresholds ta = m_model->thresholds();
+    const ks::Thresholds tb = m_compareView->thresholdsB(ta, m_compareModel->resultsB().thresholds);
+    if (rowsChanged) {
+        m_compareModel->setThresholds(ta, tb);
+        m_compareModel->setA(&m_model->results(), resultsName()); // refreshes the union
+    } else {
+        m_compareModel->setThresholds(ta, tb); // in place, O(tasks)
+    }
 }
 
 bool MainWindow::openResults(const QString& path) {
@@ -460,9 +559,36 @@ bool MainWindow::openResults(const QString& path) {
     m_suite = QString::fromStdString(results.run.suite).isEmpty()
                   ? QStringLiteral("builtin")
                   : QString::fromStdString(results.run.suite);
+    // The file's thresholds win: the counts and CSVs must be the ones the file reports, not
+    // whatever was in the panel the last time the app ran.
+    m_fileThresholds = results.thresholds;
     setResults(std::move(results), path);
+    applyThresholdSource(ThresholdSource::File);
     addRecentFile(path);
     m_messages->hide();
+    QStringList differ;
+    for (const auto& i : ks::thresholdInfos())
+        if (m_fileThresholds->value(i.threshold) != m_userThresholds.value(i.threshold))
+            differ << QStringLiteral("%1 %2 (yours %3)")
+                          .arg(QString::fromUtf8(i.key))
+                          .arg(m_fileThresholds->value(i.threshold), 0, 'g', 6)
+                          .arg(m_userThresholds.value(i.threshold), 0, 'g', 6);
+    if (m_fileThresholds->borderlineMargin != m_userThresholds.borderlineMargin)
+        differ << QStringLiteral("%1 %2 (yours %3)")
+                      .arg(QString::fromUtf8(ks::BorderlineMarginKey))
+                      .arg(m_fileThresholds->borderlineMargin, 0, 'g', 6)
+                      .arg(m_userThresholds.borderlineMargin, 0, 'g', 6);
+    if (!differ.isEmpty()) {
+        const int shown = 4;
+        m_messages->showMessage(
+            tr("Flags and counts use the thresholds stored in %1 (%2). Yours differ: %3%4.")
+                .arg(QFileInfo(path).fileName().toHtmlEscaped(),
+                     QString::fromStdString(m_fileThresholds->profile).toHtmlEscaped(),
+                     differ.mid(0, shown).join(QStringLiteral(", ")),
+                     differ.size() > shown ? tr(" and %1 more").arg(differ.size() - shown)
+                                           : QString()),
+            MessageBar::Kind::Information, {m_useUserThresholdsAction});
+    }
     statusBar()->showMessage(
         tr("Opened %1: %2 tasks").arg(QFileInfo(path).fileName()).arg(m_model->rowCount()), 5000);
     return true;
@@ -495,7 +621,9 @@ bool MainWindow::openSuite(const QString& dirOrBuiltin) {
     }
     m_suite = dirOrBuiltin;
     m_lastRun.suite = dirOrBuiltin;
+    m_fileThresholds.reset(); // nothing measured: no thresholds of a file, the user's apply
     setResults(ResultsUtil::resultsFromSuite(suite), {});
+    applyThresholdSource(ThresholdSource::User);
     if (!suite.issues.empty())
         m_messages->showMessage(
             tr("%1 task file(s) in %2 could not be loaded; they are listed as failed tasks.")
@@ -516,6 +644,9 @@ bool MainWindow::saveResults(const QString& path) {
         return false;
     }
     m_resultsPath = path;
+    m_fileThresholds = r.thresholds;
+    if (m_thresholdSource == ThresholdSource::File)
+        m_thresholds->setProfile(r.thresholds); // not "edited"
     setWindowModified(false);
     updateTitle();
     addRecentFile(path);
@@ -524,22 +655,62 @@ bool MainWindow::saveResults(const QString& path) {
     return true;
 }
 
-bool MainWindow::exportCsv(const QString& path) {
-    // The CLI's format; with a filter active, only the rows shown (in file order).
+bool MainWindow::exportCsv(const QString& path, CsvRows rows) {
+    // The CLI's format; the visible rows are those the filters leave, in file order.
     const ks::RunResults& all = m_model->results();
+    const bool subset = rows == CsvRows::Visible && m_proxy->isFiltering();
+    const QList<int> shown = subset ? m_proxy->acceptedSourceRows() : QList<int>();
     const std::string csv =
-        m_proxy->isFiltering()
-            ? ks::resultsToCsv(ResultsUtil::subset(all, m_proxy->acceptedSourceRows()),
-                               m_model->thresholds())
-            : ks::resultsToCsv(all, m_model->thresholds());
+        subset ? ks::resultsToCsv(ResultsUtil::subset(all, shown), m_model->thresholds())
+               : ks::resultsToCsv(all, m_model->thresholds());
     try {
         ks::writeFileAtomic(path.toStdString(), csv);
     } catch (const std::exception& e) {
         showError(tr("Cannot export CSV: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    statusBar()->showMessage(
+        tr("Exported %1 (%2, %3) to %4")
+            .arg(subset ? tr("%1 of %2 rows").arg(shown.size()).arg(all.tasks.size())
+                        : tr("all %1 rows").arg(all.tasks.size()),
+                 subset ? tr("the visible rows") : tr("every task"), thresholdsInForceText(), path),
+        8000);
     return true;
+}
+
+std::optional<MainWindow::CsvRows> MainWindow::askCsvRows() {
+    if (!m_proxy->isFiltering()) return CsvRows::All;
+    const int shown = m_proxy->rowCount(), total = m_model->rowCount();
+    QMessageBox box(QMessageBox::Question, tr("Export filter table"),
+                    tr("The matrix shows %1 of %2 tasks (%3). Export the visible rows or all rows?")
+                        .arg(shown)
+                        .arg(total)
+                        .arg(m_proxy->filterDescription()),
+                    QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("csvRowsQuestion"));
+    box.setInformativeText(
+        tr("Flags and threshold columns use the %1.").arg(thresholdsInForceText()));
+    auto* visible = box.addButton(tr("Visible Rows (%1)").arg(shown), QMessageBox::AcceptRole);
+    visible->setObjectName(QStringLiteral("exportVisibleRows"));
+    auto* all = box.addButton(tr("All Rows (%1)").arg(total), QMessageBox::AcceptRole);
+    all->setObjectName(QStringLiteral("exportAllRows"));
+    box.setDefaultButton(visible);
+    box.exec();
+    if (box.clickedButton() == visible) return CsvRows::Visible;
+    if (box.clickedButton() == all) return CsvRows::All;
+    return std::nullopt;
+}
+
+QString MainWindow::suggestedCsvName(CsvRows rows) const {
+    QString name = m_resultsPath.isEmpty() ? QStringLiteral("filters")
+                                           : QFileInfo(m_resultsPath).completeBaseName();
+    if (rows == CsvRows::Visible && m_proxy->isFiltering())
+        name +=
+            QStringLiteral("-visible-%1-of-%2").arg(m_proxy->rowCount()).arg(m_model->rowCount());
+    if (m_fileThresholds && !sameValues(m_model->thresholds(), *m_fileThresholds))
+        name += m_thresholdSource == ThresholdSource::User ? QStringLiteral("-my-thresholds")
+                                                           : QStringLiteral("-edited-thresholds");
+    return name + QStringLiteral(".csv");
 }
 
 bool MainWindow::exportTaskJson(const QString& path) {
@@ -595,6 +766,53 @@ void MainWindow::setThresholds(const ks::Thresholds& thresholds) {
 
 void MainWindow::onThresholdsChanged(const ks::Thresholds& thresholds) {
     m_model->setThresholds(thresholds); // flagsChanged -> updateFlagCounts
+    updateComparison(false);
+    if (m_thresholdSource == ThresholdSource::User) {
+        m_userThresholds = thresholds;
+        m_userProfile = m_thresholds->profile();
+        m_userProfilePath = m_thresholds->profilePath();
+    }
+    updateTitle();
+}
+
+void MainWindow::applyThresholdSource(ThresholdSource source) {
+    if (source == ThresholdSource::File && !m_fileThresholds) source = ThresholdSource::User;
+    m_thresholdSource = source;
+    if (source == ThresholdSource::File) {
+        const ks::Thresholds file = *m_fileThresholds;
+        m_thresholds->setProfile(file); // Reset returns to the file's values
+        m_thresholds->setThresholds(file);
+    } else {
+        const ks::Thresholds user = m_userThresholds, profile = m_userProfile;
+        const QString path = m_userProfilePath;
+        m_thresholds->setProfile(profile, path);
+        m_thresholds->setThresholds(user);
+    }
+    updateTitle();
+}
+
+void MainWindow::useUserThresholds() {
+    applyThresholdSource(ThresholdSource::User);
+    statusBar()->showMessage(tr("Thresholds in force: %1").arg(thresholdsInForceText()), 5000);
+}
+
+void MainWindow::useFileThresholds() {
+    if (!m_fileThresholds) {
+        showError(tr("No results file is open: there are no file thresholds to use."));
+        return;
+    }
+    applyThresholdSource(ThresholdSource::File);
+    statusBar()->showMessage(tr("Thresholds in force: %1").arg(thresholdsInForceText()), 5000);
+}
+
+QString MainWindow::thresholdsInForceText() const {
+    const QString profile = QString::fromStdString(m_model->thresholds().profile);
+    if (m_thresholdSource == ThresholdSource::File)
+        return m_fileThresholds && !sameValues(m_model->thresholds(), *m_fileThresholds)
+                   ? tr("file's thresholds (%1), edited").arg(profile)
+                   : tr("file's thresholds (%1)").arg(profile);
+    return m_thresholds->isModified() ? tr("my thresholds (%1, modified)").arg(profile)
+                                      : tr("my thresholds (%1)").arg(profile);
 }
 
 void MainWindow::updateFlagCounts() {
@@ -633,7 +851,41 @@ bool MainWindow::isRunning() const {
     return m_client->isRunning();
 }
 
-void MainWindow::startRun(const RunClient::Options& requested) {
+bool MainWindow::openResultsMeasured() const {
+    // A suite opened but not run has no run (no device): any run may fill its rows.
+    return !m_model->results().run.device.empty();
+}
+
+QString MainWindow::mergeProblem(const RunClient::Options& o) const {
+    if (!openResultsMeasured()) return {};
+    const ks::RunInfo& run = m_model->results().run;
+    QStringList why;
+    if (!run.suite.empty() && o.suite != QString::fromStdString(run.suite))
+        why << tr("suite %1 (this run: %2)").arg(QString::fromStdString(run.suite), o.suite);
+    if (run.seeds > 0 && o.seeds != run.seeds)
+        why << tr("seeds %1 (this run: %2)").arg(run.seeds).arg(o.seeds);
+    if (!o.preset.isEmpty() && !run.preset.empty() &&
+        o.preset != QString::fromStdString(run.preset))
+        why << tr("preset %1 (this run: %2)").arg(QString::fromStdString(run.preset), o.preset);
+    if (o.device != QLatin1String("auto") && o.device != QString::fromStdString(run.device))
+        why << tr("device %1 (this run: %2)").arg(QString::fromStdString(run.device), o.device);
+    return why.join(QStringLiteral("; "));
+}
+
+void MainWindow::refuseMerge(const QString& why, const RunClient::Options& o) {
+    const QString name =
+        m_resultsPath.isEmpty() ? tr("the open results") : QFileInfo(m_resultsPath).fileName();
+    m_refusedRun = o;
+    m_messages->showMessage(tr("<b>Not merged into %1.</b> Its tasks were measured by another run: "
+                               "it differs in %2. One "
+                               "results file holds one run (suite, device, preset, seeds), so "
+                               "nothing of it was changed. "
+                               "Run the tasks as separate results to compare them with it.")
+                                .arg(name.toHtmlEscaped(), why.toHtmlEscaped()),
+                            MessageBar::Kind::Error, {m_runSeparateAction});
+}
+
+void MainWindow::startRun(const RunClient::Options& requested, RunTarget target) {
     if (isRunning()) {
         showError(tr("A run is already in progress."));
         return;
@@ -641,20 +893,59 @@ void MainWindow::startRun(const RunClient::Options& requested) {
     RunClient::Options o = requested;
     if (m_device == QLatin1String("cpu") && o.preset.isEmpty())
         o.preset = QStringLiteral("small"); // full KernelBench shapes take hours on a CPU
-    m_wholeSuiteRun = o.taskIds.isEmpty();
-    if (m_wholeSuiteRun) {
-        // Rows for every task at once (not run yet); results fill them in as they arrive.
+    m_freshResults = o.taskIds.isEmpty() || target == RunTarget::Separate;
+    if (!m_freshResults) {
+        // What is known before the worker starts; the rest (what "auto" resolves to, the GPU's
+        // name, seed semantics) is checked against its start event.
+        if (const QString why = mergeProblem(o); !why.isEmpty()) {
+            refuseMerge(why, requested);
+            return;
+        }
+    }
+    // A fresh run beside a measured file: compare them as the run streams in (more seeds, another
+    // device, a fixed task: the question the re-run asks).
+    const QString previous = m_freshResults && openResultsMeasured() && !m_resultsPath.isEmpty()
+                                 ? m_resultsPath
+                                 : QString();
+    if (m_freshResults) {
+        // Rows for every task at once (not run yet); results fill them in as they arrive. A
+        // separate run of selected tasks gets theirs only (as the open file has them).
         ks::RunResults fresh;
-        try {
-            fresh = ResultsUtil::resultsFromSuite(ks::loadSuite(o.suite.toStdString()));
-        } catch (const std::exception& e) {
-            fresh = {};
+        if (o.taskIds.isEmpty()) {
+            try {
+                fresh = ResultsUtil::resultsFromSuite(ks::loadSuite(o.suite.toStdString()));
+            } catch (const std::exception& e) {
+                fresh = {};
+            }
+        } else {
+            for (const QString& id : o.taskIds)
+                if (const auto* t = m_model->task(m_model->rowOf(id))) {
+                    ks::TaskResult row;
+                    row.id = t->id;
+                    row.name = t->name;
+                    row.category = t->category;
+                    row.description = t->description;
+                    row.level = t->level;
+                    row.number = t->number;
+                    row.tags = t->tags;
+                    row.source = t->source;
+                    row.specJson = t->specJson;
+                    row.status = ks::TaskStatus::Skipped;
+                    fresh.tasks.push_back(std::move(row));
+                }
         }
         fresh.thresholds = m_model->thresholds();
         fresh.run.suite = o.suite.toStdString();
+        // The new results' own thresholds are the ones in force; a file's are no longer open.
+        if (m_thresholdSource == ThresholdSource::File)
+            m_fileThresholds = fresh.thresholds;
+        else
+            m_fileThresholds.reset();
         setResults(std::move(fresh), {});
         m_suite = o.suite;
     }
+    m_mergeRefused = false;
+    m_runOptions = requested;
     m_lastRun = requested;
     m_lastRun.taskIds.clear();
     m_messages->hide();
@@ -663,6 +954,7 @@ void MainWindow::startRun(const RunClient::Options& requested) {
     m_runLabel->setText(tr("Starting the worker\u2026"));
     m_client->start(o);
     updateRunState();
+    if (!previous.isEmpty()) compareWith(previous);
 }
 
 void MainWindow::cancelRun() {
@@ -672,7 +964,21 @@ void MainWindow::cancelRun() {
 }
 
 void MainWindow::onRunStarted(const ks::RunInfo& info, int total) {
-    if (m_wholeSuiteRun) {
+    if (!m_freshResults && openResultsMeasured()) {
+        // The worker's own account of the run (device and GPU name, preset, seeds, seed
+        // semantics) against the file's: a mismatch is refused before any row is replaced.
+        std::vector<std::string> ids;
+        for (const auto& t : m_model->results().tasks)
+            ids.push_back(t.id);
+        if (const std::string why = ks::resultsConflict(m_model->results(), info, ids);
+            !why.empty()) {
+            m_mergeRefused = true;
+            m_client->cancel();
+            refuseMerge(QString::fromStdString(why), m_runOptions);
+            return;
+        }
+    }
+    if (m_freshResults || !openResultsMeasured()) {
         m_model->setRunInfo(info);
         updateRunInfo();
     }
@@ -694,7 +1000,9 @@ void MainWindow::onRunProgress(int done, int total, const QString& current) {
 }
 
 void MainWindow::onTaskFinished(const ks::TaskResult& task) {
+    if (m_mergeRefused) return; // a run of other settings: none of its rows go into the file
     m_model->upsertTask(task);
+    updateComparison(true);
     setWindowModified(true);
     const QString id = QString::fromStdString(task.id);
     if (currentTaskId().isEmpty())
@@ -704,9 +1012,14 @@ void MainWindow::onTaskFinished(const ks::TaskResult& task) {
 }
 
 void MainWindow::onRunFinished(bool cancelled) {
+    if (m_mergeRefused) {
+        m_runLabel->setText(tr("Run refused: not merged into the open results"));
+        updateRunState();
+        return;
+    }
     auto info = m_model->results().run;
     info.cancelled = cancelled;
-    if (m_wholeSuiteRun && m_client->totalSeconds() > 0)
+    if (m_freshResults && m_client->totalSeconds() > 0)
         info.totalSeconds = m_client->totalSeconds();
     m_model->setRunInfo(info);
     updateRunInfo();
@@ -718,6 +1031,11 @@ void MainWindow::onRunFinished(bool cancelled) {
 }
 
 void MainWindow::onRunFailed(const QString& message) {
+    if (m_mergeRefused) { // killed after the refusal: the refusal is what the user must read
+        m_runLabel->setText(tr("Run refused: not merged into the open results"));
+        updateRunState();
+        return;
+    }
     showError(tr("<b>Run failed.</b> %1")
                   .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
     m_runLabel->setText(tr("Run failed after %1 task(s)").arg(m_client->finishedCount()));
@@ -749,6 +1067,7 @@ void MainWindow::autosaveRun() {
 
 void MainWindow::onDeviceProbed(const QString& device, const QString& description) {
     m_device = device;
+    m_deviceDescription = description;
     if (device == QLatin1String("cuda")) {
         m_deviceLabel->setText(tr("GPU: %1").arg(description));
     } else if (device == QLatin1String("cpu")) {
@@ -781,6 +1100,7 @@ void MainWindow::updateRunState() {
     m_saveAction->setEnabled(hasResults);
     m_saveAsAction->setEnabled(hasResults);
     m_exportCsvAction->setEnabled(hasResults);
+    m_compareAction->setEnabled(hasResults);
     m_exportJsonAction->setEnabled(!currentTaskId().isEmpty());
 }
 
@@ -788,7 +1108,13 @@ void MainWindow::updateTitle() {
     const QString name = m_resultsPath.isEmpty()
                              ? (m_model->rowCount() ? tr("unsaved results") : tr("no results"))
                              : QFileInfo(m_resultsPath).fileName();
-    setWindowTitle(tr("%1[*] \u2014 KernelSieve").arg(name));
+    // Which thresholds the flags and counts use: the file's or the user's, said where a
+    // screenshot or a glance would see it.
+    setWindowTitle(tr("%1[*] [%2] \u2014 KernelSieve").arg(name, thresholdsInForceText()));
+    if (m_useUserThresholdsAction) {
+        m_useFileThresholdsAction->setEnabled(m_fileThresholds.has_value());
+        m_useUserThresholdsAction->setEnabled(m_thresholdSource == ThresholdSource::File);
+    }
 }
 
 void MainWindow::showError(const QString& message) {
@@ -811,6 +1137,12 @@ void MainWindow::openBenchDialog() {
     if (!path.isEmpty()) openBench(path);
 }
 
+void MainWindow::compareDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with results"), QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
+    if (!path.isEmpty()) compareWith(path);
+}
+
 void MainWindow::openSuiteDialog() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open suite folder"));
     if (!dir.isEmpty()) openSuite(dir);
@@ -829,12 +1161,21 @@ bool MainWindow::saveAsDialog() {
 }
 
 void MainWindow::exportCsvDialog() {
-    const QString base = m_resultsPath.isEmpty()
-                             ? QStringLiteral("filters.csv")
-                             : QFileInfo(m_resultsPath).completeBaseName() + ".csv";
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export filter table"), base, tr("CSV (*.csv)"));
-    if (!path.isEmpty()) exportCsv(path);
+    const auto rows = askCsvRows();
+    if (!rows) return;
+    const bool subset = *rows == CsvRows::Visible && m_proxy->isFiltering();
+    const QString dir =
+        m_resultsPath.isEmpty() ? QString() : QFileInfo(m_resultsPath).absolutePath();
+    const QString path = QFileDialog::getSaveFileName(
+        this,
+        subset
+            ? tr("Export the %1 visible rows of %2 (%3)")
+                  .arg(m_proxy->rowCount())
+                  .arg(m_model->rowCount())
+                  .arg(thresholdsInForceText())
+            : tr("Export all %1 rows (%2)").arg(m_model->rowCount()).arg(thresholdsInForceText()),
+        QDir(dir).filePath(suggestedCsvName(*rows)), tr("CSV (*.csv)"));
+    if (!path.isEmpty()) exportCsv(path, *rows);
 }
 
 void MainWindow::exportChartDialog() {
@@ -879,8 +1220,14 @@ void MainWindow::exportTaskJsonDialog() {
 void MainWindow::runDialog(bool selectedOnly) {
     RunDialog dialog(m_lastRun, m_matrixView->selectedTaskIds(), m_device != QLatin1String("cpu"),
                      this);
+    if (openResultsMeasured())
+        dialog.setOpenResults(m_resultsPath.isEmpty() ? tr("the open results")
+                                                      : QFileInfo(m_resultsPath).fileName(),
+                              m_model->results().run, m_device, m_deviceDescription);
     dialog.setSelectedOnly(selectedOnly);
-    if (dialog.exec() == QDialog::Accepted) startRun(dialog.options());
+    if (dialog.exec() == QDialog::Accepted)
+        startRun(dialog.options(),
+                 dialog.separateResults() ? RunTarget::Separate : RunTarget::Merge);
 }
 
 void MainWindow::loadProfileDialog() {

@@ -12,7 +12,11 @@
 #include <QPointer>
 #include <QThread>
 
+#include <optional>
+
 class ChartWidget;
+class CompareModel;
+class CompareView;
 class FilterMatrixModel;
 class FilterMatrixView;
 class FilterProxyModel;
@@ -35,7 +39,14 @@ class ThresholdPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum class View { TaskDetail, Kernels, Summary };
+    enum class View { TaskDetail, Kernels, Summary, Compare };
+    // Whose thresholds are in force: the open results file's (the default on open, so counts
+    // and CSVs match what the file says) or the user's own (settings, profiles; one click away).
+    enum class ThresholdSource { File, User };
+    // Where a run of selected tasks goes: into the open results (refused when the run's suite,
+    // device, preset, seeds or seed semantics differ from the file's: one results file never
+    // mixes runs), or into new, separate results.
+    enum class RunTarget { Merge, Separate };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -48,13 +59,38 @@ class MainWindow : public QMainWindow {
     bool openResults(const QString& path);
     bool openBench(const QString& path);
     bool openSuite(const QString& dirOrBuiltin);
+    // A second results file beside the open one, in the Compare view (ks::diffResults, as
+    // `kernelsieve-cli diff`); A stays the open results, B is judged by its file's thresholds
+    // unless the view says otherwise.
+    bool compareWith(const QString& path);
+    void closeComparison();
     bool saveResults(const QString& path);
-    bool exportCsv(const QString& path);
+    // Which rows a CSV export writes: those the matrix shows (its filters applied, in file
+    // order) or every task of the results.
+    enum class CsvRows { Visible, All };
+    bool exportCsv(const QString& path, CsvRows rows = CsvRows::Visible);
+    // Asks which rows when the matrix hides some ("Visible Rows (9)" / "All Rows (16)"); All
+    // without asking when it shows every row; empty when the user cancels.
+    std::optional<CsvRows> askCsvRows();
+    // "h200-visible-9-of-16.csv", "h200.csv", "h200-my-thresholds.csv": the choice and the
+    // thresholds in force, in the name the save dialog proposes (the CSV's columns stay the CLI's).
+    QString suggestedCsvName(CsvRows rows) const;
     bool exportTaskJson(const QString& path);
     bool exportChart(const QString& chartName, const QString& path);
 
     void setThresholds(const ks::Thresholds& thresholds);
-    void startRun(const RunClient::Options& options);
+    ThresholdSource thresholdSource() const { return m_thresholdSource; }
+    // The open results' own thresholds (as read from the file, or saved into it); empty when
+    // none is open (a suite, a fresh run not saved yet).
+    const std::optional<ks::Thresholds>& fileThresholds() const { return m_fileThresholds; }
+    const ks::Thresholds& userThresholds() const { return m_userThresholds; }
+    void useUserThresholds();
+    void useFileThresholds();
+    // "file's thresholds (robust-kbench)", "my thresholds (strict)", "file's thresholds, edited":
+    // what the title, the CSV export dialog and the status bar say.
+    QString thresholdsInForceText() const;
+
+    void startRun(const RunClient::Options& options, RunTarget target = RunTarget::Merge);
     void cancelRun();
     bool isRunning() const;
 
@@ -76,6 +112,8 @@ class MainWindow : public QMainWindow {
     TaskDetailView* detailView() const { return m_detail; }
     KernelsView* kernelsView() const { return m_kernels; }
     SummaryView* summaryView() const { return m_summaryView; }
+    CompareView* compareView() const { return m_compareView; }
+    CompareModel* compareModel() const { return m_compareModel; }
     ThresholdPanel* thresholdPanel() const { return m_thresholds; }
     RunClient* runClient() const { return m_client; }
     MessageBar* messageBar() const { return m_messages; }
@@ -111,11 +149,20 @@ class MainWindow : public QMainWindow {
     void autosaveRun();
     void updateRunInfo();
     void setResults(ks::RunResults results, const QString& path);
+    void updateComparison(bool rowsChanged);
+    QString resultsName() const;
+    bool openResultsMeasured() const;
+    // Why a run with these options may not merge into the open results, as far as the options
+    // tell before the worker starts ("" when nothing known differs).
+    QString mergeProblem(const RunClient::Options& o) const;
+    void refuseMerge(const QString& why, const RunClient::Options& o);
+    void applyThresholdSource(ThresholdSource source);
 
     // actions (slots of the menus)
     void openDialog();
     void openBenchDialog();
     void openSuiteDialog();
+    void compareDialog();
     bool saveDialog();
     bool saveAsDialog();
     void exportCsvDialog();
@@ -131,11 +178,13 @@ class MainWindow : public QMainWindow {
     SummaryModel* m_summary = nullptr;
     RunInfoModel* m_runInfo = nullptr;
     RunClient* m_client = nullptr;
+    CompareModel* m_compareModel = nullptr;
 
     FilterMatrixView* m_matrixView = nullptr;
     TaskDetailView* m_detail = nullptr;
     KernelsView* m_kernels = nullptr;
     SummaryView* m_summaryView = nullptr;
+    CompareView* m_compareView = nullptr;
     ThresholdPanel* m_thresholds = nullptr;
     QDockWidget* m_thresholdDock = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -150,6 +199,7 @@ class MainWindow : public QMainWindow {
     QAction* m_openAction = nullptr;
     QAction* m_openBenchAction = nullptr;
     QAction* m_openSuiteAction = nullptr;
+    QAction* m_compareAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;
     QAction* m_exportCsvAction = nullptr;
@@ -162,16 +212,29 @@ class MainWindow : public QMainWindow {
     QAction* m_findAction = nullptr;
     QAction* m_flaggedOnlyAction = nullptr;
     QAction* m_logCountAction = nullptr;
-    QAction* m_viewActions[3] = {};
+    QAction* m_viewActions[4] = {};
     QAction* m_resetThresholdsAction = nullptr;
     QAction* m_loadProfileAction = nullptr;
     QAction* m_saveProfileAction = nullptr;
+    QAction* m_useUserThresholdsAction = nullptr;
+    QAction* m_useFileThresholdsAction = nullptr;
+    QAction* m_runSeparateAction = nullptr; // offered when a merge is refused
 
     QString m_resultsPath;
     QString m_benchPath;
     QString m_suite = QStringLiteral("builtin");
     QString m_device; // worker device: "cuda" | "cpu" | "" unknown
-    bool m_wholeSuiteRun = false;
+    QString m_deviceDescription;     // the worker's device line: "NVIDIA H200"
+    bool m_freshResults = false;     // the run fills new results (whole suite, or a separate run)
+    bool m_mergeRefused = false;     // the running worker's run differs from the open file: ignored
+    RunClient::Options m_runOptions; // the run in progress, as asked
+    RunClient::Options m_refusedRun; // the run whose merge was refused, for "Run as Separate"
     RunClient::Options m_lastRun;
+    // Thresholds: the user's own (settings; what Reset returns to in their mode), the open file's.
+    ThresholdSource m_thresholdSource = ThresholdSource::User;
+    ks::Thresholds m_userThresholds = ks::Thresholds::defaults();
+    ks::Thresholds m_userProfile = ks::Thresholds::defaults();
+    QString m_userProfilePath;
+    std::optional<ks::Thresholds> m_fileThresholds;
     QPointer<QThread> m_autosave; // the autosave being written, if any
 };

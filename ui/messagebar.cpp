@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "messagebar.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -9,7 +10,8 @@
 MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("messageBar"));
     setFrameShape(QFrame::StyledPanel);
-    auto* layout = new QHBoxLayout(this);
+    m_layout = new QHBoxLayout(this);
+    auto* layout = m_layout;
     layout->setContentsMargins(8, 4, 4, 4);
     m_icon = new QLabel;
     m_text = new QLabel;
@@ -27,9 +29,20 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     hide();
 }
 
-void MessageBar::showMessage(const QString& text, Kind kind) {
+void MessageBar::showMessage(const QString& text, Kind kind, const QList<QAction*>& actions) {
     m_kind = kind;
     m_text->setText(text);
+    qDeleteAll(m_buttons);
+    m_buttons.clear();
+    for (int i = 0; i < actions.size(); ++i) {
+        auto* b = new QToolButton;
+        b->setDefaultAction(actions[i]);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        connect(b, &QToolButton::triggered, this, &QWidget::hide);
+        // After the text, before the dismiss button.
+        m_layout->insertWidget(2 + i, b, 0, Qt::AlignVCenter);
+        m_buttons << b;
+    }
     QString color;
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;
     switch (kind) {

@@ -5,7 +5,9 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -16,7 +18,7 @@
 
 RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& selected, bool hasGpu,
                      QWidget* parent)
-    : QDialog(parent), m_selected(selected) {
+    : QDialog(parent), m_selected(selected), m_hasGpu(hasGpu) {
     setWindowTitle(tr("Run the filters"));
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
@@ -82,15 +84,48 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     layout->addLayout(form);
 
     if (!hasGpu) {
-        auto* note =
+        m_noGpuNote =
             new QLabel(tr("No GPU was found: the run uses the CPU with the small preset."));
-        note->setObjectName(QStringLiteral("noGpuNote"));
-        note->setWordWrap(true);
-        note->setStyleSheet(QStringLiteral("color: #e65100"));
-        layout->addWidget(note);
+        m_noGpuNote->setObjectName(QStringLiteral("noGpuNote"));
+        m_noGpuNote->setWordWrap(true);
+        m_noGpuNote->setStyleSheet(QStringLiteral("color: #e65100"));
+        layout->addWidget(m_noGpuNote);
         m_device->setCurrentIndex(m_device->findData(QStringLiteral("cpu")));
         m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("small")));
     }
+
+    m_deviceNote = new QLabel;
+    m_deviceNote->setObjectName(QStringLiteral("deviceNote"));
+    m_deviceNote->setWordWrap(true);
+    m_deviceNote->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_deviceNote->hide();
+    layout->addWidget(m_deviceNote);
+
+    // Only a run of selected tasks can go into the open file; the whole suite always makes new
+    // results (the open file stays on disk as it was).
+    m_target = new QGroupBox(tr("Results of the selected tasks"));
+    m_target->setObjectName(QStringLiteral("runTarget"));
+    auto* targetLayout = new QVBoxLayout(m_target);
+    m_merge = new QRadioButton(tr("Replace their rows in the open results"));
+    m_merge->setObjectName(QStringLiteral("mergeInto"));
+    m_separate = new QRadioButton(tr("Open as separate results (the open file is not changed)"));
+    m_separate->setObjectName(QStringLiteral("separateResults"));
+    m_mergeNote = new QLabel;
+    m_mergeNote->setObjectName(QStringLiteral("mergeNote"));
+    m_mergeNote->setWordWrap(true);
+    m_mergeNote->hide();
+    targetLayout->addWidget(m_merge);
+    targetLayout->addWidget(m_separate);
+    targetLayout->addWidget(m_mergeNote);
+    m_merge->setChecked(true);
+    m_target->hide();
+    layout->addWidget(m_target);
+
+    connect(m_all, &QRadioButton::toggled, this, &RunDialog::updateMerge);
+    connect(m_suite, &QLineEdit::textChanged, this, &RunDialog::updateMerge);
+    connect(m_seeds, &QSpinBox::valueChanged, this, &RunDialog::updateMerge);
+    connect(m_preset, &QComboBox::currentIndexChanged, this, &RunDialog::updateMerge);
+    connect(m_device, &QComboBox::currentIndexChanged, this, &RunDialog::updateMerge);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
@@ -101,6 +136,100 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
 
 void RunDialog::setSelectedOnly(bool on) {
     (on && m_some->isEnabled() ? m_some : m_all)->setChecked(true);
+    updateMerge();
+}
+
+void RunDialog::setOpenResults(const QString& name, const ks::RunInfo& run,
+                               const QString& workerDevice, const QString& workerDescription) {
+    m_hasFile = true;
+    m_fileName = name;
+    m_fileRun = run;
+    m_workerDevice = workerDevice;
+    const QString fileDevice = QString::fromStdString(run.device);
+    const QString fileDeviceText =
+        run.deviceName.empty()
+            ? fileDevice
+            : QStringLiteral("%1 (%2)").arg(fileDevice, QString::fromStdString(run.deviceName));
+    // The file's settings are the defaults: a re-run that silently used the built-in suite at
+    // the small preset replaced 2048x2048 rows of a KernelBench file with 256x256 ones.
+    if (!run.suite.empty()) m_suite->setText(QString::fromStdString(run.suite));
+    if (run.seeds >= m_seeds->minimum()) m_seeds->setValue(run.seeds);
+    if (const int i = m_preset->findData(QString::fromStdString(run.preset)); i >= 0)
+        m_preset->setCurrentIndex(i);
+    const bool workerHasCuda =
+        workerDevice == QLatin1String("cuda") || (workerDevice.isEmpty() && m_hasGpu);
+    if (fileDevice == QLatin1String("cpu") ||
+        (fileDevice == QLatin1String("cuda") && workerHasCuda))
+        m_device->setCurrentIndex(m_device->findData(fileDevice));
+
+    QString note;
+    if (fileDevice == QLatin1String("cuda") && workerDevice == QLatin1String("cpu"))
+        note = tr("%1 was measured on %2; this machine's worker has no GPU, so a run here uses the "
+                  "CPU. Its results cannot go into %1: they open as separate results.%3")
+                   .arg(name, fileDeviceText,
+                        run.preset == "full"
+                            ? tr(" The file's full KernelBench shapes can take hours on a CPU; "
+                                 "the small preset takes minutes.")
+                            : QString());
+    else if (fileDevice == QLatin1String("cuda") && workerDevice == QLatin1String("cuda") &&
+             !run.deviceName.empty() && !workerDescription.isEmpty() &&
+             !workerDescription.startsWith(QString::fromStdString(run.deviceName)))
+        note = tr("%1 was measured on %2; this machine's GPU is %3. Its results cannot go into %1: "
+                  "they open as separate results.")
+                   .arg(name, fileDeviceText, workerDescription);
+    if (!note.isEmpty()) {
+        m_deviceNote->setText(note);
+        m_deviceNote->show();
+        if (m_noGpuNote) m_noGpuNote->hide(); // the device note says it, with the file's device
+    }
+    m_merge->setText(tr("Replace their rows in %1").arg(name));
+    m_target->show();
+    updateMerge();
+}
+
+void RunDialog::updateMerge() {
+    if (!m_hasFile) return;
+    const RunClient::Options o = options();
+    QStringList why;
+    const QString fileSuite = QString::fromStdString(m_fileRun.suite);
+    if (!fileSuite.isEmpty() && o.suite != fileSuite)
+        why << tr("suite %1 (the file: %2)").arg(o.suite, fileSuite);
+    if (m_fileRun.seeds > 0 && o.seeds != m_fileRun.seeds)
+        why << tr("%1 seeds (the file: %2)").arg(o.seeds).arg(m_fileRun.seeds);
+    // "auto" and the device's default preset resolve on the worker: what it will be, if known.
+    const QString device = o.device == QLatin1String("auto") ? m_workerDevice : o.device;
+    const QString fileDevice = QString::fromStdString(m_fileRun.device);
+    if (!fileDevice.isEmpty() && !device.isEmpty() && device != fileDevice)
+        why << tr("device %1 (the file: %2)").arg(device, fileDevice);
+    const QString preset = !o.preset.isEmpty()               ? o.preset
+                           : device == QLatin1String("cuda") ? QStringLiteral("full")
+                           : device == QLatin1String("cpu")  ? QStringLiteral("small")
+                                                             : QString();
+    const QString filePreset = QString::fromStdString(m_fileRun.preset);
+    if (!filePreset.isEmpty() && !preset.isEmpty() && preset != filePreset)
+        why << tr("preset %1 (the file: %2)").arg(preset, filePreset);
+    if (!m_deviceNote->isHidden() && why.isEmpty()) why << tr("the device (see above)");
+    m_mergeProblem = why.join(QStringLiteral(", "));
+
+    const bool selected = m_some->isChecked();
+    m_target->setEnabled(selected);
+    m_merge->setEnabled(selected && m_mergeProblem.isEmpty());
+    if (!m_merge->isEnabled())
+        m_separate->setChecked(true);
+    else if (!m_mergeNote->isHidden())
+        m_merge->setChecked(true); // back once the cause is gone
+    if (!selected)
+        m_mergeNote->setText(
+            tr("The whole suite opens as new results; %1 is not changed.").arg(m_fileName));
+    else if (!m_mergeProblem.isEmpty())
+        m_mergeNote->setText(tr("<b>Not merged:</b> this run differs from %1 in %2. One results "
+                                "file holds one run, so it opens as separate results.")
+                                 .arg(m_fileName.toHtmlEscaped(), m_mergeProblem.toHtmlEscaped()));
+    m_mergeNote->setVisible(!selected || !m_mergeProblem.isEmpty());
+}
+
+bool RunDialog::separateResults() const {
+    return !m_some->isChecked() || (m_hasFile && m_separate->isChecked());
 }
 
 RunClient::Options RunDialog::options() const {

@@ -200,6 +200,7 @@ ThresholdPanel::ThresholdPanel(QWidget* parent) : QWidget(parent) {
         if (const auto p = ks::builtinProfile(name.toStdString())) {
             setProfile(*p);
             resetToProfile();
+            emit profileChosen();
         } else if (const QString path = m_profileBox->itemData(index).toString(); !path.isEmpty()) {
             QString error;
             loadProfile(path, &error);
@@ -240,9 +241,9 @@ void ThresholdPanel::setThresholds(const ks::Thresholds& thresholds) {
     emit thresholdsChanged(this->thresholds());
 }
 
-void ThresholdPanel::setProfile(const ks::Thresholds& profile) {
+void ThresholdPanel::setProfile(const ks::Thresholds& profile, const QString& path) {
     m_profile = profile;
-    m_profilePath.clear();
+    m_profilePath = path;
     const QString name = QString::fromStdString(profile.profile);
     if (m_profileBox->findText(name) < 0) m_profileBox->addItem(name);
     m_profileBox->setCurrentIndex(m_profileBox->findText(name));
@@ -268,6 +269,7 @@ bool ThresholdPanel::loadProfile(const QString& path, QString* error) {
         const int i = m_profileBox->findText(QString::fromStdString(p.profile));
         m_profileBox->setItemData(i, path);
         resetToProfile();
+        emit profileChosen();
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());

@@ -27,8 +27,9 @@ class ThresholdPanel : public QWidget {
     ks::Thresholds thresholds() const;
     // Sets the values (and the profile they came from) and emits thresholdsChanged once.
     void setThresholds(const ks::Thresholds& thresholds);
-    // The profile "Reset" returns to; also selects it in the combo.
-    void setProfile(const ks::Thresholds& profile);
+    // The profile "Reset" returns to (`path`: the file it came from, empty for built-in ones and
+    // a results file's thresholds); also selects it in the combo.
+    void setProfile(const ks::Thresholds& profile, const QString& path = {});
     const ks::Thresholds& profile() const { return m_profile; }
     // The file the profile was loaded from; empty for built-in profiles.
     QString profilePath() const { return m_profilePath; }
@@ -50,6 +51,9 @@ class ThresholdPanel : public QWidget {
 
   signals:
     void thresholdsChanged(const ks::Thresholds& thresholds);
+    // After the user picked a profile in the combo or loadProfile() loaded one (and the values
+    // were applied): the thresholds are now the user's choice, not a file's.
+    void profileChosen();
     void loadRequested();
     void saveRequested();
 

@@ -10,11 +10,13 @@
 //   ks_gui_bench [--tasks N] [--seeds S] [--write]   (--write updates bench/gui/RESULTS.md)
 
 #include <chartwidget.h>
+#include <compareview.h>
 #include <filtermatrixview.h>
 #include <mainwindow.h>
 #include <runclient.h>
 #include <thresholdpanel.h>
 
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 
@@ -45,8 +47,8 @@
 
 namespace {
 
-ks::RunResults synthetic(int tasks, int seeds) {
-    std::mt19937_64 rng(7);
+ks::RunResults synthetic(int tasks, int seeds, unsigned rngSeed = 7) {
+    std::mt19937_64 rng(rngSeed);
     std::uniform_real_distribution<double> u(0, 1);
     auto logUniform = [&](double lo, double hi) {
         return std::exp(std::log(lo) + u(rng) * (std::log(hi) - std::log(lo)));
@@ -360,6 +362,49 @@ int main(int argc, char** argv) {
     }
     w.matrixView()->flaggedOnlyBox()->setChecked(false);
 
+    // --- compare (issue 14): two such files side by side ------------------------------------
+    // B: the same tasks with other draws of every metric (as a run with other seeds, or on
+    // another device, would give), so a good share of the flags differ.
+    const ks::RunResults other = synthetic(nTasks, nSeeds, 8);
+    const QString otherPath = tmp.filePath(QStringLiteral("other.json"));
+    ks::writeFileAtomic(otherPath.toStdString(), ks::resultsToJson(other));
+    std::vector<double> compareOpenMs, compareOpenCpuMs;
+    for (int rep = 0; rep < 7; ++rep) {
+        w.closeComparison();
+        const double cpu0 = threadCpuMs();
+        QElapsedTimer t;
+        t.start();
+        if (!w.openResults(resultsPath) || !w.compareWith(otherPath)) {
+            std::cerr << "cannot open the synthetic results to compare\n";
+            return 1;
+        }
+        QCoreApplication::processEvents();
+        w.repaint(); // the compare view as the user first sees it
+        compareOpenMs.push_back(ms(t));
+        compareOpenCpuMs.push_back(threadCpuMs() - cpu0);
+    }
+    const int comparedTasks = int(w.compareModel()->diff().tasks.size());
+    const int differingDefault = w.compareModel()->diff().differingTasks;
+    auto rethresholdCompare = [&](std::vector<double>& wall, std::vector<double>& cpu) {
+        for (int rep = 0; rep < 60; ++rep) {
+            const double cpu0 = threadCpuMs();
+            QElapsedTimer timer;
+            timer.start();
+            w.setThresholds(rep % 2 ? a : b);
+            QCoreApplication::processEvents();
+            wall.push_back(ms(timer));
+            cpu.push_back(threadCpuMs() - cpu0);
+        }
+    };
+    std::vector<double> compareMs, compareCpuMs, compareAllMs, compareAllCpuMs;
+    rethresholdCompare(compareMs, compareCpuMs); // "differing only": rows come and go
+    w.compareView()->differingOnlyBox()->setChecked(false);
+    QCoreApplication::processEvents();
+    rethresholdCompare(compareAllMs, compareAllCpuMs); // every row, cells re-judged in place
+    w.closeComparison(); // the run measurements below are the matrix's own
+    w.openResults(resultsPath);
+    w.showView(MainWindow::View::TaskDetail);
+
     // --- run stall --------------------------------------------------------------------------
     qputenv("KS_WORKER", QCoreApplication::applicationFilePath().toUtf8());
     qputenv("KS_BENCH_STREAM", streamPath.toUtf8());
@@ -369,6 +414,9 @@ int main(int argc, char** argv) {
         ids << QString::fromStdString(t.id);
     RunClient::Options o;
     o.taskIds = ids;
+    // The open file's run: a run of another suite or seed count is refused, never merged.
+    o.suite = QString::fromStdString(results.run.suite);
+    o.seeds = nSeeds;
     int received = 0;
     QObject::connect(w.runClient(), &RunClient::taskFinished, [&] { ++received; });
     bool finished = false;
@@ -448,6 +496,19 @@ int main(int argc, char** argv) {
         events, 16, &eventsCpu);
     row(QStringLiteral("re-threshold + repaints, \"flagged only\" on, sorted by a criterion"),
         QStringLiteral("16 ms"), filtered, 16, &filteredCpu);
+    const Stats compareOpen = statsOf(compareOpenMs), compareOpenCpu = statsOf(compareOpenCpuMs),
+                compare = statsOf(compareMs), compareCpu = statsOf(compareCpuMs),
+                compareAll = statsOf(compareAllMs), compareAllCpu = statsOf(compareAllCpuMs);
+    row(QStringLiteral("compare: open A, Compare With B (two such files), until painted"),
+        QStringLiteral("500 ms"), compareOpen, 500, &compareOpenCpu);
+    row(QStringLiteral("re-threshold + repaints, compare view open (differing only)"),
+        QStringLiteral("16 ms"), compare, 16, &compareCpu);
+    row(QStringLiteral("re-threshold + repaints, compare view open (every task)"),
+        QStringLiteral("16 ms"), compareAll, 16, &compareAllCpu);
+    out << "\nThe compare rows: B is a second synthetic file of the same " << comparedTasks
+        << " tasks with other draws of every metric; " << differingDefault
+        << " tasks differ in a flag under the default profile. The compare view is the visible "
+           "tab.\n";
     out << "\n\"Within budget\" is judged on the p95 wall time. Where the max or the wall time is "
            "well "
         << "above the GUI thread's CPU time, the difference is time other processes on this shared "

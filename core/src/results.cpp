@@ -352,7 +352,9 @@ double TaskResult::zerosPass(const Thresholds& t) const {
 }
 
 double TaskResult::metric(Criterion c) const {
-    return metric(c, Thresholds::defaults());
+    // An empty Thresholds reads every value as its default, without building the defaults' map
+    // on each call (borderline() asks this for every rule of every task on every re-threshold).
+    return metric(c, Thresholds{});
 }
 
 double TaskResult::thresholdMetric(Threshold th) const {
@@ -389,15 +391,19 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
             return flagged(thresholdInfo(th).criterion, u);
         }
     };
+    // One copy of `t`, each bound moved and put back in turn: copying the thresholds' map twice per
+    // rule made this most of a re-threshold of 250 tasks.
+    Thresholds moved = t;
     for (const auto& i : thresholdInfos()) {
         if (isTolerance(i.threshold) || !criterionRun(i.criterion)) continue;
         const double bound = t.value(i.threshold);
-        Thresholds lower = t, upper = t;
-        lower.set(i.threshold, bound * (1 - margin));
-        upper.set(i.threshold, bound * (1 + margin));
         const bool now = fires(i.threshold, t);
-        if (fires(i.threshold, lower) != now || fires(i.threshold, upper) != now)
-            out.push_back({i.threshold, thresholdMetric(i.threshold), bound});
+        moved.set(i.threshold, bound * (1 - margin));
+        bool changes = fires(i.threshold, moved) != now;
+        moved.set(i.threshold, bound * (1 + margin));
+        changes = changes || fires(i.threshold, moved) != now;
+        moved.set(i.threshold, bound);
+        if (changes) out.push_back({i.threshold, thresholdMetric(i.threshold), bound});
     }
     // Zeros pass flags at tolerance used <= 1; both tolerances scaled by (1 +- margin) move that
     // bound to 1 +- margin, the same question as above.

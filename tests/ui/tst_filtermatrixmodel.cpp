@@ -446,6 +446,123 @@ class TestFilterMatrixModel : public QObject {
         QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("L2-80"));
         QCOMPARE(proxy.index(1, 0).data().toString(), QStringLiteral("L1-23"));
     }
+
+    // Issue 14: a column sorts by the value it shows. Filter 5's cells show a rewrite speedup, an
+    // efficiency or a pass count; sorting by the best speedup alone left "4.3 passes, 10.6
+    // passes, 2.95 passes" in file order.
+    void testSortByTheValueShown() {
+        FilterMatrixModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        FilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        const ks::RunResults base = fixture();
+        const ks::TaskResult l136 = *base.find("L1-36"); // memory-bound, 2.52 passes, no rewrite
+        QVERIFY(l136.inefficiency && l136.inefficiency->memoryBound);
+        ks::RunResults r;
+        r.run = base.run;
+        r.thresholds = ks::Thresholds::defaults();
+        r.thresholds.set(ks::Threshold::BaselinePasses, 2.0); // fusion-headroom: passes flag
+        int number = 1;
+        auto add = [&](const char* id, double passes, double efficiency) {
+            ks::TaskResult t = l136;
+            t.id = id;
+            t.number = number++;
+            t.inefficiency->passes = passes;
+            t.inefficiency->efficiency = efficiency;
+            r.tasks.push_back(t);
+        };
+        add("T-a", 4.3, 0.5);
+        add("T-b", 10.6, 0.5);
+        add("T-c", 2.95, 0.5);
+        add("T-d", 1.2, 0.5);                    // not flagged: shows its efficiency
+        add("T-e", 1.2, 0.02);                   // flagged on efficiency
+        ks::TaskResult rw = *base.find("L1-12"); // a 51x equal rewrite
+        r.tasks.push_back(rw);
+        model.setResults(r);
+        model.setThresholds(r.thresholds); // the model applies the thresholds it is given
+        const int B = FilterMatrixModel::BaselineInefficiencyColumn;
+        auto column = [&] {
+            QStringList cells;
+            for (int row = 0; row < proxy.rowCount(); ++row)
+                cells << proxy.index(row, B).data().toString();
+            return cells.join(QStringLiteral(" | "));
+        };
+        proxy.sort(B, Qt::AscendingOrder); // the most suspicious first, like with like
+        QCOMPARE(column(),
+                 QStringLiteral("\u2691 51.1x diag-matmul | \u2691 eff 0.02 | \u2691 10.6 passes | "
+                                "\u2691 4.3 passes | \u2691 2.95 passes | eff 0.5"));
+        proxy.sort(B, Qt::DescendingOrder);
+        QCOMPARE(column(),
+                 QStringLiteral("eff 0.5 | \u2691 2.95 passes | \u2691 4.3 passes | "
+                                "\u2691 10.6 passes | \u2691 eff 0.02 | \u2691 51.1x diag-matmul"));
+        // Re-thresholding re-sorts by what the cells show now: passes information only.
+        model.setThresholds(ks::Thresholds::defaults());
+        proxy.sort(B, Qt::AscendingOrder);
+        QCOMPARE(column(),
+                 QStringLiteral("\u2691 51.1x diag-matmul | \u2691 eff 0.02 | eff 0.5 | eff 0.5 | "
+                                "eff 0.5 | eff 0.5"));
+        // Numbers sort as numbers in every metric column (10 after 2, not before).
+        const int R = FilterMatrixModel::OutputRangeColumn;
+        ks::RunResults nums;
+        nums.thresholds = ks::Thresholds::defaults();
+        for (double v : {10.0, 2.0, 0.5, 100.0}) {
+            ks::TaskResult t = l136;
+            t.id = "N-" + std::to_string(nums.tasks.size());
+            t.range.maxAbs = v;
+            nums.tasks.push_back(t);
+        }
+        model.setResults(nums);
+        proxy.sort(R, Qt::AscendingOrder);
+        QStringList shown;
+        for (int row = 0; row < proxy.rowCount(); ++row)
+            shown << proxy.index(row, R).data().toString();
+        QCOMPARE(shown, (QStringList{"0.5", "2", "10", "100"}));
+    }
+
+    // "Flagged only" per criterion: the tasks one filter flags, whatever the others say.
+    void testFlaggedOnlyPerCriterion() {
+        FilterMatrixModel model;
+        FilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        model.setResults(fixture());
+        auto ids = [&] {
+            QStringList out;
+            for (int row = 0; row < proxy.rowCount(); ++row)
+                out << proxy.index(row, 0).data().toString();
+            return out;
+        };
+        proxy.setFlaggedCriterion(
+            ks::Criterion::BaselineInefficiency); // no effect until "flagged only"
+        QCOMPARE(proxy.rowCount(), 16);
+        proxy.setFlaggedOnly(true);
+        QStringList expected;
+        for (int row = 0; row < model.rowCount(); ++row)
+            if (model.cellState(row, ks::Criterion::BaselineInefficiency) ==
+                FilterMatrixModel::CellState::Flagged)
+                expected << QString::fromStdString(model.task(row)->id);
+        QCOMPARE(ids(), expected);
+        QVERIFY(ids().contains(QStringLiteral("L1-12"))); // the seed's Table 1: only inefficiency
+        QVERIFY(!ids().contains(QStringLiteral("L1-23")));
+        QCOMPARE(proxy.filterDescription(),
+                 QStringLiteral("flagged only by Baseline Inefficiency"));
+        proxy.setFlaggedCriterion(ks::Criterion::OutputRange);
+        QCOMPARE(ids(), (QStringList{"L1-23", "L2-80"}));
+        // A threshold edit re-filters: range < 2 also flags L2-13r (1.21) and more.
+        auto th = model.thresholds();
+        th.set(ks::Criterion::OutputRange, 2.0);
+        model.setThresholds(th);
+        QCOMPARE(proxy.rowCount(), model.flaggedCount(ks::Criterion::OutputRange));
+        QVERIFY(ids().contains(QStringLiteral("L2-13r")));
+        proxy.setFlaggedCriterion(std::nullopt); // back to any flag
+        QCOMPARE(proxy.rowCount(), model.anyFlagCount());
+        proxy.setLevel(2);
+        QCOMPARE(proxy.filterDescription(), QStringLiteral("flagged only, level 2"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFilterMatrixModel)

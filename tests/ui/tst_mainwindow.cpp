@@ -4,6 +4,7 @@
 // (streamed results, cancel, a worker that crashes mid-run), the no-GPU notice and settings.
 
 #include <chartwidget.h>
+#include <compareview.h>
 #include <filtermatrixview.h>
 #include <histogramchart.h>
 #include <kernelsview.h>
@@ -17,7 +18,9 @@
 #include <thresholdpanel.h>
 #include <timingchart.h>
 
+#include <ks/core/resultsdiff.h>
 #include <ks/core/suite.h>
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
 #include <models/redundancymodel.h>
@@ -38,15 +41,19 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QToolButton>
 
 namespace {
@@ -238,6 +245,66 @@ class TestMainWindow : public QObject {
             "True,True,2")); // ... inefficiency, redundancy, zeros pass, any flag, level
         QVERIFY(!w.exportCsv(QStringLiteral("/nonexistent/dir/x.csv")));
         QVERIFY(w.messageBar()->isVisible());
+    }
+
+    // Issue 14: the export asks whether it writes the visible rows or all rows, and the name it
+    // proposes says which (and whose thresholds), since the CSV's columns are the CLI's.
+    void testExportCsvAsksWhichRows() {
+        QTemporaryDir tmp;
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        // Nothing hidden: all rows, no question.
+        QCOMPARE(w.askCsvRows(), std::optional<MainWindow::CsvRows>(MainWindow::CsvRows::All));
+        QCOMPARE(w.suggestedCsvName(MainWindow::CsvRows::All), QStringLiteral("results.csv"));
+
+        QComboBox* by = w.matrixView()->flaggedByBox();
+        by->setCurrentIndex(by->findData(int(ks::Criterion::OutputRange)));
+        QVERIFY(w.matrixView()->flaggedOnlyBox()->isChecked()); // choosing a criterion turns it on
+        QCOMPARE(w.proxy()->rowCount(), 2);
+        QString question;
+        auto answer = [&question](const char* button) {
+            QTimer::singleShot(0, [&question, button] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                QVERIFY(box);
+                question = box->text() + QLatin1Char('\n') + box->informativeText();
+                if (auto* b = box->findChild<QAbstractButton*>(QString::fromLatin1(button)))
+                    b->click();
+                else
+                    box->reject();
+            });
+        };
+        answer("exportAllRows");
+        QCOMPARE(w.askCsvRows(), std::optional<MainWindow::CsvRows>(MainWindow::CsvRows::All));
+        QVERIFY2(
+            question.contains(QStringLiteral("shows 2 of 16 tasks (flagged only by Output Range)")),
+            qPrintable(question));
+        QVERIFY(question.contains(QStringLiteral("file's thresholds (robust-kbench)")));
+        answer("exportVisibleRows");
+        QCOMPARE(w.askCsvRows(), std::optional<MainWindow::CsvRows>(MainWindow::CsvRows::Visible));
+        answer("none: cancel");
+        QCOMPARE(w.askCsvRows(), std::optional<MainWindow::CsvRows>());
+        QCOMPARE(w.suggestedCsvName(MainWindow::CsvRows::Visible),
+                 QStringLiteral("results-visible-2-of-16.csv"));
+        QCOMPARE(w.suggestedCsvName(MainWindow::CsvRows::All), QStringLiteral("results.csv"));
+
+        const QString visible = tmp.filePath(QStringLiteral("visible.csv"));
+        const QString all = tmp.filePath(QStringLiteral("all.csv"));
+        QVERIFY(w.exportCsv(visible, MainWindow::CsvRows::Visible));
+        QVERIFY(w.exportCsv(all, MainWindow::CsvRows::All));
+        const ks::RunResults r = fixture();
+        QCOMPARE(readAll(all), QByteArray::fromStdString(ks::resultsToCsv(r, r.thresholds)));
+        const QList<QByteArray> lines = readAll(visible).split('\n');
+        QCOMPARE(lines.size(), 4); // header, L1-23, L2-80, trailing empty
+        QVERIFY(lines[1].startsWith("L1-23,"));
+        QVERIFY(lines[2].startsWith("L2-80,"));
+        // The user's thresholds in force (they differ from the file's): said in the name.
+        w.thresholdPanel()->setProfile(*ks::builtinProfile("strict"));
+        w.thresholdPanel()->resetToProfile();
+        emit w.thresholdPanel()->profileChosen();
+        QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::User);
+        QCOMPARE(w.suggestedCsvName(MainWindow::CsvRows::All),
+                 QStringLiteral("results-my-thresholds.csv"));
     }
 
     void testExportTaskJsonAndSave() {
@@ -592,6 +659,9 @@ class TestMainWindow : public QObject {
             MainWindow w;
             w.show();
             QVERIFY(w.openResults(ResultsFile));
+            // Edits to the file's thresholds stay with the file; the user's own are what persist.
+            w.useUserThresholds();
+            QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::User);
             typeThreshold(w, ks::Criterion::InputImpact, QStringLiteral("0.05"));
             typeThreshold(w, ks::Threshold::BaselinePasses, QStringLiteral("4"));
             typeThreshold(w, ks::Threshold::ZerosPassAtol, QStringLiteral("1e-5"));
@@ -613,11 +683,304 @@ class TestMainWindow : public QObject {
         QVERIFY(again.detailView()->logCountBox()->isChecked());
         QCOMPARE(again.tabs()->currentIndex(), 2);
         QVERIFY(again.recentFiles().first().endsWith(QStringLiteral("results.json")));
-        // The next start opens the last results.
+        // The next start opens the last results, with the file's thresholds (issue 14: the saved
+        // ones silently overrode the file's); the user's are one click away.
         again.startup();
         QCOMPARE(again.resultsPath(), ResultsFile);
         QCOMPARE(again.model()->rowCount(), 16);
+        QCOMPARE(again.thresholdSource(), MainWindow::ThresholdSource::File);
+        QCOMPARE(again.model()->thresholds().value(ks::Criterion::InputImpact), 0.01);
+        QVERIFY(
+            again.messageBar()->text().contains(QStringLiteral("input_impact 0.01 (yours 0.05)")));
+        again.useUserThresholds();
         QCOMPARE(again.model()->thresholds().value(ks::Criterion::InputImpact), 0.05);
+        QCOMPARE(again.model()->thresholds().borderlineMargin, 0.25);
+    }
+
+    // Issue 14, point 3: the file's thresholds win on open, the window title and the CSV say
+    // which are in force, the user's are one click away and edits to the file's never leak into
+    // the user's settings.
+    void testFileThresholdsWinOnOpen() {
+        QTemporaryDir tmp;
+        ks::RunResults r = fixture();
+        r.thresholds.profile = "from-the-file";
+        r.thresholds.set(ks::Criterion::OutputRange, 2.0); // flags L2-13r (1.21) and more
+        const QString path = tmp.filePath(QStringLiteral("h200.json"));
+        ks::writeFileAtomic(path.toStdString(), ks::resultsToJson(r));
+        {
+            MainWindow w; // the user's thresholds: strict, from the profile combo
+            const auto strict = ks::builtinProfile("strict");
+            QVERIFY(strict);
+            w.thresholdPanel()->setProfile(*strict);
+            w.thresholdPanel()->resetToProfile();
+            w.saveSettings();
+        }
+        MainWindow w;
+        w.show();
+        const auto strict = *ks::builtinProfile("strict");
+        QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::User);
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputStd),
+                 strict.value(ks::Criterion::OutputStd));
+
+        QVERIFY(w.openResults(path));
+        QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::File);
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputStd), 0.01);
+        QCOMPARE(w.model()->flaggedCount(ks::Criterion::OutputRange), 6); // as the file counts them
+        QVERIFY2(w.windowTitle().contains(QStringLiteral("file's thresholds (from-the-file)")),
+                 qPrintable(w.windowTitle()));
+        // Told, with the user's one click away.
+        QVERIFY(w.messageBar()->isVisible());
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("output_range 2 (yours")),
+                 qPrintable(w.messageBar()->text()));
+        QCOMPARE(w.messageBar()->actionButtons().size(), 1);
+        QToolButton* mine = w.messageBar()->actionButtons().first();
+        QCOMPARE(mine->defaultAction()->objectName(), QStringLiteral("useUserThresholds"));
+        // The CSV carries the thresholds in force on every row.
+        const QString fileCsv = tmp.filePath(QStringLiteral("file.csv"));
+        QVERIFY(w.exportCsv(fileCsv));
+        QCOMPARE(readAll(fileCsv), QByteArray::fromStdString(ks::resultsToCsv(r, r.thresholds)));
+
+        // An edit is the file's thresholds, edited; Reset returns to the file's values.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("3"));
+        QVERIFY(
+            w.windowTitle().contains(QStringLiteral("file's thresholds (from-the-file), edited")));
+        w.thresholdPanel()->resetToProfile();
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange), 2.0);
+
+        QTest::mouseClick(mine, Qt::LeftButton);
+        QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::User);
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange),
+                 strict.value(ks::Criterion::OutputRange));
+        QVERIFY2(w.windowTitle().contains(QStringLiteral("my thresholds (strict)")),
+                 qPrintable(w.windowTitle()));
+        QVERIFY(!w.messageBar()->isVisible());
+        const QString userCsv = tmp.filePath(QStringLiteral("user.csv"));
+        QVERIFY(w.exportCsv(userCsv));
+        QCOMPARE(readAll(userCsv), QByteArray::fromStdString(ks::resultsToCsv(r, strict)));
+
+        w.useFileThresholds();
+        QCOMPARE(w.model()->thresholds().value(ks::Criterion::OutputRange), 2.0);
+        typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("0.5")); // the file's, edited
+        w.saveSettings();
+        {
+            MainWindow next; // nothing of the file leaked into the user's settings
+            QCOMPARE(next.model()->thresholds().value(ks::Criterion::OutputRange),
+                     strict.value(ks::Criterion::OutputRange));
+            QCOMPARE(next.model()->thresholds().value(ks::Criterion::OutputStd),
+                     strict.value(ks::Criterion::OutputStd));
+        }
+        // Choosing a profile is the user's choice: their thresholds from then on.
+        QComboBox* box = w.thresholdPanel()->profileBox();
+        const int robust = box->findText(QStringLiteral("robust-kbench"));
+        QVERIFY(robust >= 0);
+        box->setCurrentIndex(robust);
+        emit box->activated(robust);
+        QCOMPARE(w.thresholdSource(), MainWindow::ThresholdSource::User);
+        QCOMPARE(w.userThresholds().value(ks::Criterion::OutputRange), 0.01);
+        // Opening a file the user's thresholds agree with says nothing.
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(!w.messageBar()->isVisible());
+        QVERIFY(w.windowTitle().contains(QStringLiteral("file's thresholds (robust-kbench)")));
+    }
+
+    // Issue 14, point 1: a re-run never mixes runs in one file.
+    void testRerunRefusesToMixRuns() {
+        useWorker("cpu_worker.sh"); // no GPU: the run says cpu / small
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        const ks::RunResults before = fixture();
+        const QByteArray onDisk = readAll(ResultsFile);
+        RunClient::Options o;
+        o.taskIds = QStringList{QStringLiteral("L1-1"), QStringLiteral("L1-12")};
+        QSignalSpy tasks(w.runClient(), &RunClient::taskFinished);
+        w.startRun(o); // "auto" device and preset: only the worker's start event tells
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), 5000);
+        QCOMPARE(w.messageBar()->kind(), MessageBar::Kind::Error);
+        QVERIFY2(w.messageBar()->text().contains(QStringLiteral("Not merged into results.json")),
+                 qPrintable(w.messageBar()->text()));
+        QVERIFY(w.messageBar()->text().contains(
+            QStringLiteral("device cuda NVIDIA H200 (this run: cpu x86_64")));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("preset full (this run: small)")));
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("refused")));
+        // Not one row of the file changed; it still says what measured it.
+        QCOMPARE(w.model()->rowCount(), 16);
+        for (const auto& t : before.tasks) {
+            const auto* now = w.model()->task(w.model()->rowOf(QString::fromStdString(t.id)));
+            QVERIFY(now);
+            QCOMPARE(now->outputShape, t.outputShape);
+            QCOMPARE(now->range.maxAbs, t.range.maxAbs);
+        }
+        QCOMPARE(w.model()->results().run.device, std::string("cuda"));
+        QCOMPARE(w.model()->results().run.preset, std::string("full"));
+        QVERIFY(!w.isWindowModified());
+        QCOMPARE(w.resultsPath(), ResultsFile);
+
+        // Known before the worker starts: refused at once, nothing started.
+        useWorker("ok_worker.sh");
+        RunClient::Options more = o;
+        more.seeds = 20;
+        w.startRun(more);
+        QVERIFY(!w.isRunning());
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("seeds 5 (this run: 20)")));
+        QCOMPARE(w.messageBar()->actionButtons().size(), 1);
+
+        // The way out: the same run as separate results; the file stays as it was on disk.
+        useWorker("cpu_worker.sh");
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        QTest::mouseClick(w.messageBar()->actionButtons().first(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        QVERIFY(w.resultsPath().isEmpty());
+        QCOMPARE(w.model()->results().run.device, std::string("cpu"));
+        QCOMPARE(w.model()->results().run.seeds, 5);
+        QVERIFY(w.model()->rowOf(QStringLiteral("L1-1")) >= 0);
+        QVERIFY(w.model()->rowOf(QStringLiteral("L3-11")) < 0); // only the run's tasks
+        QVERIFY(w.windowTitle().contains(QStringLiteral("unsaved results")));
+        QCOMPARE(readAll(ResultsFile), onDisk); // the file was never written
+        // ... and the new run is compared with it in the compare view.
+        QVERIFY(w.compareModel()->isActive());
+        QCOMPARE(w.compareModel()->nameB(), QStringLiteral("results.json"));
+        QVERIFY2(w.compareView()->summaryText().contains(QStringLiteral("preset small | full")),
+                 qPrintable(w.compareView()->summaryText()));
+        w.setWindowModified(false);
+    }
+
+    // Issue 14, point 2: a second results file beside the open one, the tasks whose flags differ.
+    void testCompareView() {
+        QTemporaryDir tmp;
+        ks::RunResults b = fixture();
+        b.run.seeds = 100;
+        for (auto& t : b.tasks)
+            if (t.id == "L2-13r") t.range.maxAbs = 0.005; // range and zeros pass flag in B
+        const QString bPath = tmp.filePath(QStringLiteral("h200-100seeds.json"));
+        ks::writeFileAtomic(bPath.toStdString(), ks::resultsToJson(b));
+
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        CompareView* view = w.compareView();
+        QVERIFY(!w.compareModel()->isActive());
+        QVERIFY(w.compareWith(bPath));
+        QCOMPARE(w.tabs()->currentWidget(), view);
+        QVERIFY(w.compareModel()->isActive());
+        QCOMPARE(view->tableView()->model()->rowCount(), 1); // differing only
+        QCOMPARE(view->tableView()->model()->index(0, CompareModel::IdColumn).data().toString(),
+                 QStringLiteral("L2-13r"));
+        QVERIFY2(view->summaryText().contains(QStringLiteral("seeds 5 | 100")),
+                 qPrintable(view->summaryText()));
+        QVERIFY(view->summaryText().contains(QStringLiteral("results.json")));
+        QVERIFY(view->summaryText().contains(QStringLiteral("h200-100seeds.json")));
+        // Selecting a compared task selects it in the matrix and the detail views.
+        QVERIFY(view->selectTask(QStringLiteral("L2-13r")));
+        QCOMPARE(w.currentTaskId(), QStringLiteral("L2-13r"));
+        view->differingOnlyBox()->setChecked(false);
+        QCOMPARE(view->tableView()->model()->rowCount(), 16);
+
+        // A re-threshold in the panel re-judges A at once; B keeps its file's thresholds.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
+        const ks::ResultsDiff expected =
+            ks::diffResults(w.model()->results(), w.model()->thresholds(), b, b.thresholds);
+        QCOMPARE(w.compareModel()->diff().differingTasks, expected.differingTasks);
+        QCOMPARE(w.compareModel()->diff().differing, expected.differing);
+        QCOMPARE(w.compareModel()->thresholdsA().value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(w.compareModel()->thresholdsB().value(ks::Criterion::OutputRange), 0.01);
+        // B judged by A's thresholds: the same data under one profile.
+        QComboBox* judge = view->thresholdsBox();
+        judge->setCurrentIndex(judge->findData(QStringLiteral("a")));
+        QCOMPARE(w.compareModel()->thresholdsB().value(ks::Criterion::OutputRange), 2.0);
+        const ks::ResultsDiff same = ks::diffResults(w.model()->results(), w.model()->thresholds(),
+                                                     b, w.model()->thresholds());
+        QCOMPARE(w.compareModel()->diff().differingTasks, same.differingTasks);
+        w.thresholdPanel()->resetToProfile();
+
+        // A file that is not results: said, and the comparison stays.
+        QVERIFY(!w.compareWith(BenchFile));
+        QVERIFY(w.messageBar()->text().contains(QStringLiteral("Cannot compare")));
+        QVERIFY(w.compareModel()->isActive());
+        w.closeComparison();
+        QVERIFY(!w.compareModel()->isActive());
+        QCOMPARE(view->tableView()->model()->rowCount(), 0);
+    }
+
+    // A suite opened but not run has no run of its own: a run of selected tasks fills it and
+    // gives it the run's device and preset (the saved file said nothing about them before).
+    void testRunIntoUnmeasuredSuiteAdoptsTheRun() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openSuite(QStringLiteral("builtin")));
+        if (w.model()->rowOf(QStringLiteral("L1-12")) < 0)
+            QSKIP("this build embeds no built-in tasks");
+        RunClient::Options o;
+        o.taskIds = QStringList{QStringLiteral("L1-12")};
+        QSignalSpy finished(w.runClient(), &RunClient::finished);
+        w.startRun(o);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        QCOMPARE(w.model()->results().run.device, std::string("cuda"));
+        QCOMPARE(w.model()->results().run.preset, std::string("full"));
+        QVERIFY(w.model()->task(w.model()->rowOf(QStringLiteral("L1-12")))->range.run);
+        w.setWindowModified(false);
+    }
+
+    // The run dialog takes suite, preset, seeds and device from the open file and says when the
+    // device differs; merging is offered only when nothing differs.
+    void testRunDialogFollowsTheOpenFile() {
+        const ks::RunInfo h200 = fixture().run;
+        RunClient::Options last; // what the settings remember: another suite, seeds and preset
+        last.suite = QStringLiteral("/somewhere/else");
+        last.seeds = 12;
+        last.preset = QStringLiteral("small");
+        last.device = QStringLiteral("cpu");
+        const QStringList selected{QStringLiteral("L1-23")};
+        {
+            RunDialog cpu(last, selected, false);
+            cpu.setOpenResults(QStringLiteral("h200.json"), h200, QStringLiteral("cpu"),
+                               QStringLiteral("x86_64 (2 threads)"));
+            const auto o = cpu.options();
+            QCOMPARE(o.suite, QStringLiteral("builtin"));
+            QCOMPARE(o.seeds, 5);
+            QCOMPARE(o.preset, QStringLiteral("full"));
+            QCOMPARE(o.device, QStringLiteral("cpu")); // no GPU here
+            auto* note = cpu.findChild<QLabel*>(QStringLiteral("deviceNote"));
+            QVERIFY(note && !note->isHidden());
+            QVERIFY2(note->text().contains(
+                         QStringLiteral("h200.json was measured on cuda (NVIDIA H200)")),
+                     qPrintable(note->text()));
+            QVERIFY(note->text().contains(QStringLiteral("no GPU")));
+            cpu.setSelectedOnly(true);
+            QVERIFY(cpu.separateResults());
+            QVERIFY(!cpu.findChild<QRadioButton*>(QStringLiteral("mergeInto"))->isEnabled());
+            QVERIFY(cpu.mergeProblem().contains(QStringLiteral("device cpu (the file: cuda)")));
+        }
+        RunDialog gpu(last, selected, true);
+        gpu.setOpenResults(QStringLiteral("h200.json"), h200, QStringLiteral("cuda"),
+                           QStringLiteral("NVIDIA H200"));
+        QCOMPARE(gpu.options().device, QStringLiteral("cuda"));
+        QVERIFY(gpu.findChild<QLabel*>(QStringLiteral("deviceNote"))->isHidden());
+        QVERIFY(gpu.separateResults()); // the whole suite: new results
+        gpu.setSelectedOnly(true);
+        auto* merge = gpu.findChild<QRadioButton*>(QStringLiteral("mergeInto"));
+        QVERIFY(merge->isEnabled() && merge->isChecked());
+        QVERIFY(!gpu.separateResults());
+        QSpinBox* seeds = gpu.findChild<QSpinBox*>();
+        seeds->setValue(100); // more seeds: a new run, not rows of this one
+        QVERIFY(!merge->isEnabled());
+        QVERIFY(gpu.separateResults());
+        QVERIFY(gpu.mergeProblem().contains(QStringLiteral("100 seeds (the file: 5)")));
+        QVERIFY(gpu.findChild<QLabel*>(QStringLiteral("mergeNote"))
+                    ->text()
+                    .contains(QStringLiteral("Not merged")));
+        seeds->setValue(5);
+        QVERIFY(merge->isEnabled() && merge->isChecked());
+        // Another GPU: said plainly, and not merged.
+        RunDialog h100(last, selected, true);
+        h100.setOpenResults(QStringLiteral("h200.json"), h200, QStringLiteral("cuda"),
+                            QStringLiteral("NVIDIA H100 80GB HBM3"));
+        h100.setSelectedOnly(true);
+        QVERIFY(h100.findChild<QLabel*>(QStringLiteral("deviceNote"))
+                    ->text()
+                    .contains(QStringLiteral("NVIDIA H100")));
+        QVERIFY(h100.separateResults());
     }
 
     void testFirstStartOffersBuiltinSuite() {

@@ -5,17 +5,21 @@
 
 #include <axeschart.h>
 #include <chartwidget.h>
+#include <compareview.h>
 #include <filtermatrixview.h>
 #include <kernelsview.h>
 #include <mainwindow.h>
 #include <speedupchart.h>
 #include <taskdetailview.h>
 
+#include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/redundancymodel.h>
 #include <models/rewritesmodel.h>
 
+#include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QImage>
 #include <QSettings>
 #include <QSplitter>
@@ -191,6 +195,44 @@ class TestScreenshots : public QObject {
         matrix.save(QDir(m_dir).filePath(QStringLiteral("filter-matrix.png")));
         checkNonTrivial(matrix, QStringLiteral("filter matrix"));
         QVERIFY2(statsOf(matrix).saturated > 0.05, "the matrix cells are coloured");
+    }
+
+    // The compare view over two real H200 runs of the built-in suite (bench/filters): the
+    // 2026-12-01 run (A) against the 2026-11-29 one (B), both judged by A's thresholds, so what
+    // differs is what the engine measured, not the profiles.
+    void testCompareView() {
+        const QString dir = QStringLiteral(KS_UI_TEST_DATA "/../../../bench/filters");
+        const QString a = dir + QStringLiteral("/h200-2026-12-01/builtin.json");
+        const QString b = dir + QStringLiteral("/h200-2026-11-29-filter.json");
+        if (!QFileInfo::exists(a) || !QFileInfo::exists(b))
+            QSKIP("bench/filters has no H200 runs to compare");
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startup(a);
+        QTRY_VERIFY(!w.workerDevice().isEmpty());
+        QComboBox* judge = w.compareView()->thresholdsBox();
+        judge->setCurrentIndex(judge->findData(QStringLiteral("a")));
+        QVERIFY(w.compareWith(b));
+        QCOMPARE(w.compareModel()->diff().differingTasks, 8); // as `kernelsieve-cli diff` says
+        // Only baseline inefficiency differs: its three columns are the ones shown.
+        QTableView* table = w.compareView()->tableView();
+        const int ie =
+            CompareModel::columnOf(ks::Criterion::BaselineInefficiency, CompareModel::Part::A);
+        QVERIFY(!table->isColumnHidden(ie) && !table->isColumnHidden(ie + 2));
+        QVERIFY(table->isColumnHidden(
+            CompareModel::columnOf(ks::Criterion::OutputStd, CompareModel::Part::A)));
+        // The compare table wants the room: a shorter matrix above it.
+        w.findChild<QSplitter*>(QStringLiteral("mainSplitter"))->setSizes({220, 540});
+        QApplication::processEvents();
+        table->sortByColumn(ie + 2, Qt::AscendingOrder); // the largest drop of B against A first
+        QVERIFY(w.compareView()->selectTask(QStringLiteral("L2-23")));
+        QCOMPARE(w.currentTaskId(), QStringLiteral("L2-23"));
+        const QImage image = shoot(w, QStringLiteral("compare.png"));
+        checkNonTrivial(image, QStringLiteral("compare view"));
+        const QImage view = w.compareView()->grab().toImage();
+        QVERIFY2(statsOf(view).saturated > 0.02, "the compared cells are coloured");
     }
 
     // External kernels (bench-external.json) on L1-19, a task without built-in kernels: one of

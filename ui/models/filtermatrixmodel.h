@@ -14,6 +14,7 @@
 
 #include <array>
 #include <optional>
+#include <utility>
 #include <vector>
 
 class FilterMatrixModel : public QAbstractTableModel {
@@ -43,15 +44,19 @@ class FilterMatrixModel : public QAbstractTableModel {
 
     enum Roles {
         SortRole = Qt::UserRole + 1,
-        CellStateRole, // CellState of a criterion or the any-flag column
-        MetricRole,    // the raw metric behind a criterion cell (double, NaN if none): filters 5-6
-                       // the best rewrite speedup and the redundant FLOP fraction
-        ThresholdRole, // the active (primary) threshold of a criterion cell
-        TaskIdRole,    // any column: the task id
-        AnyFlagRole,   // any column: bool
-        LevelRole,     // any column: int
-        CategoryRole,  // any column: QString
-        BorderlineRole // a criterion cell: bool, some metric of it is within the borderline margin
+        CellStateRole,  // CellState of a criterion or the any-flag column
+        MetricRole,     // the raw metric behind a criterion cell (double, NaN if none): filters 5-6
+                        // the best rewrite speedup and the redundant FLOP fraction
+        ThresholdRole,  // the active (primary) threshold of a criterion cell
+        TaskIdRole,     // any column: the task id
+        AnyFlagRole,    // any column: bool
+        LevelRole,      // any column: int
+        CategoryRole,   // any column: QString
+        BorderlineRole, // a criterion cell: bool, some metric of it is within the borderline margin
+        // int, compared before SortRole: which quantity a cell shows where a column mixes them
+        // (filter 5: flagged rewrite, flagged efficiency, flagged passes, rewrite, efficiency,
+        // nothing, not run), so that SortRole orders like with like. 0 elsewhere.
+        SortGroupRole
     };
 
     explicit FilterMatrixModel(QObject* parent = nullptr);
@@ -97,6 +102,8 @@ class FilterMatrixModel : public QAbstractTableModel {
 
   private:
     void recomputeRow(int row);
+    // (SortGroupRole, SortRole) of a filter 5 cell.
+    std::pair<int, double> inefficiencySortKey(CellState state, const ks::TaskResult& t) const;
     void recomputeCounts();
 
     ks::RunResults m_results;

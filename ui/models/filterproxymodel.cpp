@@ -56,6 +56,35 @@ void FilterProxyModel::setFlaggedOnly(bool on) {
     invalidateRowsFilter();
 }
 
+void FilterProxyModel::setFlaggedCriterion(std::optional<ks::Criterion> c) {
+    if (c == m_flaggedCriterion) return;
+    m_flaggedCriterion = c;
+    if (m_flaggedOnly) invalidateRowsFilter();
+}
+
+QString FilterProxyModel::filterDescription() const {
+    QStringList parts;
+    if (m_flaggedOnly)
+        parts << (m_flaggedCriterion
+                      ? tr("flagged only by %1")
+                            .arg(QString::fromUtf8(ks::criterionInfo(*m_flaggedCriterion).label))
+                      : tr("flagged only"));
+    if (m_level != 0) parts << tr("level %1").arg(m_level);
+    if (!m_category.isEmpty()) parts << tr("category %1").arg(m_category);
+    if (!m_search.isEmpty()) parts << tr("search \"%1\"").arg(m_search);
+    return parts.join(QStringLiteral(", "));
+}
+
+bool FilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    // Only filter 5's column mixes quantities; the others skip the extra look-ups per comparison.
+    if (left.column() != FilterMatrixModel::BaselineInefficiencyColumn)
+        return QSortFilterProxyModel::lessThan(left, right);
+    const int gl = left.data(FilterMatrixModel::SortGroupRole).toInt();
+    const int gr = right.data(FilterMatrixModel::SortGroupRole).toInt();
+    if (gl != gr) return gl < gr;
+    return QSortFilterProxyModel::lessThan(left, right);
+}
+
 bool FilterProxyModel::isFiltering() const {
     return !m_search.isEmpty() || m_level != 0 || !m_category.isEmpty() || m_flaggedOnly;
 }
@@ -73,7 +102,12 @@ bool FilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& source
     if (!model || sourceParent.isValid()) return true;
     const auto* task = model->task(sourceRow);
     if (!task) return false;
-    if (m_flaggedOnly && !model->anyFlag(sourceRow)) return false;
+    if (m_flaggedOnly) {
+        if (m_flaggedCriterion ? model->cellState(sourceRow, *m_flaggedCriterion) !=
+                                     FilterMatrixModel::CellState::Flagged
+                               : !model->anyFlag(sourceRow))
+            return false;
+    }
     if (m_level != 0 && task->level != m_level) return false;
     if (!m_category.isEmpty() && QString::fromStdString(task->category) != m_category) return false;
     if (!m_search.isEmpty()) {

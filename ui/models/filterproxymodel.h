@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Sorting and filtering of the filter matrix: search text, level, category, "flagged only".
-// Sorting uses FilterMatrixModel::SortRole so ids sort naturally and metrics numerically.
+// Sorting and filtering of the filter matrix: search text, level, category, "flagged only" (by
+// any criterion or by one). Sorting uses FilterMatrixModel::SortRole so ids sort naturally and
+// metrics by the value shown, numerically; FilterMatrixModel::SortGroupRole first, where a column
+// shows different quantities (filter 5: a rewrite speedup, an efficiency or a pass count).
+
+#include <ks/core/criteria.h>
 
 #include <QSortFilterProxyModel>
+
+#include <optional>
 
 class FilterMatrixModel;
 
@@ -20,6 +26,12 @@ class FilterProxyModel : public QSortFilterProxyModel {
     QString category() const { return m_category; }
     void setFlaggedOnly(bool on);
     bool flaggedOnly() const { return m_flaggedOnly; }
+    // Which flag "flagged only" asks for: one criterion, or any (std::nullopt, the default).
+    void setFlaggedCriterion(std::optional<ks::Criterion> c);
+    std::optional<ks::Criterion> flaggedCriterion() const { return m_flaggedCriterion; }
+    // "flagged only by Output Std, level 2, category activation, search \"gelu\"" (empty when
+    // nothing is filtered): what the CSV export says it leaves out.
+    QString filterDescription() const;
     bool isFiltering() const;
     // Source rows that pass the filter, in source order (for exports that must keep file order).
     QList<int> acceptedSourceRows() const;
@@ -28,6 +40,7 @@ class FilterProxyModel : public QSortFilterProxyModel {
 
   protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
   private:
     void onFlagsChanged();
@@ -36,5 +49,6 @@ class FilterProxyModel : public QSortFilterProxyModel {
     int m_level = 0;
     QString m_category;
     bool m_flaggedOnly = false;
+    std::optional<ks::Criterion> m_flaggedCriterion;
     bool m_unsortedRows = false; // rows inserted since the last sort
 };

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// CompareModel (issue 14, point 2): two results side by side, checked through
+// QAbstractItemModelTester (created before the model is filled) and a readable dump.
+
+#include <models/comparemodel.h>
+#include <models/filtermatrixmodel.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+#include <algorithm>
+
+namespace {
+
+ks::RunResults fixture() {
+    const std::string path = KS_UI_TEST_DATA "/results.json";
+    return ks::resultsFromJson(ks::readFile(path), path);
+}
+
+ks::TaskResult& task(ks::RunResults& r, const std::string& id) {
+    return *std::find_if(r.tasks.begin(), r.tasks.end(),
+                         [&](const ks::TaskResult& t) { return t.id == id; });
+}
+
+// B: another seed count, L2-13r's outputs shrunk into the range band, KS-3 dropped, L1-2 added.
+ks::RunResults fixtureB() {
+    ks::RunResults b = fixture();
+    b.run.seeds = 100;
+    task(b, "L2-13r").range.maxAbs = 0.005;
+    b.tasks.erase(std::find_if(b.tasks.begin(), b.tasks.end(),
+                               [](const ks::TaskResult& t) { return t.id == "KS-3"; }));
+    ks::TaskResult extra = task(b, "L1-1");
+    extra.id = "L1-2";
+    extra.number = 2;
+    b.tasks.push_back(extra);
+    return b;
+}
+
+// One line per row: "id | presence | differs | key: A -> B (delta); ..." for the differing flags.
+QString dump(const QAbstractItemModel& m) {
+    QStringList lines;
+    for (int row = 0; row < m.rowCount(); ++row) {
+        QStringList cells;
+        for (const auto& c : ks::criteria()) {
+            const int a = CompareModel::columnOf(c.criterion, CompareModel::Part::A);
+            if (!m.index(row, a).data(CompareModel::DiffersRole).toBool()) continue;
+            cells << QStringLiteral("%1: %2 -> %3 (%4)")
+                         .arg(QString::fromUtf8(c.key), m.index(row, a).data().toString(),
+                              m.index(row, a + 1).data().toString(),
+                              m.index(row, a + 2).data().toString());
+        }
+        lines << QStringLiteral("%1 | %2 | %3 | %4")
+                     .arg(m.index(row, CompareModel::IdColumn).data().toString(),
+                          m.index(row, CompareModel::PresenceColumn).data().toString(),
+                          m.index(row, CompareModel::DiffersColumn).data().toString(),
+                          cells.join(QStringLiteral("; ")));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TestCompareModel : public QObject {
+    Q_OBJECT
+  private slots:
+    void testCompareTwoFiles() {
+        CompareModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSortFilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(CompareModel::SortRole);
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(model.summaryText().contains(QStringLiteral("Compare With")));
+
+        const ks::RunResults a = fixture();
+        model.setThresholds(a.thresholds, a.thresholds);
+        model.setA(&a, QStringLiteral("h200-5.json"));
+        QVERIFY(!model.isActive());
+        QCOMPARE(model.rowCount(), 0);
+        model.setB(fixtureB(), QStringLiteral("h200-100.json"));
+        QVERIFY(model.isActive());
+        QCOMPARE(model.columnCount(), 4 + 3 * ks::CriterionCount);
+
+        // Differing only (the default): L2-13r, whose range now flags, and zeros pass with it.
+        QCOMPARE(dump(model),
+                 QStringLiteral(
+                     "L2-13r | both | 2 flag(s) | output_range: 1.21 -> \u2691 0.005 (-1.21); "
+                     "zeros_pass: 54.8 -> \u2691 0.498 (-54.3)"));
+        QCOMPARE(model.headerData(CompareModel::DiffersColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Differs (1)"));
+        const int rangeA =
+            CompareModel::columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
+        QCOMPARE(model.headerData(rangeA, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Range A (2)"));
+        QCOMPARE(model.headerData(rangeA + 1, Qt::Horizontal).toString(), QStringLiteral("B (3)"));
+        QCOMPARE(model.headerData(rangeA + 2, Qt::Horizontal).toString(),
+                 QStringLiteral("\u0394 (1 differ)"));
+        QCOMPARE(model.index(0, rangeA + 1).data(Qt::BackgroundRole).value<QColor>(),
+                 FilterMatrixModel::stateColor(FilterMatrixModel::CellState::Flagged));
+        QCOMPARE(model.index(0, rangeA + 1).data(CompareModel::FlagStateRole).toInt(),
+                 int(ks::FlagState::Flagged));
+        QVERIFY(model.index(0, rangeA + 2)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("the flags differ")));
+        const QString summary = model.summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("seeds 5 | 100")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("1 of 17 tasks differ in a flag")));
+        QVERIFY(summary.contains(QStringLiteral("1 only in A, 1 only in B")));
+
+        // Every task of either file.
+        QSignalSpy changed(&model, &CompareModel::comparisonChanged);
+        model.setDifferingOnly(false);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.rowCount(), 17);
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("KS-3")), CompareModel::PresenceColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("only in A"));
+        QCOMPARE(model.index(model.rowCount() - 1, CompareModel::IdColumn).data().toString(),
+                 QStringLiteral("L1-2"));
+        QCOMPARE(model.index(model.rowCount() - 1, rangeA).data().toString(),
+                 QString()); // missing in A
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("L1-4")), rangeA).data().toString(),
+                 QStringLiteral("\u2014"));
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("L3-11")), rangeA).data().toString(),
+                 QStringLiteral("error"));
+        // Sorted by the delta: the largest drop first; not comparable (NaN) last.
+        proxy.sort(rangeA + 2, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, CompareModel::IdColumn).data().toString(),
+                 QStringLiteral("L2-13r"));
+        QCOMPARE(proxy.index(proxy.rowCount() - 1, rangeA + 2).data().toString(), QString());
+        proxy.sort(CompareModel::DiffersColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, CompareModel::IdColumn).data().toString(),
+                 QStringLiteral("L2-13r"));
+
+        // Two threshold profiles: B judged by range < 2 also flags L2-13 (1.52) and L2-66 (1.0),
+        // with L2-13r three differ (KS-3 is not in B).
+        ks::Thresholds loose = a.thresholds;
+        loose.profile = "loose";
+        loose.set(ks::Criterion::OutputRange, 2.0);
+        model.setThresholds(a.thresholds, loose);
+        QCOMPARE(model.rowCount(), 17); // rows kept: re-thresholding is in place
+        QCOMPARE(model.diff().differing[size_t(ks::Criterion::OutputRange)], 3);
+        model.setDifferingOnly(true);
+        QCOMPARE(model.rowCount(), model.diff().differingTasks);
+        QVERIFY(model.rowOf(QStringLiteral("L2-66")) >= 0);
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("L2-66")), rangeA + 2).data().toString(),
+                 QStringLiteral("0"));
+        QVERIFY(model.summaryText().contains(QStringLiteral("output_range 0.01 | 2")));
+        model.setThresholds(loose, loose);
+        QVERIFY(model.rowOf(QStringLiteral("L2-66")) < 0);
+
+        // A changes (a run streams in): refresh() takes the new rows.
+        ks::RunResults a2 = a;
+        model.setA(&a2, QStringLiteral("run"));
+        task(a2, "L1-19").range.maxAbs = 0.001;
+        model.refresh();
+        QVERIFY(model.rowOf(QStringLiteral("L1-19")) >= 0);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(!model.isActive());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompareModel)
+#include "tst_comparemodel.moc"
