@@ -26,15 +26,18 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -160,6 +163,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 showView(View::TaskDetail);
             });
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelRun);
+    m_matrixView->tableView()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_matrixView->tableView(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) {
+                QTableView* table = m_matrixView->tableView();
+                const QModelIndex index = table->indexAt(pos);
+                if (!index.isValid()) return;
+                QMenu* menu = taskContextMenu(index.data(FilterMatrixModel::TaskIdRole).toString());
+                menu->setAttribute(Qt::WA_DeleteOnClose);
+                menu->popup(table->viewport()->mapToGlobal(pos));
+            });
     connect(m_compareView, &CompareView::taskActivated, this, [this](const QString& id) {
         if (id != currentTaskId()) selectTask(id); // the task in the matrix and the detail views
     });
@@ -826,6 +839,45 @@ void MainWindow::onCurrentTaskChanged(const QString& id) {
     m_detail->setTask(id);
     m_kernels->setTask(id);
     updateRunState();
+}
+
+QMenu* MainWindow::taskContextMenu(const QString& id) {
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("taskContextMenu"));
+    const ks::TaskResult* t = m_model->task(m_model->rowOf(id));
+    if (!t) return menu;
+    // The menu acts on the task under the pointer, as the selection then shows.
+    if (!m_matrixView->selectedTaskIds().contains(id)) selectTask(id);
+    const QString name = QString::fromStdString(t->name);
+    auto* copyId = menu->addAction(tr("Copy ID (%1)").arg(id), this,
+                                   [id] { QGuiApplication::clipboard()->setText(id); });
+    copyId->setObjectName(QStringLiteral("copyTaskId"));
+    auto* copyName = menu->addAction(tr("Copy Name"), this,
+                                     [name] { QGuiApplication::clipboard()->setText(name); });
+    copyName->setObjectName(QStringLiteral("copyTaskName"));
+    const int line = ResultsUtil::flaggedSourceLine(*t, m_model->thresholds());
+    auto* source = menu->addAction(line > 0 ? tr("Show Source at the Flagged Line (%1)").arg(line)
+                                            : tr("Show Source"),
+                                   this, [this, id] { showTaskSource(id); });
+    source->setObjectName(QStringLiteral("showTaskSource"));
+    source->setEnabled(!t->source.empty());
+    menu->addSeparator();
+    auto* rerun = menu->addAction(tr("Re-run This Task\u2026"), this, [this, id] {
+        selectTask(id);
+        runDialog(true);
+    });
+    rerun->setObjectName(QStringLiteral("rerunTask"));
+    rerun->setEnabled(!isRunning());
+    return menu;
+}
+
+bool MainWindow::showTaskSource(const QString& id) {
+    const ks::TaskResult* t = m_model->task(m_model->rowOf(id));
+    if (!t || !selectTask(id)) return false;
+    showView(View::TaskDetail);
+    m_detail->showGraphAnalyses(true);
+    const int line = ResultsUtil::flaggedSourceLine(*t, m_model->thresholds());
+    return m_detail->showSourceLine(line > 0 ? line : 1);
 }
 
 bool MainWindow::selectTask(const QString& id) {

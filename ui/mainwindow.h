@@ -95,6 +95,12 @@ class MainWindow : public QMainWindow {
     bool isRunning() const;
 
     void showView(View view);
+    // The matrix's context menu for task `id` (selects it first): Copy ID, Copy Name, Show
+    // Source at the Flagged Line, Re-run This Task. The caller owns the menu.
+    QMenu* taskContextMenu(const QString& id);
+    // Task Detail's graph page with the task's numbered source at its flagged line
+    // (ResultsUtil::flaggedSourceLine; line 1 when none is named).
+    bool showTaskSource(const QString& id);
     bool selectTask(const QString& id);
     QString currentTaskId() const;
 

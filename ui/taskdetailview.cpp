@@ -14,14 +14,19 @@
 #include "ks/core/taskspec.h"
 
 #include <QCheckBox>
+#include <QColor>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextEdit>
 #include <QVBoxLayout>
 
 namespace {
@@ -114,6 +119,20 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     redundant->horizontalHeader()->setSectionResizeMode(RedundancyModel::SourceColumn, QHeaderView::Interactive);
     redundant->setColumnWidth(RedundancyModel::SourceColumn, 170);
     redundant->horizontalHeader()->setStretchLastSection(false); // the reason gets the room, not FLOPs
+    m_rewritesTable = rewrites;
+    m_redundancyTable = redundant;
+    // A rewrite or a redundant node names a source line: selecting it shows that line.
+    auto followLine = [this](QTableView* table, int lineColumn) {
+        connect(
+            table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this, table, lineColumn](const QModelIndex& current) {
+                if (!current.isValid()) return;
+                showSourceLine(
+                    table->model()->index(current.row(), lineColumn).data(Qt::EditRole).toInt());
+            });
+    };
+    followLine(rewrites, RewritesModel::LineColumn);
+    followLine(redundant, RedundancyModel::LineColumn);
     m_redundancySummary = new QLabel;
     m_redundancySummary->setObjectName(QStringLiteral("redundancySummary"));
     m_redundancySummary->setWordWrap(true);
@@ -159,6 +178,22 @@ TaskDetailView::TaskDetailView(FilterMatrixModel* model, QWidget* parent)
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &TaskDetailView::onThresholdsChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { setTask(m_id); });
     setTask({});
+}
+
+bool TaskDetailView::showSourceLine(int line) {
+    QTextDocument* doc = m_graphSource->document();
+    if (line <= 0 || line > doc->blockCount()) return false;
+    const QTextBlock block = doc->findBlockByNumber(line - 1);
+    QTextCursor cursor(block);
+    m_graphSource->setTextCursor(cursor);
+    m_graphSource->centerCursor();
+    QTextEdit::ExtraSelection mark;
+    mark.format.setBackground(QColor(0xff, 0xf5, 0x9d));
+    mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+    mark.cursor = cursor;
+    m_graphSource->setExtraSelections({mark});
+    m_highlightedLine = line;
+    return true;
 }
 
 void TaskDetailView::showGraphAnalyses(bool on) {
@@ -242,6 +277,7 @@ void TaskDetailView::setTask(const QString& id) {
         if (i + 1 < lines.size() || !lines[i].isEmpty())
             numbered << QStringLiteral("%1  %2").arg(i + 1, 3).arg(lines[i]);
     m_graphSource->setPlainText(numbered.join(QLatin1Char('\n')));
+    m_highlightedLine = 0;
     m_axesModel->setTask(t, th.value(ks::Criterion::OutputAxes));
     m_seedModel->setTask(t);
     updateHeader();

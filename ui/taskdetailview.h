@@ -46,6 +46,13 @@ class TaskDetailView : public QWidget {
     QTabWidget* pages() const { return m_pages; }
     QWidget* graphPage() const { return m_graphPage; }
     void showGraphAnalyses(bool on);
+    // The graph page's numbered source, scrolled to `line` (1-based) with the line highlighted;
+    // what clicking a rewrite or a redundant node does. False when the task has no such line.
+    bool showSourceLine(int line);
+    int highlightedLine() const { return m_highlightedLine; }
+    QPlainTextEdit* graphSourceEdit() const { return m_graphSource; }
+    QTableView* rewritesTable() const { return m_rewritesTable; }
+    QTableView* redundancyTable() const { return m_redundancyTable; }
     RooflineModel* rooflineModel() const { return m_rooflineModel; }
     RewritesModel* rewritesModel() const { return m_rewritesModel; }
     RedundancyModel* redundancyModel() const { return m_redundancyModel; }
@@ -75,4 +82,7 @@ class TaskDetailView : public QWidget {
     RewritesModel* m_rewritesModel = nullptr;
     RedundancyModel* m_redundancyModel = nullptr;
     QLabel* m_redundancySummary = nullptr;
+    QTableView* m_rewritesTable = nullptr;
+    QTableView* m_redundancyTable = nullptr;
+    int m_highlightedLine = 0;
 };

@@ -167,7 +167,8 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.rowCount(), 6); // 4 nodes, 2 unused arguments
         QCOMPARE(model.index(0, RedundancyModel::KindColumn).data().toString(), QStringLiteral("constant"));
         QCOMPARE(model.index(0, RedundancyModel::OpColumn).data().toString(), QStringLiteral("aten::softmax"));
-        QCOMPARE(model.index(0, RedundancyModel::LineColumn).data().toString(), QStringLiteral("4"));
+        QCOMPARE(model.index(0, RedundancyModel::LineColumn).data().toString(),
+                 QStringLiteral("5"));
         QVERIFY(model.index(0, RedundancyModel::SourceColumn).data().toString().startsWith(QStringLiteral("x = torch.softmax")));
         QVERIFY(model.index(0, RedundancyModel::ReasonColumn).data().toString().contains(QStringLiteral("size-1 axis")));
         QCOMPARE(model.index(1, RedundancyModel::FlopsColumn).data().toString(), QStringLiteral("2.09e+11"));

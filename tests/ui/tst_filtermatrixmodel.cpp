@@ -205,7 +205,8 @@ class TestFilterMatrixModel : public QObject {
         QVERIFY2(tip.contains(QStringLiteral("baseline_passes &gt;= 2")), qPrintable(tip));
         model.setThresholds(ks::Thresholds::defaults());
         const QString dtip = cell("L2-13", D, Qt::ToolTipRole).toString();
-        QVERIFY2(dtip.contains(QStringLiteral("constant <tt>aten::softmax</tt> (line 4)")), qPrintable(dtip));
+        QVERIFY2(dtip.contains(QStringLiteral("constant <tt>aten::softmax</tt> (line 5)")),
+                 qPrintable(dtip));
         QVERIFY2(dtip.contains(QStringLiteral("parameter <tt>w</tt> only feeds redundant ops")), qPrintable(dtip));
         QVERIFY(model.headerData(B, Qt::Horizontal, Qt::ToolTipRole)
                     .toString()

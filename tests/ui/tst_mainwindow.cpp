@@ -31,17 +31,22 @@
 #include <models/summarymodel.h>
 #include <models/variantsmodel.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QGuiApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
@@ -53,8 +58,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTimer>
+
 #include <QToolButton>
+#include <memory>
 
 namespace {
 const QString ResultsFile = QStringLiteral(KS_UI_TEST_DATA "/results.json");
@@ -901,6 +909,71 @@ class TestMainWindow : public QObject {
         w.closeComparison();
         QVERIFY(!w.compareModel()->isActive());
         QCOMPARE(view->tableView()->model()->rowCount(), 0);
+    }
+
+    // Issue 14, point 4: a task's context menu (copy id, copy name, its source at the flagged line,
+    // re-run it), and a rewrite or redundant node selected shows its source line.
+    void testTaskContextMenuAndSourceLines() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        std::unique_ptr<QMenu> menu(w.taskContextMenu(QStringLiteral("L2-13")));
+        QCOMPARE(w.currentTaskId(), QStringLiteral("L2-13")); // the menu acts on the task it names
+        auto action = [&](const char* name) {
+            return menu->findChild<QAction*>(QString::fromLatin1(name));
+        };
+        QVERIFY(action("copyTaskId") && action("copyTaskName") && action("showTaskSource") &&
+                action("rerunTask"));
+        action("copyTaskId")->trigger();
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("L2-13"));
+        action("copyTaskName")->trigger();
+        QCOMPARE(QGuiApplication::clipboard()->text(),
+                 QStringLiteral("13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling"));
+        // Flagged by filter 6: its first redundant node, the constant softmax on line 5.
+        QVERIFY2(action("showTaskSource")->text().contains(QStringLiteral("(5)")),
+                 qPrintable(action("showTaskSource")->text()));
+        action("showTaskSource")->trigger();
+        QCOMPARE(w.tabs()->currentWidget(), w.detailView());
+        QCOMPARE(w.detailView()->pages()->currentWidget(), w.detailView()->graphPage());
+        QCOMPARE(w.detailView()->highlightedLine(), 5);
+        QPlainTextEdit* source = w.detailView()->graphSourceEdit();
+        QCOMPARE(source->textCursor().blockNumber(), 4);
+        QVERIFY(source->textCursor().block().text().contains(QStringLiteral("torch.softmax")));
+        QCOMPARE(source->extraSelections().size(), 1);
+        // Selecting a redundant node shows its line: the transposed conv that only feeds it.
+        QTableView* nodes = w.detailView()->redundancyTable();
+        nodes->setCurrentIndex(nodes->model()->index(1, RedundancyModel::LineColumn));
+        QCOMPARE(w.detailView()->highlightedLine(), 2);
+        QVERIFY(source->textCursor().block().text().contains(QStringLiteral("conv_transpose3d")));
+
+        // The diagonal matmul: flagged by its rewrite, on line 2; selecting the rewrite shows it.
+        menu.reset(w.taskContextMenu(QStringLiteral("L1-12")));
+        QVERIFY(action("showTaskSource")->text().contains(QStringLiteral("(2)")));
+        QVERIFY(w.showTaskSource(QStringLiteral("L1-12")));
+        QCOMPARE(w.detailView()->highlightedLine(), 2);
+        QVERIFY(source->textCursor().block().text().contains(QStringLiteral("torch.diag")));
+        QVERIFY(w.detailView()->showSourceLine(1));
+        QCOMPARE(w.detailView()->highlightedLine(), 1);
+        QVERIFY(!w.detailView()->showSourceLine(99)); // no such line: nothing moves
+        QCOMPARE(w.detailView()->highlightedLine(), 1);
+        QTableView* rewrites = w.detailView()->rewritesTable();
+        rewrites->setCurrentIndex(rewrites->model()->index(0, RewritesModel::RuleColumn));
+        QCOMPARE(w.detailView()->highlightedLine(), 2);
+
+        // Re-run this task: the run dialog with exactly it, into the file (same run settings).
+        bool checked = false;
+        QTimer::singleShot(0, [&checked] {
+            auto* dialog = qobject_cast<RunDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            QCOMPARE(dialog->options().taskIds, QStringList{QStringLiteral("L1-12")});
+            QCOMPARE(dialog->options().seeds, 5);                       // the file's
+            QCOMPARE(dialog->options().preset, QStringLiteral("full")); // the file's
+            checked = true;
+            dialog->reject();
+        });
+        action("rerunTask")->trigger();
+        QVERIFY(checked);
+        QVERIFY(!w.isRunning());
     }
 
     // A suite opened but not run has no run of its own: a run of selected tasks fills it and

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "resultsutil.h"
 
+#include <ks/core/analysisreports.h>
+
 #include <QObject>
 #include <QRegularExpression>
 
@@ -22,6 +24,30 @@ ks::RunResults resultsFromSuite(const ks::Suite& suite) {
     }
     for (const auto& issue : suite.issues) r.tasks.push_back(ks::failedLoadResult(issue));
     return r;
+}
+
+int flaggedSourceLine(const ks::TaskResult& task, const ks::Thresholds& thresholds) {
+    int bestRewrite = 0, anyRewrite = 0, firstNode = 0;
+    if (task.criterionRun(ks::Criterion::BaselineInefficiency)) {
+        const auto& r = *task.inefficiency;
+        for (const auto& w : r.rewrites) {
+            if (w.line <= 0) continue;
+            if (!anyRewrite) anyRewrite = w.line;
+            if (!bestRewrite && w.equal && w.rule == r.bestRule) bestRewrite = w.line;
+        }
+    }
+    if (task.criterionRun(ks::Criterion::RedundantComputation))
+        for (const auto& n : task.redundancy->nodes)
+            if (n.line > 0) {
+                firstNode = n.line;
+                break;
+            }
+    const bool rewriteFlags = task.criterionRun(ks::Criterion::BaselineInefficiency) &&
+                              ks::inefficiencyVerdict(*task.inefficiency, thresholds).rewrite;
+    if (rewriteFlags && bestRewrite) return bestRewrite;
+    if (task.flagged(ks::Criterion::RedundantComputation, thresholds) && firstNode)
+        return firstNode;
+    return bestRewrite ? bestRewrite : anyRewrite ? anyRewrite : firstNode;
 }
 
 ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows) {

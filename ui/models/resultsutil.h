@@ -27,6 +27,11 @@ ks::RunResults subset(const ks::RunResults& results, const QList<int>& rows);
 // One task's metrics as a JSON document, with the flags under `thresholds` and the thresholds.
 std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& thresholds);
 
+// The source line a researcher wants to see first: that of the best equal rewrite when it flags
+// the task (filter 5), else of the first redundant node with a line when filter 6 flags it, else
+// of any rewrite or redundant node found; 0 when none names a line.
+int flaggedSourceLine(const ks::TaskResult& task, const ks::Thresholds& thresholds);
+
 // Labels of the criteria that flag `task`, e.g. {"Output Std", "Output Axes"}.
 QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& thresholds);
 

@@ -337,13 +337,17 @@ void addAnalyses(ks::RunResults& r) {
     {
         auto& t = plain("L2-13", 16 * 32 * 16 * 32 * 32 * 4.0 + 16 * 64 * 64 * 32 * 4.0, 2.1e11, 1900, 4.86, 1.8, 6).get();
         auto& rd = *t.redundancy;
-        addNode(rd, K::ConstantOutput, "aten::softmax", 4, "x = torch.softmax(x, dim=1)  # size-1 axis: always 1.0",
-                "softmax over a size-1 axis: 1.0 on every element and seed, whatever the inputs", 2.1e6);
-        addNode(rd, K::FeedsRedundant, "aten::conv_transpose3d", 1, "x = F.conv_transpose3d(x, w, b, stride=2, padding=1)",
+        addNode(rd, K::ConstantOutput, "aten::softmax", 5,
+                "x = torch.softmax(x, dim=1)  # size-1 axis: always 1.0",
+                "softmax over a size-1 axis: 1.0 on every element and seed, whatever the inputs",
+                2.1e6);
+        addNode(rd, K::FeedsRedundant, "aten::conv_transpose3d", 2,
+                "x = F.conv_transpose3d(x, w, b, stride=2, padding=1)",
                 "only feeds the constant softmax", 2.09e11);
-        addNode(rd, K::FeedsRedundant, "aten::mean", 2, "x = torch.mean(x, dim=1, keepdim=True)",
+        addNode(rd, K::FeedsRedundant, "aten::mean", 3, "x = torch.mean(x, dim=1, keepdim=True)",
                 "only feeds the constant softmax", 6.7e7);
-        addNode(rd, K::FeedsRedundant, "aten::add", 3, "x = x + bias", "only feeds the constant softmax", 2.1e6);
+        addNode(rd, K::FeedsRedundant, "aten::add", 4, "x = x + bias",
+                "only feeds the constant softmax", 2.1e6);
         rd.unused.push_back({"x", false, "only feeds redundant ops"});
         rd.unused.push_back({"w", true, "only feeds redundant ops"});
     }
@@ -351,24 +355,25 @@ void addAnalyses(ks::RunResults& r) {
     {
         auto& t = plain("L2-66", 128 * 1024 * 4.0 + 1024 * 512 * 4.0, 2 * 128 * 1024 * 512.0 + 4e5, 420, 0.034, 1.4, 4).get();
         auto& rd = *t.redundancy;
-        addNode(rd, K::ConstantOutput, "aten::softmax", 4, "return torch.softmax(x, dim=1)",
+        addNode(rd, K::ConstantOutput, "aten::softmax", 5, "return torch.softmax(x, dim=1)",
                 "softmax over a size-1 axis: 1.0 everywhere", 128);
-        addNode(rd, K::NoEffect, "aten::dropout", 2, "x = F.dropout(x, 0.2, training=False)",
+        addNode(rd, K::NoEffect, "aten::dropout", 3, "x = F.dropout(x, 0.2, training=False)",
                 "bypassed by its input: output unchanged on 3 seeds", 65536);
-        addNode(rd, K::FeedsRedundant, "aten::linear", 1, "x = F.linear(x, w, b)", "only feeds the constant softmax",
-                2 * 128 * 1024 * 512.0);
-        addNode(rd, K::FeedsRedundant, "aten::mean", 3, "x = torch.mean(x, dim=1, keepdim=True)",
+        addNode(rd, K::FeedsRedundant, "aten::linear", 2, "x = F.linear(x, w, b)",
+                "only feeds the constant softmax", 2 * 128 * 1024 * 512.0);
+        addNode(rd, K::FeedsRedundant, "aten::mean", 4, "x = torch.mean(x, dim=1, keepdim=True)",
                 "only feeds the constant softmax", 65536);
     }
     {
         auto& t = plain("L2-80", 128 * 1024 * 4.0 + 1024 * 512 * 4.0, 2 * 128 * 1024 * 512.0 + 4e5, 420, 0.031, 1.4, 4).get();
         auto& rd = *t.redundancy;
-        addNode(rd, K::ConstantOutput, "aten::sub", 3, "x = x - x.mean(dim=1, keepdim=True)",
+        addNode(rd, K::ConstantOutput, "aten::sub", 4, "x = x - x.mean(dim=1, keepdim=True)",
                 "x minus its mean over a size-1 axis: 0 everywhere", 128);
-        addNode(rd, K::FeedsRedundant, "aten::linear", 1, "x = F.linear(x, w, b)", "only feeds the constant sub",
-                2 * 128 * 1024 * 512.0);
-        addNode(rd, K::FeedsRedundant, "aten::max", 2, "x = torch.max(x, dim=1, keepdim=True).values",
-                "only feeds the constant sub", 65536);
+        addNode(rd, K::FeedsRedundant, "aten::linear", 2, "x = F.linear(x, w, b)",
+                "only feeds the constant sub", 2 * 128 * 1024 * 512.0);
+        addNode(rd, K::FeedsRedundant, "aten::max", 3,
+                "x = torch.max(x, dim=1, keepdim=True).values", "only feeds the constant sub",
+                65536);
     }
     {
         auto& t = plain("KS-3", 64 * 128 * 4.0 * 2 + 128 * 128 * 4.0, 2 * 64 * 128 * 128.0 + 1e5, 420, 0.0112, 1.3, 3).get();
