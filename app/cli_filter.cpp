@@ -221,6 +221,7 @@ private:
     std::atomic<bool>& m_cancel;
     std::atomic<bool>& m_kill;
     ks::Thresholds m_th;
+    ks::EngineOptions m_criteria; // only which filters run (--criteria), parsed once
     ks::Suite m_suite;
     std::vector<ks::TaskSpec> m_tasks;
     std::map<std::string, size_t> m_index; // task id -> position in m_tasks
@@ -238,7 +239,7 @@ private:
     }
     std::vector<std::string> workerArgs(const std::string& idsFile, bool first) const;
     bool onStart(const ks::RunInfo& info);
-    void record(ks::TaskResult r, bool fromWorker);
+    void record(ks::TaskResult r);
     // Runs one worker over the tasks not done yet. False when the run must stop.
     bool runWorkerOnce(bool first, int& startupFailures);
 };
@@ -263,10 +264,8 @@ bool Driver::onStart(const ks::RunInfo& info) {
     m_info.shardIndex = m_shardK;
     m_info.shardCount = m_shardN;
     std::string which;
-    ks::EngineOptions opt;
-    applyCriteria(m_a.criteria, opt);
-    for (const auto& [on, name] : {std::pair{opt.statistics, "statistics"}, {opt.inefficiency, "baseline inefficiency"},
-                                   {opt.redundancy, "redundancy"}})
+    for (const auto& [on, name] : {std::pair{m_criteria.statistics, "statistics"},
+                                   {m_criteria.inefficiency, "baseline inefficiency"}, {m_criteria.redundancy, "redundancy"}})
         if (on) which += (which.empty() ? "" : ", ") + std::string(name);
     std::cerr << "kernelsieve " << ks::toolVersion() << ": " << m_tasks.size() << " tasks from '" << m_suite.name
               << "', preset " << info.preset << ", " << m_a.seeds << " seeds, on " << info.device << " ("
@@ -289,22 +288,22 @@ bool Driver::onStart(const ks::RunInfo& info) {
     return true;
 }
 
-void Driver::record(ks::TaskResult r, bool fromWorker) {
+void Driver::record(ks::TaskResult r) {
     const auto it = m_index.find(r.id);
     if (it == m_index.end() || m_done.count(it->second)) {
         std::cerr << "warning: the worker reported task '" << r.id << "', which it was not given; ignored\n";
         return;
     }
-    (void)fromWorker;
     const size_t i = it->second;
     const int n = static_cast<int>(m_tasks.size());
     std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
                  r.id.c_str(), r.name.c_str(), r.wallSeconds, verdictLine(r, m_th).c_str());
+    const std::string line = ks::taskResultToJson(r); // once, for the stream and the journal
     jsonl("{\"event\":\"task\",\"index\":" + std::to_string(i) + ",\"total\":" + std::to_string(n) +
-          ",\"result\":" + ks::taskResultToJson(r) + "}");
+          ",\"result\":" + line + "}");
     if (m_sink) {
         try {
-            m_sink->append(r);
+            m_sink->appendJson(line);
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
             m_rc = Exit::WriteFailed;
@@ -405,7 +404,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
                         jsonl("{\"event\":\"task_phase\",\"index\":" + std::to_string(it->second) + ",\"id\":" +
                               jsonString(id) + ",\"phase\":" + jsonString(j.at("phase").get<std::string>()) + "}");
                 } else if (ev == "task") {
-                    record(ks::taskResultFromJson(j.at("result").dump(), "filter worker"), true);
+                    record(ks::taskResultFromJson(j.at("result").dump(), "filter worker"));
                     sawTask = true;
                     current.clear();
                 } else if (ev == "done") {
@@ -452,7 +451,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         r.status = ks::TaskStatus::Error;
         r.error = "task " + current + ": " + why;
         r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - taskT0).count();
-        record(std::move(r), false);
+        record(std::move(r));
         return true;
     };
     if (killedForTimeout) {
@@ -487,9 +486,8 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
 int Driver::run() {
     try {
         m_th = resolveThresholds(m_a.profile, m_a.thresholds);
-        ks::EngineOptions probe;
-        applyCriteria(m_a.criteria, probe);
-        if (const std::string w = ks::seedCountWarning(m_a.seeds); probe.statistics && !w.empty())
+        applyCriteria(m_a.criteria, m_criteria);
+        if (const std::string w = ks::seedCountWarning(m_a.seeds); m_criteria.statistics && !w.empty())
             std::cerr << "warning: --seeds " << m_a.seeds << ": " << w << "\n";
     } catch (const ks::Error& e) {
         std::cerr << "error: " << e.what() << "\n";

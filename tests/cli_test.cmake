@@ -4,15 +4,8 @@
 cmake_policy(SET CMP0007 NEW)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
+include(${CMAKE_CURRENT_LIST_DIR}/cli_helpers.cmake)
 
-function(run_cli expect_rc out_var)
-    execute_process(COMMAND "${CLI}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                    WORKING_DIRECTORY "${WORK}")
-    if(NOT rc STREQUAL "${expect_rc}")
-        message(FATAL_ERROR "kernelsieve-cli ${ARGN}: exit ${rc}, expected ${expect_rc}\nstdout:\n${out}\nstderr:\n${err}")
-    endif()
-    set(${out_var} "${out}${err}" PARENT_SCOPE)
-endfunction()
 
 # The cell of `column` (a header name) in the row of task `id` of a CSV text (no quoted commas in
 # the rows we look at).
@@ -42,12 +35,6 @@ function(expect_cell csv id column expected)
     endif()
 endfunction()
 
-function(expect_contains text needle what)
-    string(FIND "${text}" "${needle}" pos)
-    if(pos EQUAL -1)
-        message(FATAL_ERROR "${what}: expected to find '${needle}' in:\n${text}")
-    endif()
-endfunction()
 
 run_cli(0 out --version)
 expect_contains("${out}" "LibTorch 2.11" "--version")

@@ -6,32 +6,12 @@
 cmake_policy(SET CMP0007 NEW)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
+include(${CMAKE_CURRENT_LIST_DIR}/cli_helpers.cmake)
 set(HOSTILE "${DATA}/hostile/filter_suite")
 set(SYN "${DATA}/synthetic")
 
-function(run_cli expect_rc out_var)
-    execute_process(COMMAND "${CLI}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                    WORKING_DIRECTORY "${WORK}")
-    if(NOT rc STREQUAL "${expect_rc}")
-        message(FATAL_ERROR "kernelsieve-cli ${ARGN}: exit ${rc}, expected ${expect_rc}\nstdout:\n${out}\nstderr:\n${err}")
-    endif()
-    set(${out_var} "${out}${err}" PARENT_SCOPE)
-    set(${out_var}_stdout "${out}" PARENT_SCOPE)
-endfunction()
 
-function(expect_contains text needle what)
-    string(FIND "${text}" "${needle}" pos)
-    if(pos EQUAL -1)
-        message(FATAL_ERROR "${what}: expected to find '${needle}' in:\n${text}")
-    endif()
-endfunction()
 
-function(expect_missing text needle what)
-    string(FIND "${text}" "${needle}" pos)
-    if(NOT pos EQUAL -1)
-        message(FATAL_ERROR "${what}: did not expect '${needle}' in:\n${text}")
-    endif()
-endfunction()
 
 # The ids of the tasks in a results file, in order.
 function(task_ids file out_var)

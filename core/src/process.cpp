@@ -168,9 +168,7 @@ ChildProcess::Read ChildProcess::readLine(std::string& line, double seconds, siz
         if (n <= 0) {
             ::close(m_fd);
             m_fd = -1;
-            if (!m_buf.empty()) { // a last line without its newline: the worker died writing it
-                m_buf.clear();
-            }
+            m_buf.clear(); // a last line without its newline: the worker died writing it
             return Read::Eof;
         }
         m_buf.append(buf, static_cast<size_t>(n));

@@ -170,13 +170,9 @@ void ResultsSink::readJournal() {
     const std::string text = readFile(path);
     std::vector<std::string> lines;
     size_t pos = 0;
-    bool partialLast = false;
     while (pos < text.size()) {
         const size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos) {
-            partialLast = true; // the run died while writing this line; it is not a finished task
-            break;
-        }
+        if (nl == std::string::npos) break; // the run died writing this line: not a finished task
         lines.push_back(text.substr(pos, nl - pos));
         pos = nl + 1;
     }
@@ -194,7 +190,6 @@ void ResultsSink::readJournal() {
     m_resumedRun = header.run;
     for (size_t i = 2; i < lines.size(); ++i)
         m_resumed.push_back(taskResultFromJson(lines[i], path + " (line " + std::to_string(i + 1) + ")"));
-    (void)partialLast;
 }
 
 void ResultsSink::begin(const RunInfo& run, const Thresholds& thresholds, const std::vector<std::string>& plannedIds) {

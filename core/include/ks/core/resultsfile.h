@@ -44,6 +44,8 @@ public:
 
     // One finished task: a line appended and flushed to disk. Throws ks::Error (disk full...).
     void append(const TaskResult& task);
+    // The same, for a task already serialised by taskResultToJson.
+    void appendJson(const std::string& taskJson) { writeLine(taskJson); }
     // The whole run, written once (PATH.bak keeps the file it replaces); removes the journal.
     void finish(const RunResults& results);
 
