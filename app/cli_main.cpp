@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kernelsieve-cli: the headless front end of the engine the GUI uses (GPU servers, scripts, CI).
 
+#include "ks/core/compiledbaseline.h"
 #include "ks/core/engine.h"
 #ifdef KS_WITH_KERNELS
 #include "ks/core/harness.h"
@@ -79,6 +80,31 @@ std::map<std::string, int64_t> parseDimOverrides(const std::vector<std::string>&
     return dims;
 }
 
+// The compiled baselines of `tasks` (parallel, cached), with a progress line per task on stderr;
+// by task id. Never fails as a whole: a task that cannot be compiled has its reason.
+std::map<std::string, ks::BaselineCompileResult> compileBaselinesVerbose(const std::vector<ks::TaskSpec>& tasks,
+                                                                         const ks::BaselineCompileOptions& o,
+                                                                         const std::atomic<bool>* cancel) {
+    std::cerr << "compiling the PyTorch baseline of " << tasks.size() << " task(s) ahead of time with AOTInductor (cache "
+              << (o.cacheDir.empty() ? ks::defaultBaselineCacheDir() : o.cacheDir) << ")\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto results = ks::compileBaselines(tasks, o, [](const ks::BaselineCompileResult& r, int done, int total) {
+        std::string what = r.ok ? (r.cacheHit ? std::string("cached") : "compiled in " + std::to_string(static_cast<int>(r.seconds)) + " s")
+                                : "FAILED: " + r.error;
+        std::cerr << "[" << done << "/" << total << "] " << r.taskId << ": " << what << "\n";
+    }, cancel);
+    std::map<std::string, ks::BaselineCompileResult> byTask;
+    int ok = 0, hits = 0;
+    for (const auto& r : results) {
+        ok += r.ok;
+        hits += r.ok && r.cacheHit;
+        byTask[r.taskId] = r;
+    }
+    std::fprintf(stderr, "compiled baselines: %d of %zu ready (%d from the cache) in %.1f s\n", ok, results.size(), hits,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return byTask;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -148,12 +174,41 @@ int main(int argc, char** argv) {
             ->capture_default_str()->check(CLI::PositiveNumber);
         sc->add_option("--python", bPython, "With --kernels: Python with torch for capturing ModelNew files");
     }
+    std::string bBaselines = "eager,compiled", bBaselineCache;
+    int bBlocks = 10;
+    bench->add_option("--baselines", bBaselines,
+                      "Baselines timed beside every variant, interleaved in the same worker: eager (always), "
+                      "compiled (PyTorch Inductor ahead of time, AOTInductor), graph (eager replayed from a CUDA graph)")
+        ->capture_default_str();
+    bench->add_option("--blocks", bBlocks, "Interleaved timing blocks per contender (A/B/B/A...)")
+        ->capture_default_str()->check(CLI::Range(1, 1000));
+    bench->add_option("--baseline-cache", bBaselineCache,
+                      "The compiled-baseline cache (default $KS_BASELINE_CACHE or ~/.cache/kernelsieve/baselines)");
     bench->add_option("--warmup", bWarmup, "Warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
     bench->add_option("--runs", bRuns, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
     bench->add_flag("--l2-flush", bL2, "Flush L2 between timed runs");
     bench->add_flag("--count-launch-latency", bCountLaunch,
                     "Count host launch latency in each timed run, as KernelBench does (default: a spin "
                     "kernel queued before each run hides it, for baseline and variants alike)");
+    auto* compileBl = app.add_subcommand("compile-baselines",
+                                         "Compile tasks ahead of time with PyTorch Inductor (the compiled baseline of bench)");
+    compileBl->fallthrough();
+    std::string cbSuite = "builtin", cbTasks, cbPreset = "full", cbDevice = "cuda", cbCache, cbPython;
+    std::vector<std::string> cbDims;
+    int cbJobs = 0;
+    double cbTimeout = 1800;
+    compileBl->add_option("--suite", cbSuite, "'builtin' or a suite folder")->capture_default_str();
+    compileBl->add_option("--tasks", cbTasks, "Tasks (globs); default: every task with built-in kernels");
+    compileBl->add_option("--preset", cbPreset, "Task shapes: small|full")->capture_default_str()
+        ->check(CLI::IsMember({"small", "full"}));
+    compileBl->add_option("--dim", cbDims, "NAME=SIZE, as for bench (repeatable)");
+    compileBl->add_option("--device", cbDevice, "cuda|cpu: where the compiled model runs")->capture_default_str()
+        ->check(CLI::IsMember({"cuda", "cpu"}));
+    compileBl->add_option("--cache-dir", cbCache, "The cache (default $KS_BASELINE_CACHE or ~/.cache/kernelsieve/baselines)");
+    compileBl->add_option("--python", cbPython, "Python with torch (default $KS_PYTHON, else python3 on PATH)");
+    compileBl->add_option("--jobs", cbJobs, "Parallel compiles (default: a quarter of the cores)")->check(CLI::NonNegativeNumber);
+    compileBl->add_option("--timeout", cbTimeout, "Seconds before one compile is stopped")->capture_default_str()
+        ->check(ks::cli::finiteSeconds());
     auto* worker = app.add_subcommand("worker", "(internal) run one isolated harness job");
     worker->group("");
     worker->allow_extras();
@@ -219,6 +274,61 @@ int main(int argc, char** argv) {
         return Exit::Ok;
     }
 
+    if (compileBl->parsed()) {
+        ks::Suite cs;
+        try {
+            cs = ks::loadSuite(cbSuite);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::BadSuite;
+        }
+        std::vector<ks::TaskSpec> ctasks;
+        for (const auto& t : ks::selectTasks(cs, cbTasks)) {
+#ifdef KS_WITH_KERNELS
+            if (cbTasks.empty() && ks::opForTask(t.id).empty()) continue;
+#else
+            if (cbTasks.empty()) continue;
+#endif
+            ctasks.push_back(t);
+        }
+        if (ctasks.empty()) {
+            std::cerr << "error: no task of suite '" << cbSuite << "' "
+                      << (cbTasks.empty() ? "has built-in kernels (name some with --tasks)" : "matches --tasks '" + cbTasks + "'")
+                      << "\n";
+            return Exit::BadSuite;
+        }
+        if (const int rc = ks::cli::checkSandbox()) return rc;
+        ks::BaselineCompileOptions co;
+        try {
+            co.dims = parseDimOverrides(cbDims, ctasks);
+            if (cbDevice == "cuda") {
+                const auto dev = ks::probeDevice("cuda");
+                co.deviceName = dev.name;
+            }
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return cbDevice == "cuda" ? Exit::BadDevice : Exit::Usage;
+        }
+        co.device = cbDevice;
+        co.preset = *ks::parsePreset(cbPreset);
+        co.cacheDir = cbCache;
+        co.python = cbPython;
+        co.jobs = cbJobs;
+        co.timeoutSeconds = cbTimeout;
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        const auto res = compileBaselinesVerbose(ctasks, co, &g_cancel);
+        int failed = 0;
+        for (const auto& t : ctasks) {
+            const auto& r = res.at(t.id);
+            failed += !r.ok;
+            std::printf("%-8s %-10s %8s  %s\n", t.id.c_str(), r.ok ? (r.cacheHit ? "cached" : "compiled") : "FAILED",
+                        r.ok && !r.cacheHit ? (std::to_string(static_cast<int>(r.seconds)) + " s").c_str() : "",
+                        r.ok ? r.packagePath.c_str() : r.error.substr(0, 300).c_str());
+        }
+        return g_cancel ? 130 : (failed ? 1 : Exit::Ok);
+    }
+
     if (worker->parsed() || bench->parsed() || validate->parsed()) {
 #ifdef KS_WITH_KERNELS
         if (worker->parsed()) {
@@ -249,6 +359,13 @@ int main(int argc, char** argv) {
         ho.jobTimeoutSeconds = bTimeout;
         ho.variantPattern = bVariants;
         ho.precisionRatio = bPrecisionRatio;
+        ho.blocks = bBlocks;
+        try {
+            ho.baselines = bench->parsed() ? ks::parseBaselines(bBaselines) : std::vector<std::string>{"eager"};
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::Usage;
+        }
         ks::Suite bs;
         try {
             bs = ks::loadSuite(bSuite);
@@ -371,45 +488,106 @@ int main(int argc, char** argv) {
         std::error_code ec;
         const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
         ks::WorkerCommand wc{ec ? std::string(argv[0]) : self.string(), {"worker"}};
+        // The compiled baseline of every timed task, before any timing (the compiles load the CPU
+        // and the GPU).
+        std::map<std::string, ks::BaselineCompileResult> compiledBaselines;
+        if (std::find(ho.baselines.begin(), ho.baselines.end(), "compiled") != ho.baselines.end()) {
+            if (const int rc = ks::cli::checkSandbox()) return rc;
+            ks::BaselineCompileOptions co;
+            co.device = "cuda";
+            co.deviceName = ks::probeDevice("auto").name;
+            co.preset = ho.preset;
+            co.dims = ho.dims;
+            co.cacheDir = bBaselineCache;
+            co.python = bPython;
+            co.jobs = bCompileJobs;
+            co.timeoutSeconds = std::max(bCompileTimeout, 1800.0);
+            compiledBaselines = compileBaselinesVerbose(btasks, co, &g_cancel);
+            if (g_cancel) return 130;
+        }
         ks::BenchRun run;
         try {
             run = ks::runBench(btasks, bSuite, ho, wc, [](const std::string& l) { std::cerr << l << "\n"; }, &g_cancel,
-                               externalJobs, externalJobs.empty());
+                               externalJobs, externalJobs.empty(), compiledBaselines);
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
             return Exit::BadDevice;
         }
-        // Summary table.
-        std::printf("%-8s %-52s %-9s %12s %9s %15s %8s %s\n", "task", "variant", "valid", "median ms", "speedup",
-                    "95% CI", "%copy", "notes");
+        // Summary table: one column pair (speedup, 95 % interval) per baseline of the run.
+        const std::vector<std::string>& kinds = run.baselines;
+        auto clockNote = [](const ks::TimingStats& t) -> std::string {
+            const int moved = t.movedBlocks();
+            if (!moved) return "";
+            return "clock moved in " + std::to_string(moved) + " of " + std::to_string(t.clockBlocks.size()) + " blocks";
+        };
+        auto join = [](std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; };
+        std::printf("%-8s %-44s %-6s %11s", "task", "variant", "valid", "median ms");
+        for (const auto& k : kinds) std::printf(" %9s %15s", ("x " + k).c_str(), "95% CI");
+        std::printf(" %7s %s\n", "%copy", "notes");
+        int movedTimings = 0;
         for (const auto& t : run.tasks) {
-            std::printf("%-8s %-52s %-9s %12.4f %9s %15s %8s %s\n", t.taskId.c_str(), "eager (LibTorch)", "-",
-                        t.baseline.medianMs, "1.00x", "", "", t.baselineError.c_str());
+            // The baselines themselves, each against eager.
+            std::printf("%-8s %-44s %-6s %11.4f", t.taskId.c_str(), ks::baselineLabel("eager").c_str(), "-", t.baseline.medianMs);
+            for (const auto& k : kinds) std::printf(" %9s %15s", k == "eager" ? "1.00x" : "", "");
+            std::string bnote = join(t.baselineError, clockNote(t.baseline));
+            movedTimings += t.baseline.movedBlocks() > 0;
+            std::printf(" %7s %s\n", "", bnote.c_str());
+            for (const auto& b : t.otherBaselines) {
+                char med[32] = "-", sp[32] = "", ci[48] = "";
+                if (b.usable()) std::snprintf(med, sizeof med, "%.4f", b.timing.medianMs);
+                if (b.usable() && !std::isnan(b.vsEager.ratio)) std::snprintf(sp, sizeof sp, "%.2fx", b.vsEager.ratio);
+                if (b.vsEager.measured()) std::snprintf(ci, sizeof ci, "[%.2f, %.2f]", b.vsEager.lo, b.vsEager.hi);
+                std::string note = b.error;
+                if (b.usable() && b.validation.run && !b.validation.passed)
+                    note = join("INVALID against the float64 reference", b.validation.failures.empty() ? "" : b.validation.failures.front());
+                if (b.kind == "compiled" && b.usable())
+                    note = join(note, b.cacheHit ? "compiled package from the cache"
+                                                 : "compiled in " + std::to_string(static_cast<int>(b.compileSeconds)) + " s");
+                note = join(note, clockNote(b.timing));
+                movedTimings += b.timing.movedBlocks() > 0;
+                std::printf("%-8s %-44s %-6s %11s", t.taskId.c_str(), ks::baselineLabel(b.kind).c_str(),
+                            b.validation.run ? (b.validation.passed ? "yes" : "NO") : "-", med);
+                for (const auto& k : kinds) std::printf(" %9s %15s", k == "eager" ? sp : "", k == "eager" ? ci : "");
+                std::printf(" %7s %s\n", "", note.substr(0, 300).c_str());
+            }
             for (const auto& v : t.variants) {
-                char sp[32] = "", pct[32] = "";
-                if (!std::isnan(v.speedup)) std::snprintf(sp, sizeof sp, "%.2fx", v.speedup);
+                char pct[32] = "";
                 if (!std::isnan(v.pctCopyBandwidth)) std::snprintf(pct, sizeof pct, "%.1f", v.pctCopyBandwidth);
                 std::string notes = v.error;
-                if (v.impossible) notes += (notes.empty() ? "" : "; ") + std::string("IMPOSSIBLE: ") + v.impossibleWhy;
+                if (v.impossible) notes = join(notes, "IMPOSSIBLE: " + v.impossibleWhy);
                 if (!v.validation.passed && !v.validation.failures.empty() && v.error.empty())
-                    notes += (notes.empty() ? "" : "; ") + v.validation.failures.front();
+                    notes = join(notes, v.validation.failures.front());
                 if (v.shortcut) notes = "[shortcut] " + notes;
                 if (v.isExternal()) {
                     notes = "[" + ks::variantVerdict(v) + "] " + ks::verdictDetail(v);
                     if (!v.external.expect.empty()) notes += " (expected " + v.external.expect + ")";
                 }
-                // The interval of the speedup (bootstrap, both sample sets); one holding 1 is no
-                // measurable difference, whatever the point estimate says.
-                char ci[48] = "";
-                if (v.speedupStats.measured())
-                    std::snprintf(ci, sizeof ci, "[%.2f, %.2f]", v.speedupStats.lo, v.speedupStats.hi);
-                if (v.speedupStats.noMeasurableDifference())
-                    notes = "no measurable difference (p " + std::to_string(v.speedupStats.pValue).substr(0, 6) + ")" +
-                            (notes.empty() ? "" : "; " + notes);
-                std::printf("%-8s %-52s %-9s %12.4f %9s %15s %8s %s\n", t.taskId.c_str(), v.name.c_str(),
-                            v.validation.passed ? "yes" : "NO", v.timing.medianMs, sp, ci, pct, notes.substr(0, 400).c_str());
+                // An interval holding 1 is no measurable difference, whatever the point estimate says.
+                std::string same;
+                for (const auto& k : kinds)
+                    if (v.statsVs(k).noMeasurableDifference()) same += (same.empty() ? "" : ", ") + k;
+                if (!same.empty()) notes = join("no measurable difference vs " + same, notes);
+                notes = join(notes, clockNote(v.timing));
+                movedTimings += v.timing.movedBlocks() > 0;
+                std::printf("%-8s %-44s %-6s %11.4f", t.taskId.c_str(), v.name.substr(0, 44).c_str(),
+                            v.validation.passed ? "yes" : "NO", v.timing.medianMs);
+                for (const auto& k : kinds) {
+                    const double x = v.speedupVs(k);
+                    const ks::SpeedupStats st = v.statsVs(k);
+                    char sp[32] = "", ci[48] = "";
+                    if (!std::isnan(x)) std::snprintf(sp, sizeof sp, "%.2fx", x);
+                    if (st.measured()) std::snprintf(ci, sizeof ci, "[%.2f, %.2f]", st.lo, st.hi);
+                    std::printf(" %9s %15s", sp, ci);
+                }
+                std::printf(" %7s %s\n", pct, notes.substr(0, 400).c_str());
             }
         }
+        if (!run.clockSource.empty() && run.clockSource != "nvml")
+            std::fprintf(stderr, "note: no clock records (%s)\n", run.clockSource.c_str());
+        if (movedTimings)
+            std::fprintf(stderr, "note: the SM clock moved by more than %.0f %% within a timed block in %d timings "
+                                 "(see the notes and the bench file's clock_blocks)\n",
+                         ks::ClockDriftLimit * 100, movedTimings);
         if (!bOut.empty()) {
             try {
                 ks::writeFileAtomic(bOut, ks::benchToJson(run));

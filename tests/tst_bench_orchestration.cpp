@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -136,5 +137,96 @@ TEST(BenchOrchestration, AMissingWorkerIsAClearError) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/worker"), std::string::npos) << e.what();
+    }
+}
+
+// The compiled baseline (issue 12): every job of a task with a package is given it, a task whose
+// compile failed carries the reason, the baseline job's other baselines and the variants'
+// comparisons reach the results and survive the file round trip.
+TEST(BenchOrchestration, CompiledBaselinesReachEveryJobAndTheResults) {
+    unsetenv("FAKE_CRASH");
+    setenv("FAKE_BASELINES", "1", 1);
+    const std::string log = ::testing::TempDir() + "ks_fake_args.log";
+    std::remove(log.c_str());
+    setenv("FAKE_ARGS_LOG", log.c_str(), 1);
+    HarnessOptions o;
+    o.baselines = {"eager", "compiled", "graph"};
+    std::map<std::string, BaselineCompileResult> compiled;
+    compiled["L1-12"].ok = true;
+    compiled["L1-12"].packagePath = "/cache/ab/L1-12/model";
+    compiled["L1-12"].seconds = 41.5;
+    compiled["L1-12"].key = "ab12";
+    compiled["L1-23"].error = "export failed: the TorchScript converter said: no";
+    const auto tasks = selectTasks(loadBuiltinSuite(), "L1-12,L1-23");
+    const BenchRun run =
+        runBench(tasks, "builtin", o, {std::string(KS_TEST_DATA) + "/fake_worker.sh", {}}, {}, nullptr, {}, true, compiled);
+    unsetenv("FAKE_BASELINES");
+    unsetenv("FAKE_ARGS_LOG");
+    ASSERT_EQ(run.tasks.size(), 2u);
+    EXPECT_EQ(run.baselines, o.baselines);
+    // L1-12: every job got the package; L1-23's none
+    std::ifstream in(log);
+    std::string line;
+    int withPackage = 0;
+    while (std::getline(in, line))
+        if (line.find("compiled=/cache/ab/L1-12/model") != std::string::npos) ++withPackage;
+    EXPECT_EQ(withPackage, 1 + 3); // the baseline job and L1-12's three variants
+    const TaskBench& t12 = run.tasks[0];
+    ASSERT_EQ(t12.taskId, "L1-12");
+    const BaselineRun* c12 = t12.baselineOf("compiled");
+    ASSERT_NE(c12, nullptr);
+    EXPECT_TRUE(c12->usable());
+    EXPECT_DOUBLE_EQ(c12->timing.medianMs, 1.0);
+    EXPECT_DOUBLE_EQ(c12->vsEager.ratio, 2.0);
+    EXPECT_DOUBLE_EQ(c12->compileSeconds, 41.5);
+    EXPECT_EQ(c12->cacheKey, "ab12");
+    EXPECT_EQ(c12->timing.blocks, 3);
+    EXPECT_EQ(c12->timing.movedBlocks(), 1); // the clock fell from 1980 to 1500 MHz in block 2
+    ASSERT_NE(t12.baselineOf("graph"), nullptr);
+    EXPECT_FALSE(t12.baselineOf("graph")->usable());
+    EXPECT_NE(t12.baselineOf("graph")->error.find("CUDA graph"), std::string::npos);
+    const VariantResult& v = t12.variants[0];
+    EXPECT_DOUBLE_EQ(v.speedupVs("eager"), 4.0);
+    EXPECT_DOUBLE_EQ(v.speedupVs("compiled"), 2.0);
+    EXPECT_DOUBLE_EQ(v.statsVs("compiled").lo, 1.8);
+    EXPECT_DOUBLE_EQ(v.statsVs("eager").lo, 3.7); // the worker's interleaved interval, not recomputed
+    EXPECT_TRUE(std::isnan(v.speedupVs("graph")));
+    // L1-23: the compile's reason, and no comparison with it
+    const BaselineRun* c23 = run.tasks[1].baselineOf("compiled");
+    ASSERT_NE(c23, nullptr);
+    EXPECT_FALSE(c23->usable());
+    EXPECT_EQ(c23->error, "export failed: the TorchScript converter said: no");
+    EXPECT_EQ(run.tasks[1].variants[0].versus("compiled"), nullptr);
+    // round trip
+    const BenchRun back = benchFromJson(benchToJson(run), "mem");
+    EXPECT_EQ(benchToJson(back), benchToJson(run));
+    EXPECT_EQ(back.baselines, o.baselines);
+    EXPECT_EQ(back.tasks[0].baselineOf("compiled")->timing.clockBlocks.size(), 3u);
+    EXPECT_EQ(back.tasks[0].baselineOf("compiled")->timing.clockBlocks[1].reasonsAfter, 4u);
+    EXPECT_DOUBLE_EQ(back.tasks[0].variants[0].speedupVs("compiled"), 2.0);
+    // the options told every worker which baselines to time
+    EXPECT_EQ(harnessOptionsFromJson(harnessOptionsToJson(o)).baselines, o.baselines);
+}
+
+// Files written before the compiled baseline: eager only, no clock records.
+TEST(BenchOrchestration, OldBenchFilesHaveOnlyTheEagerBaseline) {
+    const std::string text = R"({"schema":"kernelsieve.bench","schema_version":1,"run":{},"tasks":[{"task_id":"L1-12",
+        "baseline":{"median_ms":2.0},"variants":[{"name":"v1","speedup":4.0,"timing":{"median_ms":0.5}}]}]})";
+    const BenchRun b = benchFromJson(text, "old.json");
+    EXPECT_EQ(b.baselines, std::vector<std::string>{"eager"});
+    EXPECT_TRUE(b.tasks[0].otherBaselines.empty());
+    EXPECT_EQ(b.tasks[0].baseline.blocks, 0);
+    EXPECT_TRUE(b.tasks[0].baseline.clockBlocks.empty());
+    EXPECT_TRUE(std::isnan(b.tasks[0].variants[0].speedupVs("compiled")));
+    // a baseline without a kind, a clock block with a bad reason mask: errors naming the file
+    for (const std::string bad : {R"("baselines":[{"timing":{}}],)", R"("baselines":[{"kind":"compiled","timing":{"clock_blocks":[{"reasons":[-1,0]}]}}],)"}) {
+        std::string t = text;
+        t.insert(t.find("\"variants\""), bad);
+        try {
+            benchFromJson(t, "bad.json");
+            ADD_FAILURE() << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+        }
     }
 }

@@ -5,6 +5,7 @@
 #include "cheats/cheating_kernels.h"
 #include "ks/core/engine.h"
 #include "ks/core/harness.h"
+#include "ks/core/sandbox.h"
 #include "ks/core/suite.h"
 
 #include <gtest/gtest.h>
@@ -110,6 +111,72 @@ TEST(HarnessGpu, EveryCheatingVariantIsCaught) {
     // The run went on after the crash: the variants registered after it were evaluated too.
     EXPECT_TRUE(run.tasks[0].variants.back().name != "cheat_illegal_address" || by.size() == 6u);
     EXPECT_GT(run.copyBandwidthGBs, 1000.0);
+}
+
+// Issue 12: the compiled (AOTInductor) and CUDA-graph baselines beside eager, timed interleaved
+// in every worker: each validated, each variant compared with each, with intervals and clocks.
+TEST(HarnessGpu, CompiledAndGraphBaselinesBesideEveryVariant) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    setSandboxMode(SandboxMode::Auto);
+    BaselineCompileOptions co;
+    co.device = "cuda";
+    co.deviceName = probeDevice("cuda").name;
+    co.preset = Preset::Small;
+    co.python = KS_TEST_PYTHON;
+    co.cacheDir = KS_BASELINE_CACHE;
+    co.jobs = 2;
+    const auto ts = tasks("L1-12,L1-23");
+    std::map<std::string, BaselineCompileResult> compiled;
+    for (const auto& r : compileBaselines(ts, co)) {
+        EXPECT_TRUE(r.ok) << r.taskId << ": " << r.error << "\n" << r.log;
+        compiled[r.taskId] = r;
+    }
+    HarnessOptions o;
+    o.preset = Preset::Small;
+    o.seeds = 5;
+    o.edgeCases = false;
+    o.warmup = 10;
+    o.runs = 200;
+    o.blocks = 4;
+    o.baselines = {"eager", "compiled", "graph"};
+    const BenchRun run = runBench(ts, "builtin", o, self(), {}, nullptr, {}, true, compiled);
+    ASSERT_EQ(run.tasks.size(), 2u);
+    EXPECT_EQ(run.baselines, o.baselines);
+    const bool nvml = run.clockSource == "nvml";
+    std::printf("clock records: %s\n", run.clockSource.c_str());
+    for (const auto& t : run.tasks) {
+        EXPECT_TRUE(t.baselineError.empty()) << t.taskId << ": " << t.baselineError;
+        EXPECT_EQ(t.baseline.blocks, 4) << t.taskId;
+        EXPECT_EQ(t.baseline.runs, 200) << t.taskId;
+        for (const char* kind : {"compiled", "graph"}) {
+            const BaselineRun* b = t.baselineOf(kind);
+            ASSERT_NE(b, nullptr) << t.taskId << " " << kind;
+            ASSERT_TRUE(b->usable()) << t.taskId << " " << kind << ": " << b->error;
+            EXPECT_TRUE(b->validation.passed) << t.taskId << " " << kind << ": "
+                                              << (b->validation.failures.empty() ? "" : b->validation.failures.front());
+            EXPECT_TRUE(b->vsEager.measured()) << t.taskId << " " << kind;
+            EXPECT_GT(b->timing.medianMs, 0) << t.taskId << " " << kind;
+            if (nvml) EXPECT_EQ(b->timing.clockBlocks.size(), 4u) << t.taskId << " " << kind;
+            std::printf("%s %s: %.4f ms, %.2fx eager [%.2f, %.2f]\n", t.taskId.c_str(), kind, b->timing.medianMs,
+                        b->vsEager.ratio, b->vsEager.lo, b->vsEager.hi);
+        }
+        EXPECT_EQ(t.baselineOf("compiled")->validation.seeds, 5);
+        for (const auto& v : t.variants) {
+            if (!v.validation.passed) continue; // the shortcut on a repaired task, say
+            EXPECT_EQ(v.timing.blocks, 4) << v.name;
+            EXPECT_TRUE(v.speedupStats.measured()) << v.name;
+            EXPECT_LE(v.speedupStats.lo, v.speedup) << v.name;
+            EXPECT_GE(v.speedupStats.hi, v.speedup) << v.name;
+            for (const char* kind : {"compiled", "graph"}) {
+                const BaselineComparison* c = v.versus(kind);
+                ASSERT_NE(c, nullptr) << v.name << " vs " << kind;
+                EXPECT_TRUE(c->stats.measured()) << v.name << " vs " << kind;
+                EXPECT_NEAR(c->stats.ratio, c->baselineMedianMs / v.timing.medianMs, 1e-9) << v.name;
+            }
+        }
+    }
+    const BenchRun back = benchFromJson(benchToJson(run), "mem");
+    EXPECT_EQ(benchToJson(back), benchToJson(run));
 }
 
 int main(int argc, char** argv) {

@@ -2,6 +2,10 @@
 #include "ks/core/benchresults.h"
 #include "jsonutil.h"
 
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
 namespace ks {
 namespace {
 using json = nlohmann::json;
@@ -27,10 +31,30 @@ std::vector<double> numArrayFrom(const json& j, const char* key) {
 }
 
 json timingToJson(const TimingStats& t) {
-    return json{{"warmup", t.warmup},       {"runs", t.runs},         {"l2_flush", t.l2Flush},
-                {"hide_launch_latency", t.hideLaunchLatency}, {"spin_us", num(t.spinUs)},
-                {"median_ms", num(t.medianMs)}, {"mean_ms", num(t.meanMs)}, {"min_ms", num(t.minMs)},
-                {"q1_ms", num(t.q1Ms)},     {"q3_ms", num(t.q3Ms)},   {"samples_ms", numArray(t.samplesMs)}};
+    json j{{"warmup", t.warmup},       {"runs", t.runs},         {"l2_flush", t.l2Flush},
+           {"hide_launch_latency", t.hideLaunchLatency}, {"spin_us", num(t.spinUs)},
+           {"median_ms", num(t.medianMs)}, {"mean_ms", num(t.meanMs)}, {"min_ms", num(t.minMs)},
+           {"q1_ms", num(t.q1Ms)},     {"q3_ms", num(t.q3Ms)},   {"samples_ms", numArray(t.samplesMs)}};
+    if (t.blocks > 0) j["blocks"] = t.blocks;
+    if (!t.clockSource.empty()) j["clock_source"] = t.clockSource;
+    if (!t.clockBlocks.empty()) {
+        json a = json::array();
+        for (const auto& c : t.clockBlocks)
+            a.push_back({{"sm_mhz", json::array({num(c.smMhzBefore), num(c.smMhzAfter)})},
+                         {"reasons", json::array({c.reasonsBefore, c.reasonsAfter})},
+                         {"moved", c.moved}});
+        j["clock_blocks"] = a;
+        j["clock_blocks_moved"] = t.movedBlocks();
+    }
+    return j;
+}
+
+// [a, b] of two numbers (NaN for a missing entry).
+std::pair<double, double> numPair(const json& j, const char* key) {
+    if (!j.contains(key)) return {NaN, NaN};
+    const json& p = j.at(key);
+    if (!p.is_array() || p.size() != 2) throw Error(std::string("'") + key + "' must be a pair [a, b]");
+    return {jsonutil::toNum(p[0], key), jsonutil::toNum(p[1], key)};
 }
 
 TimingStats timingFromJson(const json& j) {
@@ -47,7 +71,40 @@ TimingStats timingFromJson(const json& j) {
     t.q1Ms = getNum(j, "q1_ms");
     t.q3Ms = getNum(j, "q3_ms");
     t.samplesMs = numArrayFrom(j, "samples_ms");
+    t.blocks = static_cast<int>(getInt(j, "blocks", 0, 0, IntMax));
+    t.clockSource = getString(j, "clock_source");
+    for (const auto& c : j.value("clock_blocks", json::array())) {
+        ClockBlock b;
+        std::tie(b.smMhzBefore, b.smMhzAfter) = numPair(c, "sm_mhz");
+        if (c.contains("reasons")) {
+            const json& r = c.at("reasons");
+            if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
+                throw Error("'reasons' of a clock block must be two unsigned bit masks");
+            b.reasonsBefore = r[0].get<uint64_t>();
+            b.reasonsAfter = r[1].get<uint64_t>();
+        }
+        b.moved = getBool(c, "moved", false);
+        t.clockBlocks.push_back(b);
+    }
     return t;
+}
+
+json statsToJson(const SpeedupStats& s, const char* prefix) {
+    const std::string p = prefix;
+    return json{{p, num(s.ratio)},
+                {p + "_ci95", json::array({num(s.lo), num(s.hi)})},
+                {p + "_p_value", num(s.pValue)},
+                {p + "_resamples", s.resamples}};
+}
+
+SpeedupStats statsFromJson(const json& j, const char* prefix) {
+    const std::string p = prefix;
+    SpeedupStats s;
+    s.ratio = getNum(j, p.c_str());
+    std::tie(s.lo, s.hi) = numPair(j, (p + "_ci95").c_str());
+    s.pValue = getNum(j, (p + "_p_value").c_str());
+    s.resamples = static_cast<int>(getInt(j, (p + "_resamples").c_str(), 0, 0, IntMax));
+    return s;
 }
 
 json validationToJson(const ValidationResult& v) {
@@ -108,6 +165,68 @@ ExternalInfo externalFromJson(const json& j) {
 }
 
 } // namespace
+
+std::vector<std::string> clockReasonNames(uint64_t mask) {
+    // nvml.h's nvmlClocksEventReason* bits.
+    static const std::pair<uint64_t, const char*> names[] = {
+        {0x1, "GpuIdle"},       {0x2, "ApplicationsClocksSetting"}, {0x4, "SwPowerCap"},
+        {0x8, "HwSlowdown"},    {0x10, "SyncBoost"},                {0x20, "SwThermalSlowdown"},
+        {0x40, "HwThermalSlowdown"}, {0x80, "HwPowerBrakeSlowdown"}, {0x100, "DisplayClockSetting"}};
+    std::vector<std::string> out;
+    uint64_t known = 0;
+    for (const auto& [bit, name] : names) {
+        known |= bit;
+        if (mask & bit) out.push_back(name);
+    }
+    if (mask & ~known) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(mask & ~known));
+        out.push_back(buf);
+    }
+    return out;
+}
+
+bool clockMoved(double beforeMhz, double afterMhz, double limit) {
+    if (!(beforeMhz > 0) || !(afterMhz > 0)) return false;
+    return std::fabs(afterMhz - beforeMhz) > limit * beforeMhz;
+}
+
+int TimingStats::movedBlocks() const {
+    int n = 0;
+    for (const auto& b : clockBlocks) n += b.moved;
+    return n;
+}
+
+std::string baselineLabel(const std::string& kind) {
+    if (kind == "eager") return "eager (LibTorch)";
+    if (kind == "compiled") return "compiled (AOTInductor)";
+    if (kind == "graph") return "eager in a CUDA graph";
+    return kind;
+}
+
+const BaselineComparison* VariantResult::versus(const std::string& kind) const {
+    for (const auto& c : vs)
+        if (c.baseline == kind) return &c;
+    return nullptr;
+}
+
+double VariantResult::speedupVs(const std::string& kind) const {
+    if (kind == "eager") return speedup;
+    const auto* c = versus(kind);
+    return c ? c->stats.ratio : NaN;
+}
+
+SpeedupStats VariantResult::statsVs(const std::string& kind) const {
+    if (kind == "eager") return speedupStats;
+    const auto* c = versus(kind);
+    return c ? c->stats : SpeedupStats{};
+}
+
+const BaselineRun* TaskBench::baselineOf(const std::string& kind) const {
+    for (const auto& b : otherBaselines)
+        if (b.kind == kind) return &b;
+    return nullptr;
+}
 
 bool VariantResult::hasGuard(const std::string& g) const {
     for (const auto& h : guardHits)
@@ -177,6 +296,8 @@ std::string benchToJson(const BenchRun& b, int indent) {
                 {"fp32_peak_tflops", num(b.fp32PeakTflops)},
                 {"settings", timingToJson(b.settings)}};
     if (!b.dims.empty()) j["run"]["dims"] = b.dims;
+    j["run"]["baselines"] = b.baselines;
+    if (!b.clockSource.empty()) j["run"]["clock_source"] = b.clockSource;
     j["tasks"] = json::array();
     for (const auto& t : b.tasks) {
         json tj{{"task_id", t.taskId},        {"task_name", t.taskName},     {"op", t.op},
@@ -208,7 +329,31 @@ std::string benchToJson(const BenchRun& b, int indent) {
                 for (const auto& h : v.guardHits) vj["guard_hits"].push_back({{"guard", h.guard}, {"detail", h.detail}});
             }
             if (v.isExternal()) vj["external"] = externalToJson(v.external);
+            if (!v.vs.empty()) {
+                vj["vs"] = json::array();
+                for (const auto& c : v.vs) {
+                    json cj = statsToJson(c.stats, "speedup");
+                    cj["baseline"] = c.baseline;
+                    cj["baseline_median_ms"] = num(c.baselineMedianMs);
+                    vj["vs"].push_back(std::move(cj));
+                }
+            }
             vj["verdict"] = variantVerdict(v);
+        }
+        if (!t.otherBaselines.empty()) {
+            tj["baselines"] = json::array();
+            for (const auto& o : t.otherBaselines) {
+                json oj = statsToJson(o.vsEager, "speedup_vs_eager");
+                oj.update({{"kind", o.kind},
+                           {"timing", timingToJson(o.timing)},
+                           {"error", o.error},
+                           {"validation", validationToJson(o.validation)},
+                           {"compile_s", num(o.compileSeconds)},
+                           {"cache_hit", o.cacheHit},
+                           {"cache_key", o.cacheKey},
+                           {"compile_log", o.compileLog}});
+                tj["baselines"].push_back(std::move(oj));
+            }
         }
         j["tasks"].push_back(std::move(tj));
     }
@@ -241,6 +386,9 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
         b.copyBandwidthGBs = getNum(r, "copy_bandwidth_gbs");
         b.fp32PeakTflops = getNum(r, "fp32_peak_tflops");
         b.settings = timingFromJson(r.value("settings", json::object()));
+        if (r.contains("baselines")) b.baselines = jsonutil::getStrings(r, "baselines");
+        if (b.baselines.empty()) b.baselines = {"eager"};
+        b.clockSource = getString(r, "clock_source");
         if (r.contains("dims")) {
             if (!r.at("dims").is_object()) throw Error("run.dims must map dim names to sizes");
             for (const auto& [name, size] : r.at("dims").items()) {
@@ -258,6 +406,20 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
             t.flops = getNum(tj, "flops");
             t.baseline = timingFromJson(tj.value("baseline", json::object()));
             t.baselineError = getString(tj, "baseline_error");
+            for (const auto& oj : tj.value("baselines", json::array())) {
+                BaselineRun o;
+                o.kind = getString(oj, "kind");
+                if (o.kind.empty()) throw Error("task " + t.taskId + ": a baseline has no 'kind'");
+                o.timing = timingFromJson(oj.value("timing", json::object()));
+                o.error = getString(oj, "error");
+                o.validation = validationFromJson(oj.value("validation", json::object()));
+                o.vsEager = statsFromJson(oj, "speedup_vs_eager");
+                o.compileSeconds = getNum(oj, "compile_s");
+                o.cacheHit = getBool(oj, "cache_hit", false);
+                o.cacheKey = getString(oj, "cache_key");
+                o.compileLog = getString(oj, "compile_log");
+                t.otherBaselines.push_back(std::move(o));
+            }
             for (const auto& vj : tj.value("variants", json::array())) {
                 VariantResult vr;
                 vr.name = getString(vj, "name");
@@ -268,16 +430,16 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
                 vr.error = getString(vj, "error");
                 vr.validation = validationFromJson(vj.value("validation", json::object()));
                 vr.timing = timingFromJson(vj.value("timing", json::object()));
-                vr.speedup = getNum(vj, "speedup");
-                vr.speedupStats.ratio = vr.speedup;
-                if (vj.contains("speedup_ci95")) {
-                    const json& ci = vj.at("speedup_ci95");
-                    if (!ci.is_array() || ci.size() != 2) throw Error(path + ": 'speedup_ci95' must be [lo, hi]");
-                    vr.speedupStats.lo = jsonutil::toNum(ci[0], "speedup_ci95");
-                    vr.speedupStats.hi = jsonutil::toNum(ci[1], "speedup_ci95");
+                vr.speedupStats = statsFromJson(vj, "speedup");
+                vr.speedup = vr.speedupStats.ratio;
+                for (const auto& cj : vj.value("vs", json::array())) {
+                    BaselineComparison c;
+                    c.baseline = getString(cj, "baseline");
+                    if (c.baseline.empty()) throw Error("a 'vs' entry names no baseline");
+                    c.baselineMedianMs = getNum(cj, "baseline_median_ms");
+                    c.stats = statsFromJson(cj, "speedup");
+                    vr.vs.push_back(std::move(c));
                 }
-                vr.speedupStats.pValue = getNum(vj, "speedup_p_value");
-                vr.speedupStats.resamples = static_cast<int>(getInt(vj, "speedup_resamples", 0, 0, IntMax));
                 vr.gbps = getNum(vj, "gbps");
                 vr.pctCopyBandwidth = getNum(vj, "pct_copy_bandwidth");
                 vr.impossible = getBool(vj, "impossible", false);

@@ -14,6 +14,8 @@
 #include "ks/kernels/timing.h"
 
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +33,147 @@
 #include <unistd.h>
 
 namespace ks {
+namespace harness {
+
+const nvml::Clocks& workerClocks() {
+    static const nvml::Clocks clocks([] {
+        char bus[32] = {0};
+        return cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess ? std::string(bus) : std::string();
+    }());
+    return clocks;
+}
+
+Interleaved timeInterleaved(Timer& timer, const std::vector<Contender>& contenders, const HarnessOptions& opt) {
+    const size_t n = contenders.size();
+    Interleaved out;
+    out.ms.resize(n);
+    out.stats.resize(n);
+    if (n == 0) return out;
+    const int blocks = std::clamp(opt.blocks, 1, std::max(1, opt.runs));
+    const nvml::Clocks& clocks = workerClocks();
+    std::vector<std::vector<ClockBlock>> clockBlocks(n);
+    std::vector<std::vector<double>> spins(n);
+    for (int b = 0; b < blocks; ++b) {
+        const int runs = opt.runs / blocks + (b < opt.runs % blocks ? 1 : 0);
+        for (size_t k = 0; k < n; ++k) {
+            const size_t c = (b % 2 == 0) ? k : n - 1 - k; // A B C, then C B A: the same mean position
+            const nvml::Reading before = clocks.read();
+            const auto ms = timer.time(contenders[c].fn, b == 0 ? opt.warmup : 3, runs);
+            const nvml::Reading after = clocks.read();
+            out.ms[c].insert(out.ms[c].end(), ms.begin(), ms.end());
+            spins[c].push_back(timer.spinUs);
+            if (clocks.available()) clockBlocks[c].push_back(nvml::blockOf(before, after));
+        }
+    }
+    for (size_t c = 0; c < n; ++c) {
+        TimingStats& t = out.stats[c];
+        t = guards::summarize(out.ms[c], opt.warmup, opt.l2Flush);
+        std::sort(spins[c].begin(), spins[c].end());
+        t.spinUs = opt.hideLaunchLatency ? spins[c][spins[c].size() / 2] : 0;
+        t.blocks = blocks;
+        t.clockSource = clocks.source();
+        t.clockBlocks = std::move(clockBlocks[c]);
+    }
+    return out;
+}
+
+struct BaselineSet::Graph {
+    at::cuda::CUDAGraph graph;
+};
+
+BaselineSet::BaselineSet(const WorkerJob& job, const TaskSpec& spec, const CompiledTask& ct,
+                         std::vector<at::Tensor> inputs, std::vector<at::Tensor> params)
+    : m_spec(spec), m_ct(ct), m_inputs(std::move(inputs)), m_params(std::move(params)) {
+    m_all = m_inputs;
+    m_all.insert(m_all.end(), m_params.begin(), m_params.end());
+    const auto& want = job.options.baselines;
+    const bool wantCompiled = std::find(want.begin(), want.end(), "compiled") != want.end();
+    const bool wantGraph = std::find(want.begin(), want.end(), "graph") != want.end();
+    if (wantCompiled && !job.compiledPackage.empty()) {
+        try {
+            m_compiled = std::make_unique<CompiledModel>(job.compiledPackage);
+            (void)m_compiled->run(m_all); // loads its kernels outside the timed runs
+            cudaCheck(cudaDeviceSynchronize(), "compiled baseline");
+        } catch (const std::exception& e) {
+            m_compiled.reset();
+            errors["compiled"] = shortError(e);
+        }
+    } else if (wantCompiled) {
+        errors["compiled"] = "no compiled package";
+    }
+    if (wantGraph) {
+        try {
+            // Warm the eager forward first (library handles, lazy modules), then capture it on
+            // a side stream; replays run on the timed stream.
+            (void)runForward(m_spec, m_ct, m_inputs, m_params);
+            cudaCheck(cudaDeviceSynchronize(), "eager before the graph capture");
+            auto g = std::make_unique<Graph>();
+            {
+                c10::cuda::CUDAStreamGuard side(at::cuda::getStreamFromPool());
+                g->graph.capture_begin();
+                try {
+                    m_graphOut = runForward(m_spec, m_ct, m_inputs, m_params);
+                } catch (...) {
+                    try {
+                        g->graph.capture_end();
+                    } catch (...) {
+                    }
+                    throw;
+                }
+                g->graph.capture_end();
+            }
+            m_graph = std::move(g);
+            replayGraph();
+            cudaCheck(cudaDeviceSynchronize(), "graph replay");
+        } catch (const std::exception& e) {
+            m_graph.reset();
+            m_graphOut = at::Tensor();
+            (void)cudaGetLastError();
+            errors["graph"] = "the eager forward cannot be captured in a CUDA graph: " + shortError(e);
+        }
+    }
+}
+
+BaselineSet::~BaselineSet() = default;
+
+void BaselineSet::replayGraph() {
+    if (m_graph) m_graph->graph.replay();
+}
+
+std::vector<std::string> BaselineSet::kinds() const {
+    std::vector<std::string> k{"eager"};
+    if (m_compiled) k.push_back("compiled");
+    if (m_graph) k.push_back("graph");
+    return k;
+}
+
+std::vector<Contender> BaselineSet::contenders() const {
+    std::vector<Contender> c;
+    c.push_back({"eager", [this] { (void)runForward(m_spec, m_ct, m_inputs, m_params); }});
+    if (m_compiled) c.push_back({"compiled", [this] { (void)m_compiled->run(m_all); }});
+    if (m_graph) c.push_back({"graph", [this] { m_graph->graph.replay(); }});
+    return c;
+}
+
+void compareWithBaselines(VariantResult& r, const Interleaved& timed, const std::vector<std::string>& baselines) {
+    const size_t subject = baselines.size();
+    if (timed.ms.size() != subject + 1) return;
+    r.vs.clear();
+    for (size_t i = 0; i < subject; ++i) {
+        SpeedupStats st = speedupStats(timed.ms[i], timed.ms[subject]);
+        // The point estimate is the ratio of the medians as summarised (the file's median_ms).
+        const double bm = timed.stats[i].medianMs, vm = timed.stats[subject].medianMs;
+        st.ratio = vm > 0 ? bm / vm : NaN;
+        if (baselines[i] == "eager") {
+            r.speedup = st.ratio;
+            r.speedupStats = st;
+        } else {
+            r.vs.push_back({baselines[i], bm, st});
+        }
+    }
+}
+
+} // namespace harness
 namespace {
 
 using namespace harness;
@@ -196,7 +339,8 @@ json jobCeilings(const WorkerJob& job) {
                 {"fp32_peak_tflops", 2.0 * std::pow(static_cast<double>(m), 3) / (mmMed * 1e-3) / 1e12},
                 {"l2_bytes", prop.l2CacheSize},
                 {"sm_clock", std::to_string(smClock / 1000) + " MHz (max)"},
-                {"mem_clock", std::to_string(memClock / 1000) + " MHz (max)"}};
+                {"mem_clock", std::to_string(memClock / 1000) + " MHz (max)"},
+                {"clock_source", workerClocks().source()}};
 }
 
 Operands drawOperands(const TaskSpec& spec, Preset preset, uint64_t seed) {
@@ -218,6 +362,44 @@ double minimumTraffic(const std::vector<at::Tensor>& operands, const at::Tensor&
 
 namespace {
 
+// The compiled baseline against the float64 reference on the variants' seeds, like a variant
+// (a compiled graph can be wrong).
+ValidationResult validateCompiled(const WorkerJob& job, const TaskSpec& spec, const CompiledTask& ct,
+                                  const CompiledModel& model) {
+    const HarnessOptions& opt = job.options;
+    ValidationResult val;
+    val.run = true;
+    val.atol = opt.atol;
+    val.rtol = opt.rtol;
+    double maxAbs = 0, maxRel = 0;
+    bool passed = true;
+    try {
+        for (int s = 0; s < opt.seeds; ++s) {
+            const Operands o = drawOperands(spec, opt.preset, 1000 + static_cast<uint64_t>(s));
+            const at::Tensor out = model.run(joined(o));
+            const at::Tensor ref = runForward(spec, ct, toDouble(o.inputs), toDouble(o.params));
+            const guards::Comparison c = guards::compareToReference(out, ref, opt.atol, opt.rtol);
+            maxAbs = std::max(maxAbs, c.maxAbsErr);
+            maxRel = std::max(maxRel, c.maxRelErr);
+            if (!c.pass) {
+                passed = false;
+                if (val.firstMismatch.empty()) val.firstMismatch = c.firstBad;
+                val.failures.push_back("seed " + std::to_string(1000 + s) + ": " + c.describe());
+                if (val.failures.size() > 20) break;
+            }
+        }
+        val.seeds = opt.seeds;
+        val.checks.push_back(std::to_string(opt.seeds) + " random seeds against the float64 reference");
+    } catch (const std::exception& e) {
+        passed = false;
+        val.failures.push_back(shortError(e));
+    }
+    val.passed = passed;
+    val.maxAbsErr = maxAbs;
+    val.maxRelErr = maxRel;
+    return val;
+}
+
 json jobBaseline(const WorkerJob& job) {
     c10::InferenceMode guard;
     useEagerSemantics();
@@ -227,13 +409,50 @@ json jobBaseline(const WorkerJob& job) {
     const Operands o = drawOperands(spec, job.options.preset, 0);
     cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
     Timer timer(stream, job.options.l2Flush, job.l2Bytes, job.options.hideLaunchLatency);
-    const auto ms = timer.time([&] { runForward(spec, ct, o.inputs, o.params); }, job.options.warmup, job.options.runs);
+    BaselineSet set(job, spec, ct, o.inputs, o.params);
+    const std::vector<std::string> kinds = set.kinds();
+    const Interleaved timed = timeInterleaved(timer, set.contenders(), job.options);
     BenchRun tmp;
     TaskBench tb;
-    tb.baseline = guards::summarize(ms, job.options.warmup, job.options.l2Flush);
-    tb.baseline.spinUs = timer.spinUs;
+    tb.baseline = timed.stats[0];
+    const at::Tensor eagerOut = runForward(spec, ct, o.inputs, o.params);
+    for (const auto& kind : job.options.baselines) {
+        if (kind == "eager") continue;
+        BaselineRun br;
+        br.kind = kind;
+        const auto at = std::find(kinds.begin(), kinds.end(), kind);
+        if (at == kinds.end()) {
+            const auto e = set.errors.find(kind);
+            br.error = e == set.errors.end() ? "not set up" : e->second;
+        } else {
+            const size_t i = static_cast<size_t>(at - kinds.begin());
+            br.timing = timed.stats[i];
+            br.vsEager = speedupStats(timed.ms[0], timed.ms[i]);
+            br.vsEager.ratio = br.timing.medianMs > 0 ? tb.baseline.medianMs / br.timing.medianMs : NaN;
+            if (kind == "compiled") {
+                br.validation = validateCompiled(job, spec, ct, *set.compiled());
+            } else if (kind == "graph") {
+                // A replay computes what eager computes: checked once on the timed operands.
+                set.replayGraph();
+                cudaCheck(cudaDeviceSynchronize(), "graph replay");
+                ValidationResult& v = br.validation;
+                v.run = true;
+                v.atol = job.options.atol;
+                v.rtol = job.options.rtol;
+                const guards::Comparison c =
+                    guards::compareToReference(set.graphOutput(), eagerOut.to(at::kDouble), v.atol, v.rtol);
+                v.passed = c.pass;
+                v.maxAbsErr = c.maxAbsErr;
+                v.maxRelErr = c.maxRelErr;
+                v.seeds = 1;
+                v.checks.push_back("replayed output against eager on the timed operands");
+                if (!c.pass) v.failures.push_back("replay: " + c.describe());
+            }
+        }
+        tb.otherBaselines.push_back(std::move(br));
+    }
     // The op's minimum traffic and FLOPs at the task shape, for GB/s and the roofline.
-    at::Tensor out = runForward(spec, ct, o.inputs, o.params).contiguous();
+    at::Tensor out = eagerOut.contiguous();
     if (bit != bindings().end()) {
         const kernels::Args args = makeArgs(bit->second, joined(o), out);
         tb.minBytes = kernels::minBytes(bit->second.op, args);
@@ -244,7 +463,9 @@ json jobBaseline(const WorkerJob& job) {
     }
     tmp.tasks.push_back(tb);
     const json t = json::parse(benchToJson(tmp))["tasks"][0];
-    return json{{"baseline", t["baseline"]}, {"min_bytes", t["min_bytes"]}, {"flops", t["flops"]}};
+    json res{{"baseline", t["baseline"]}, {"min_bytes", t["min_bytes"]}, {"flops", t["flops"]}};
+    if (t.contains("baselines")) res["baselines"] = t["baselines"];
+    return res;
 }
 
 json jobVariant(const WorkerJob& job) {
@@ -404,9 +625,13 @@ json jobVariant(const WorkerJob& job) {
             }
             Timer timer(stream, opt.l2Flush, job.l2Bytes, opt.hideLaunchLatency);
             auto launch = [&] { cudaCheck(v->launch(args, stream), std::string("launch of ") + v->name); };
-            const auto ms = timer.time(launch, opt.warmup, opt.runs);
-            r.timing = guards::summarize(ms, opt.warmup, opt.l2Flush);
-            r.timing.spinUs = timer.spinUs;
+            // Timed interleaved with the baselines on the same operands (A/B blocks).
+            BaselineSet set(job, spec, ct, o.inputs, o.params);
+            std::vector<Contender> contenders = set.contenders();
+            contenders.push_back({v->name, launch});
+            const Interleaved timed = timeInterleaved(timer, contenders, opt);
+            r.timing = timed.stats.back();
+            compareWithBaselines(r, timed, set.kinds());
             const double synced = timer.syncedPerRun(launch, std::max(1, std::min(opt.runs, 200)));
             std::string why;
             if (guards::escapesTimedStream(r.timing.medianMs, synced, &why)) {
@@ -417,7 +642,7 @@ json jobVariant(const WorkerJob& job) {
             if (r.timing.medianMs > 0) {
                 r.gbps = bytes / (r.timing.medianMs * 1e-3) / 1e9;
                 if (job.copyBandwidthGBs > 0) r.pctCopyBandwidth = 100.0 * r.gbps / job.copyBandwidthGBs;
-                if (job.baselineMedianMs > 0) r.speedup = job.baselineMedianMs / r.timing.medianMs;
+                if (std::isnan(r.speedup) && job.baselineMedianMs > 0) r.speedup = job.baselineMedianMs / r.timing.medianMs;
                 r.impossible = guards::impossibleSpeed(bytes, fl, r.timing.medianMs, job.copyBandwidthGBs,
                                                        job.fp32PeakTflops, job.l2Bytes, opt.l2Flush, &r.impossibleWhy);
             }
@@ -532,7 +757,7 @@ std::string harnessOptionsToJson(const HarnessOptions& o) {
     return json{{"seeds", o.seeds},     {"atol", o.atol},     {"rtol", o.rtol},   {"edge_cases", o.edgeCases},
                 {"time", o.time},       {"warmup", o.warmup}, {"runs", o.runs},   {"l2_flush", o.l2Flush}, {"hide_launch_latency", o.hideLaunchLatency},
                 {"preset", presetName(o.preset)}, {"dims", o.dims}, {"job_timeout_s", o.jobTimeoutSeconds},
-                {"precision_ratio", o.precisionRatio}}
+                {"precision_ratio", o.precisionRatio}, {"baselines", o.baselines}, {"blocks", o.blocks}}
         .dump();
 }
 
@@ -552,6 +777,8 @@ HarnessOptions harnessOptionsFromJson(const std::string& text) {
     o.jobTimeoutSeconds = j.value("job_timeout_s", o.jobTimeoutSeconds);
     o.precisionRatio = j.value("precision_ratio", o.precisionRatio);
     if (j.contains("dims")) o.dims = j.at("dims").get<std::map<std::string, int64_t>>();
+    if (j.contains("baselines")) o.baselines = j.at("baselines").get<std::vector<std::string>>();
+    o.blocks = j.value("blocks", o.blocks);
     return o;
 }
 
@@ -574,6 +801,7 @@ WorkerJob workerJobFromArgs(const std::vector<std::string>& args) {
             else if (k == "--so") j.soPath = v;
             else if (k == "--function") j.function = v;
             else if (k == "--plan") j.plan = v;
+            else if (k == "--compiled") j.compiledPackage = v;
             else throw Error("unknown worker argument '" + k + "'");
         } catch (const std::invalid_argument&) {
             throw Error("worker argument " + k + ": '" + v + "' is not a number");
@@ -632,9 +860,12 @@ VariantResult externalSkeleton(const ExternalJob& job) {
     return v;
 }
 
-// The interval and the U test from the samples both workers kept (issue 12). The point estimate
-// stays the worker's ratio of its full-sample medians.
+// The interval and the U test from the samples both workers kept. The point estimate stays the
+// worker's ratio of its full-sample medians.
 static void attachSpeedupStats(VariantResult& vr, const TimingStats& baseline) {
+    // Workers time the baselines interleaved with the variant and bring their own interval;
+    // this fallback (the separate baseline job's kept samples) is for a worker that could not.
+    if (vr.speedupStats.measured()) return;
     if (std::isnan(vr.speedup) || baseline.samplesMs.size() < 2 || vr.timing.samplesMs.size() < 2) return;
     vr.speedupStats = speedupStats(baseline.samplesMs, vr.timing.samplesMs);
     vr.speedupStats.ratio = vr.speedup;
@@ -642,8 +873,10 @@ static void attachSpeedupStats(VariantResult& vr, const TimingStats& baseline) {
 
 BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
                   const WorkerCommand& worker, const BenchProgress& progress, const std::atomic<bool>* cancel,
-                  const std::vector<ExternalJob>& external, bool builtins) {
+                  const std::vector<ExternalJob>& external, bool builtins,
+                  const std::map<std::string, BaselineCompileResult>& compiled) {
     namespace fs = std::filesystem;
+    const bool wantCompiled = std::find(opt.baselines.begin(), opt.baselines.end(), "compiled") != opt.baselines.end();
     auto say = [&](const std::string& s) {
         if (progress) progress(s);
     };
@@ -678,6 +911,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     run.settings.hideLaunchLatency = opt.hideLaunchLatency;
     run.dims = opt.dims;
     run.device = "cuda";
+    run.baselines = opt.baselines;
 
     if (!opt.dims.empty()) {
         std::string set;
@@ -699,6 +933,9 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     run.fp32PeakTflops = ceil.value("fp32_peak_tflops", 0.0);
     run.smClock = ceil.value("sm_clock", "");
     run.memClock = ceil.value("mem_clock", "");
+    run.clockSource = ceil.value("clock_source", "");
+    if (run.clockSource != "nvml" && !run.clockSource.empty())
+        say("clock records: " + run.clockSource + " (timings carry no clock record)");
     const double l2 = ceil.value("l2_bytes", 0.0);
     say("copy " + std::to_string(static_cast<int>(run.copyBandwidthGBs)) + " GB/s, FP32 " +
         std::to_string(run.fp32PeakTflops) + " TFLOP/s on " + run.deviceName);
@@ -721,9 +958,23 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         for (const auto& in : spec.inputs)
             for (auto d : spec.shapeOf(in, opt.preset)) tb.shape.push_back(d);
         double baselineMs = 0;
+        // The task's compiled package, when the run has one: every worker of the task times it.
+        std::vector<std::string> compiledArgs;
+        std::string compiledError;
+        const BaselineCompileResult* cr = nullptr;
+        if (wantCompiled) {
+            const auto it = compiled.find(spec.id);
+            cr = it == compiled.end() ? nullptr : &it->second;
+            if (cr && cr->ok) compiledArgs = {"--compiled", cr->packagePath};
+            else compiledError = cr ? cr->error : "not compiled";
+        }
         if (opt.time) {
-            say(spec.id + ": timing the LibTorch eager baseline");
-            const json b = runJob({"--job", "baseline", "--suite", suite, "--task", spec.id}, failure);
+            std::string names;
+            for (const auto& b : opt.baselines) names += (names.empty() ? "" : ", ") + b;
+            say(spec.id + ": timing the baselines (" + names + ")");
+            std::vector<std::string> args{"--job", "baseline", "--suite", suite, "--task", spec.id};
+            args.insert(args.end(), compiledArgs.begin(), compiledArgs.end());
+            const json b = runJob(args, failure);
             if (b.is_null()) {
                 tb.baselineError = failure;
             } else {
@@ -732,7 +983,29 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                 tb.baseline = tmp.tasks[0].baseline;
                 tb.minBytes = tmp.tasks[0].minBytes;
                 tb.flops = tmp.tasks[0].flops;
+                tb.otherBaselines = tmp.tasks[0].otherBaselines;
                 baselineMs = tb.baseline.medianMs;
+            }
+            for (const auto& kind : opt.baselines) {
+                if (kind == "eager" || tb.baselineOf(kind)) continue;
+                BaselineRun br; // the baseline job failed as a whole
+                br.kind = kind;
+                br.error = tb.baselineError.empty() ? "not timed" : tb.baselineError;
+                tb.otherBaselines.push_back(br);
+            }
+            for (auto& br : tb.otherBaselines) {
+                if (br.kind != "compiled") continue;
+                if (cr) {
+                    br.compileSeconds = cr->cacheHit ? 0.0 : cr->seconds;
+                    br.cacheHit = cr->cacheHit;
+                    br.cacheKey = cr->key;
+                    if (!cr->ok) br.compileLog = cr->log;
+                }
+                if (!compiledError.empty()) br.error = compiledError;
+                say(spec.id + ": compiled baseline " +
+                    (br.usable() ? std::to_string(br.timing.medianMs) + " ms (" + std::to_string(br.vsEager.ratio) +
+                                       "x eager)" + (br.validation.passed ? "" : ", INVALID against the float64 reference")
+                                 : "unavailable: " + br.error));
             }
         }
         for (const auto* v : withBuiltins ? variantsForOp(tb.op) : std::vector<const kernels::Variant*>{}) {
@@ -742,6 +1015,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
             std::vector<std::string> args{"--job", "variant", "--suite", suite, "--task", spec.id, "--variant", v->name,
                                           "--baseline-ms", exact(baselineMs)};
             args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
+            args.insert(args.end(), compiledArgs.begin(), compiledArgs.end());
             const json vj = runJob(args, failure);
             VariantResult vr;
             if (vj.is_null()) {
@@ -772,6 +1046,7 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                                               "--plan", callPlanToJson(e->kernel.args), "--baseline-ms",
                                               exact(baselineMs)};
                 args.insert(args.end(), ceilArgs.begin(), ceilArgs.end());
+                args.insert(args.end(), compiledArgs.begin(), compiledArgs.end());
                 const json vj = runJob(args, failure);
                 if (vj.is_null()) {
                     vr.error = failure;

@@ -4,8 +4,11 @@
 // share inside a worker: CUDA checks, the event timer, misaligned copies, the job's task.
 // Engine-side (LibTorch) translation units only.
 
+#include "ks/core/aotimodel.h"
 #include "ks/core/harness.h"
+#include "ks/core/nvml.h"
 #include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
 #include "ks/core/taskspec.h"
 
 #include "ks/kernels/timing.h"
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -123,6 +127,53 @@ inline TaskSpec findTask(const WorkerJob& job) {
     return spec;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Interleaved timing (issue 12): the contenders of one worker (the baselines and the subject)
+// are timed in blocks, A B C / C B A / A B C ..., so drift (clocks, temperature, other tenants)
+// hits all of them alike, with the SM clock read through NVML around each block.
+struct Contender {
+    std::string name;
+    std::function<void()> fn;
+};
+struct Interleaved {
+    std::vector<std::vector<double>> ms; // per contender, every timed sample in run order
+    std::vector<TimingStats> stats;      // per contender: summarised, with blocks and clocks
+};
+// `runs` samples per contender in `blocks` blocks (the warm-up before each contender's first
+// block, three runs before the others).
+Interleaved timeInterleaved(Timer& timer, const std::vector<Contender>& contenders, const HarnessOptions& opt);
+// The NVML reader of this worker's GPU (opened once).
+const nvml::Clocks& workerClocks();
+
+// The baselines a worker times beside its subject, on the subject's own operands: eager always;
+// "compiled" (the AOTInductor package of WorkerJob::compiledPackage) and "graph" (the eager
+// forward captured in a CUDA graph) when the run asked for them and they could be set up.
+class BaselineSet {
+public:
+    BaselineSet(const WorkerJob& job, const TaskSpec& spec, const CompiledTask& ct, std::vector<at::Tensor> inputs,
+                std::vector<at::Tensor> params);
+    ~BaselineSet();
+    std::vector<Contender> contenders() const; // eager first
+    std::vector<std::string> kinds() const;    // the kinds of contenders(), in order
+    std::map<std::string, std::string> errors; // kind -> why it could not be set up
+    const CompiledModel* compiled() const { return m_compiled.get(); }
+    // The graph's output after a replay (undefined without a graph).
+    at::Tensor graphOutput() const { return m_graphOut; }
+    void replayGraph();
+
+private:
+    const TaskSpec& m_spec;
+    const CompiledTask& m_ct;
+    std::vector<at::Tensor> m_inputs, m_params, m_all;
+    std::unique_ptr<CompiledModel> m_compiled;
+    struct Graph;
+    std::unique_ptr<Graph> m_graph;
+    at::Tensor m_graphOut;
+};
+
+// A subject timed after `baselines.size()` baseline contenders in `timed`: its speedup and
+// interval against eager (r.speedup, r.speedupStats) and against the others (r.vs).
+void compareWithBaselines(VariantResult& r, const Interleaved& timed, const std::vector<std::string>& baselines);
 
 } // namespace ks::harness
 

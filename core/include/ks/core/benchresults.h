@@ -6,6 +6,7 @@
 #include "ks/core/results.h"
 #include "ks/core/speedupstats.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,19 @@ namespace ks {
 
 inline constexpr int BenchSchemaVersion = 1;
 
+// The SM clock and the driver's clock-event (throttle) reasons read through NVML before and after
+// one timed block. A block whose clock moved by more than ClockDriftLimit is `moved`.
+inline constexpr double ClockDriftLimit = 0.03;
+struct ClockBlock {
+    double smMhzBefore = NaN, smMhzAfter = NaN;
+    uint64_t reasonsBefore = 0, reasonsAfter = 0; // nvmlClocksEventReasons bit masks
+    bool moved = false;
+};
+// "GpuIdle", "SwPowerCap", "HwSlowdown", ... for the bits of an NVML reason mask (unknown bits as hex).
+std::vector<std::string> clockReasonNames(uint64_t mask);
+// Whether the clock moved across a block: both readings known and |after - before| > limit * before.
+bool clockMoved(double beforeMhz, double afterMhz, double limit = ClockDriftLimit);
+
 struct TimingStats {
     int warmup = 0, runs = 0;
     bool l2Flush = false;
@@ -21,6 +35,13 @@ struct TimingStats {
     double spinUs = 0;              // per task: that spin's length (0: launch latency counted)
     double medianMs = NaN, meanMs = NaN, minMs = NaN, q1Ms = NaN, q3Ms = NaN;
     std::vector<double> samplesMs; // up to a few hundred evenly spaced samples, for distribution plots
+    // Interleaving (issue 12): the runs were split into `blocks` blocks alternating with the other
+    // contenders of the same worker (baselines and variant: A/B/B/A...), so drift hits all alike.
+    // 0 in files written before that.
+    int blocks = 0;
+    std::string clockSource;             // "nvml", or "unavailable: why" (empty in older files)
+    std::vector<ClockBlock> clockBlocks; // one per block, when NVML could be read
+    int movedBlocks() const;
     double iqrMs() const { return q3Ms - q1Ms; }
 };
 
@@ -58,6 +79,30 @@ struct ExternalInfo {
     double precisionRatio = NaN;   // kernel error vs float64 / eager float32 error (floored)
 };
 
+// A speedup against one baseline, from samples timed interleaved in the same worker.
+struct BaselineComparison {
+    std::string baseline;        // "compiled" | "graph" (eager is VariantResult::speedup itself)
+    double baselineMedianMs = NaN;
+    SpeedupStats stats;          // ratio = baseline median / variant median, with its interval
+};
+
+// A baseline other than eager for one task (issue 12): "compiled", PyTorch Inductor ahead of time
+// (torch.export + AOTInductor, loaded with LibTorch's package loader), validated against the
+// float64 reference like a variant; "graph", the eager forward captured once in a CUDA graph and
+// replayed (launch overhead gone). `error` says why there is no timing (export, compile, capture).
+struct BaselineRun {
+    std::string kind;
+    TimingStats timing;
+    std::string error;
+    ValidationResult validation;      // compiled: against the float64 reference; graph: against eager
+    SpeedupStats vsEager;             // eager median / this median, interleaved in the same worker
+    double compileSeconds = NaN;      // compiled: the export + compile (0 for a cache hit)
+    bool cacheHit = false;
+    std::string cacheKey, compileLog; // compiled: the cache entry and the compiler's last words
+    bool usable() const { return error.empty() && timing.medianMs == timing.medianMs; }
+};
+std::string baselineLabel(const std::string& kind); // "eager (LibTorch)", "compiled (AOTInductor)", ...
+
 struct VariantResult {
     std::string name, summary;
     int version = 0;
@@ -70,6 +115,11 @@ struct VariantResult {
     // Its bootstrap 95 % interval and the Mann-Whitney p-value, from the timed samples of the
     // baseline and of this variant (absent, NaN, in files written before they were recorded).
     SpeedupStats speedupStats;
+    std::vector<BaselineComparison> vs; // against the other baselines of the run
+    // The comparison with `kind` ("eager" gives speedup / speedupStats); nullptr if none.
+    const BaselineComparison* versus(const std::string& kind) const;
+    double speedupVs(const std::string& kind) const; // NaN when not measured
+    SpeedupStats statsVs(const std::string& kind) const;
     double gbps = NaN;        // minimum bytes / median time
     double pctCopyBandwidth = NaN;
     bool impossible = false;  // implied bandwidth/FLOP rate above the measured ceiling
@@ -91,6 +141,8 @@ struct TaskBench {
     double minBytes = NaN, flops = NaN;
     TimingStats baseline;         // LibTorch eager on the same task and inputs
     std::string baselineError;
+    std::vector<BaselineRun> otherBaselines; // compiled, graph: those the run asked for
+    const BaselineRun* baselineOf(const std::string& kind) const;
     std::vector<VariantResult> variants;
 };
 
@@ -101,6 +153,9 @@ struct BenchRun {
     double fp32PeakTflops = NaN;    // measured
     TimingStats settings;           // warmup / runs / l2Flush used
     std::map<std::string, int64_t> dims; // task dims the run set (`--dim`); empty: the suite's shapes
+    // The baselines timed ("eager" first); files written before the compiled baseline: {"eager"}.
+    std::vector<std::string> baselines{"eager"};
+    std::string clockSource; // NVML for the clock records, or why it could not be read
     std::vector<TaskBench> tasks;
 };
 

@@ -5,6 +5,7 @@
 // crashes is reported as a failed variant instead of ending the run. No torch in this header.
 
 #include "ks/core/benchresults.h"
+#include "ks/core/compiledbaseline.h"
 #include "ks/core/external.h"
 #include "ks/core/taskspec.h"
 
@@ -38,6 +39,10 @@ struct HarnessOptions {
     std::string variantPattern;     // globs on variant names; empty = all
     // External kernels: error ratio to eager float32 above which the `precision` guard fires.
     double precisionRatio = 32;
+    // Baselines timed beside every variant, interleaved in the same worker: "eager" (always),
+    // "compiled" (AOTInductor, compiledbaseline.h), "graph" (eager replayed from a CUDA graph).
+    std::vector<std::string> baselines{"eager"};
+    int blocks = 10; // the timed runs of each contender are split into this many interleaved blocks
 };
 
 // Task ids of a suite that have kernels, and the op serving each.
@@ -71,10 +76,12 @@ VariantResult externalSkeleton(const ExternalJob& job);
 // kernel of `external` whose task is in `tasks`. `suite` is what workers load ("builtin" or a
 // folder). Never throws for task or kernel problems (they are in the results); throws ks::Error
 // if no CUDA device is usable.
+// `compiled`: the compiled baselines by task id (compileBaselines), for a run whose baselines
+// include "compiled"; a task without one gets the compile's error (or "not compiled").
 BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, const HarnessOptions& opt,
                   const WorkerCommand& worker, const BenchProgress& progress = {},
                   const std::atomic<bool>* cancel = nullptr, const std::vector<ExternalJob>& external = {},
-                  bool builtins = true);
+                  bool builtins = true, const std::map<std::string, BaselineCompileResult>& compiled = {});
 
 // Worker entry: runs one job and writes its JSON result to `resultFile`. Jobs: "ceilings",
 // "baseline" (needs task), "variant" (needs task + variant), "external" (task + soPath +
@@ -88,6 +95,7 @@ struct WorkerJob {
     double l2Bytes = 0;
     // "external": the compiled kernel.so, the bound function and the call plan (JSON).
     std::string soPath, function, plan;
+    std::string compiledPackage; // the task's compiled baseline (model.pt2), when the run has one
 };
 int runWorkerJob(const WorkerJob& job);
 // Parses the arguments runBench gives a worker (after its prefix args). Throws ks::Error.
