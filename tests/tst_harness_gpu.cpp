@@ -167,7 +167,7 @@ TEST(HarnessGpu, CompiledAndGraphBaselinesBesideEveryVariant) {
             EXPECT_TRUE(v.speedupStats.measured()) << v.name;
             EXPECT_LE(v.speedupStats.lo, v.speedup) << v.name;
             EXPECT_GE(v.speedupStats.hi, v.speedup) << v.name;
-            for (const char* kind : {"compiled", "graph"}) {
+            for (const char* kind : {"eager", "compiled", "graph"}) {
                 const BaselineComparison* c = v.versus(kind);
                 ASSERT_NE(c, nullptr) << v.name << " vs " << kind;
                 EXPECT_TRUE(c->stats.measured()) << v.name << " vs " << kind;

@@ -167,9 +167,8 @@ void compareWithBaselines(VariantResult& r, const Interleaved& timed, const std:
         if (baselines[i] == "eager") {
             r.speedup = st.ratio;
             r.speedupStats = st;
-        } else {
-            r.vs.push_back({baselines[i], bm, st});
         }
+        r.vs.push_back({baselines[i], bm, st});
     }
 }
 

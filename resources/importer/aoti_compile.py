@@ -45,10 +45,19 @@ def say(obj):
 
 
 def last_line(e: BaseException) -> str:
+    # InductorError wraps the compiler's own exception: name that one, and where it was raised
+    # when it carries no message (a bare AssertionError).
+    inner = getattr(e, "inner_exception", None) or e.__cause__
+    if isinstance(inner, BaseException) and not str(e).strip(": ").strip():
+        e = inner
     text = "".join(traceback.format_exception_only(type(e), e)).strip()
+    frames = traceback.extract_tb(e.__traceback__) if e.__traceback__ else []
+    where = f" (raised at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
     # TorchScript puts its message on the lines after "RuntimeError:": keep the first few.
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     short = " ".join(lines[:4]) if lines else type(e).__name__
+    if len(short) < 40:  # "AssertionError:" alone says nothing: say where
+        short += where
     return short[:2000]
 
 
@@ -158,7 +167,28 @@ def main(argv):
         stage = "compile"
         t0 = time.monotonic()
         tmp = out[:-4] + ".partial.pt2" if out.endswith(".pt2") else out + ".partial.pt2"
-        torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
+        try:
+            torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
+        except Exception as ts_compile_error:  # noqa: BLE001
+            # The converter's graph can trip Inductor where torch.export's own does not: a
+            # TorchScript source gets a second try through Python.
+            if how != "ts2ep" or spec.get("artifact"):
+                raise
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.write("retrying with torch.export of the source run as Python\n")
+            fn = python_function(torch, spec.get("source") or "", entry)
+
+            class Task(torch.nn.Module):
+                def forward(self, *a):
+                    return fn(*a)
+
+            try:
+                ep = torch.export.export(Task(), example_args)
+                how = "python"
+                torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
+            except Exception as py_error:  # noqa: BLE001
+                raise RuntimeError(f"Inductor failed on the converted graph: {last_line(ts_compile_error)}; "
+                                   f"and through torch.export: {last_line(py_error)}") from py_error
         os.replace(tmp, out)
         compile_s = time.monotonic() - t0
         extract(out)

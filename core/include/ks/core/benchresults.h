@@ -81,7 +81,7 @@ struct ExternalInfo {
 
 // A speedup against one baseline, from samples timed interleaved in the same worker.
 struct BaselineComparison {
-    std::string baseline;        // "compiled" | "graph" (eager is VariantResult::speedup itself)
+    std::string baseline;        // "eager" (also VariantResult::speedup, for older readers) | "compiled" | "graph"
     double baselineMedianMs = NaN;
     SpeedupStats stats;          // ratio = baseline median / variant median, with its interval
 };
@@ -115,7 +115,7 @@ struct VariantResult {
     // Its bootstrap 95 % interval and the Mann-Whitney p-value, from the timed samples of the
     // baseline and of this variant (absent, NaN, in files written before they were recorded).
     SpeedupStats speedupStats;
-    std::vector<BaselineComparison> vs; // against the other baselines of the run
+    std::vector<BaselineComparison> vs; // against each baseline of the run, timed in the variant's own worker
     // The comparison with `kind` ("eager" gives speedup / speedupStats); nullptr if none.
     const BaselineComparison* versus(const std::string& kind) const;
     double speedupVs(const std::string& kind) const; // NaN when not measured
