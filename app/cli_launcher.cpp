@@ -185,13 +185,21 @@ public:
             const size_t arrow = line.find(" => not found");
             if (arrow == std::string::npos) continue;
             const size_t start = line.find_first_not_of(" \t");
-            missing.push_back(line.substr(start, arrow - start));
+            // Each library that needs it reports it again.
+            const std::string name = line.substr(start, arrow - start);
+            if (std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(name);
         }
         if (!missing.empty()) {
+            const bool cuda = std::any_of(missing.begin(), missing.end(), [](const std::string& m) {
+                return m.find("cuda") != std::string::npos || m.find("cublas") != std::string::npos;
+            });
+            const fs::path site = torchDir.parent_path();
             note(label, "torch " + version + " at " + torchDir.string() + ", but " + join(missing, ", ") +
-                            (missing.size() == 1 ? " is" : " are") + " not found in " + join(libraryDirs(torchDir), ", ") +
-                            " (KernelSieve needs the CUDA build of torch " + majorMinor(KS_TORCH_VERSION) +
-                            ", the default on the Python registry; a +cpu build lacks libtorch_cuda.so)");
+                            (missing.size() == 1 ? " is" : " are") + " not found in " + (torchDir / "lib").string() +
+                            " or " + (site / "nvidia/*/lib").string() +
+                            (cuda ? " (KernelSieve needs the CUDA build of torch " + majorMinor(KS_TORCH_VERSION) +
+                                        ", the default on the Python registry; a +cpu build lacks the CUDA libraries)"
+                                  : " (an incomplete torch installation: reinstall it)"));
             return std::nullopt;
         }
         if (rc != 0 || trace.empty()) {

@@ -94,17 +94,19 @@ PY
     ok "three tasks ok, results.json and filters.csv written"
 
     step "import-kernelbench of one file (the installed exporter, the launcher's Python)"
-    local sandbox=(--no-sandbox)
-    if "$prefix/libexec/kernelsieve-sandbox" --host-tmp --check >/dev/null 2>&1; then
-        sandbox=() # KS_SANDBOX unset means required: the helper must be found beside the real program
-    else
+    local sandbox=() how="in the sandbox"
+    if ! "$prefix/libexec/kernelsieve-sandbox" --host-tmp --check >/dev/null 2>&1; then
+        sandbox=(--no-sandbox) how="without the sandbox"
         printf 'note: namespaces are not available here: the import runs with --no-sandbox\n'
-    fi
-    out=$("${clean[@]}" "$cli" import-kernelbench "$work/kb" --out "$work/imported" "${sandbox[@]}" 2>&1); rc=$?
+    fi # else KS_SANDBOX unset means required: the helper must be found beside the real program
+    out=$("${clean[@]}" "$cli" import-kernelbench "$work/kb/level1" --out "$work/imported" "${sandbox[@]}" 2>&1); rc=$?
     printf '%s\n' "$out" | tail -n 4
     ((rc == 0)) || fail "import-kernelbench exited $rc"
-    compgen -G "$work/imported/L1-19*.json" >/dev/null || fail "import-kernelbench wrote no L1-19 task"
-    ok "imported L1-19${sandbox:+ (no sandbox)}"
+    [[ -f $work/imported/level1/19_ReLU.json && -f $work/imported/level1/19_ReLU.pt ]] \
+        || fail "import-kernelbench wrote no 19_ReLU.json and .pt"
+    out=$("${clean[@]}" "$cli" filter --suite "$work/imported" --device cpu --seeds 2 --criteria stat --no-out 2>&1); rc=$?
+    ((rc == 0)) && grep -q '^1 tasks, 0 failed' <<<"$out" || { printf '%s\n' "$out"; fail "filter of the imported task: exit $rc"; }
+    ok "imported 19_ReLU.py $how and filtered it"
 
     if [[ $gui == ON ]]; then
         step "the GUI, offscreen"
@@ -176,7 +178,7 @@ done
 command -v desktop-file-validate >/dev/null || fail "desktop-file-validate is missing: apt-get install desktop-file-utils (packaging/setup.sh deps)"
 unshare --mount --propagation private true 2>/dev/null || skip "no private mount namespace here (unshare --mount), so the build tree cannot be hidden"
 
-exec 9>/run/lock/kernelsieve-install-test.lock 2>/dev/null || exec 9>/tmp/kernelsieve-install-test.lock
+{ exec 9>/run/lock/kernelsieve-install-test.lock; } 2>/dev/null || exec 9>/tmp/kernelsieve-install-test.lock
 flock -w 900 9 || fail "another install.package run held the lock for 15 minutes"
 if [[ $(dpkg-query -W -f='${Status}' kernelsieve 2>/dev/null) == *'ok installed' ]]; then
     skip "kernelsieve is installed on this machine; this test would replace and remove it"
@@ -220,7 +222,7 @@ ok "metadata"
 step "install the package"
 if command -v apt-get >/dev/null; then
     # What a user runs (apt install ./kernelsieve_*.deb); its dependencies are installed already here.
-    apt-get install -y -q --no-download --no-install-recommends -o DPkg::Lock::Timeout=300 "$DEB" >"$WORK/apt.log" 2>&1 \
+    apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "$DEB" >"$WORK/apt.log" 2>&1 \
         || { cat "$WORK/apt.log"; fail "apt-get install $DEB failed"; }
 else
     dpkg -i "$DEB" >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "dpkg -i $DEB failed"; }
@@ -242,7 +244,7 @@ fi
 ok "installed: $(dpkg-query -L kernelsieve | grep -c .) paths"
 
 step "checks of the package's programs (source, build and torch trees hidden)"
-unshare --mount --propagation private bash "$0" --checks /usr "$WORK" "$SOURCE" "$BUILD" "$VENV_REAL" \
+unshare --mount --propagation private bash ${KS_TEST_TRACE:+-x} "$0" --checks /usr "$WORK" "$SOURCE" "$BUILD" "$VENV_REAL" \
     "$TORCH_PYTHON" "$VERSION" "$TORCH_VERSION" "$GUI" || fail "the package's programs (see above)"
 
 step "remove the package"
@@ -257,6 +259,6 @@ ok "removed, nothing left"
 step "cmake --install $BUILD --prefix $WORK/prefix"
 cmake --install "$BUILD" --prefix "$WORK/prefix" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "cmake --install failed"; }
 [[ $GUI != ON ]] || desktop-file-validate "$WORK/prefix/share/applications/kernelsieve.desktop" || fail "desktop-file-validate (prefix)"
-unshare --mount --propagation private bash "$0" --checks "$WORK/prefix" "$WORK" "$SOURCE" "$BUILD" "$VENV_REAL" \
+unshare --mount --propagation private bash ${KS_TEST_TRACE:+-x} "$0" --checks "$WORK/prefix" "$WORK" "$SOURCE" "$BUILD" "$VENV_REAL" \
     "$TORCH_PYTHON" "$VERSION" "$TORCH_VERSION" "$GUI" || fail "the prefix install's programs (see above)"
 printf '\nPASS: package %s and prefix install\n' "$(basename "$DEB")"
