@@ -161,8 +161,9 @@ public:
     explicit Search(std::string real) : m_real(std::move(real)) {}
 
     // A torch package folder: right version, every library of the real program resolves.
-    std::optional<Found> tryTorch(const std::string& label, const std::string& python, const fs::path& torchDir) {
+    std::optional<Found> tryTorch(const std::string& label, const std::string& python, const fs::path& given) {
         std::error_code ec;
+        const fs::path torchDir = fs::absolute(given, ec).lexically_normal();
         const std::string version = torchVersion(torchDir);
         if (version.empty()) {
             note(label, torchDir.string() + " is not a torch package folder (no version.py)");

@@ -180,17 +180,24 @@ unshare --mount --propagation private true 2>/dev/null || skip "no private mount
 
 { exec 9>/run/lock/kernelsieve-install-test.lock; } 2>/dev/null || exec 9>/tmp/kernelsieve-install-test.lock
 flock -w 900 9 || fail "another install.package run held the lock for 15 minutes"
-if [[ $(dpkg-query -W -f='${Status}' kernelsieve 2>/dev/null) == *'ok installed' ]]; then
-    skip "kernelsieve is installed on this machine; this test would replace and remove it"
+# A package this test installed carries a marker; one without it is someone's real install.
+MARKER=/var/lib/kernelsieve-install-test.installed
+STATUS=$(dpkg-query -W -f='${db:Status-Status}' kernelsieve 2>/dev/null)
+if [[ -n $STATUS && $STATUS != not-installed ]]; then
+    [[ -e $MARKER ]] || skip "kernelsieve is installed on this machine; this test would replace and remove it"
+    printf 'note: removing the kernelsieve package a killed run of this test left\n'
+    dpkg --purge kernelsieve >/dev/null || fail "cannot remove the package a previous run left"
 fi
+rm -f "$MARKER"
 
 WORK=$(mktemp -d /tmp/ks-install-test.XXXXXX) || fail "mktemp"
 INSTALLED=0
 cleanup() {
-    ((INSTALLED)) && dpkg --purge kernelsieve >/dev/null 2>&1
+    if ((INSTALLED)); then dpkg --purge kernelsieve >/dev/null 2>&1 && rm -f "$MARKER"; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT # ctest's timeout: still remove the package
 
 # The venv (if the build's python is one) is bound elsewhere and hidden at its own path.
 VENV_REAL=$("$TORCH_PYTHON" -c 'import sys, os; print(os.path.realpath(sys.prefix) if sys.prefix != sys.base_prefix else "")') \
@@ -220,6 +227,8 @@ OUTSIDE=$(awk '{ print $6 }' "$WORK/contents" | grep -Ev '^\./(usr/?|usr/.*)?$')
 ok "metadata"
 
 step "install the package"
+touch "$MARKER"
+INSTALLED=1 # from here on the package is ours to remove, however the install ends
 if command -v apt-get >/dev/null; then
     # What a user runs (apt install ./kernelsieve_*.deb); its dependencies are installed already here.
     apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "$DEB" >"$WORK/apt.log" 2>&1 \
@@ -227,7 +236,6 @@ if command -v apt-get >/dev/null; then
 else
     dpkg -i "$DEB" >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "dpkg -i $DEB failed"; }
 fi
-INSTALLED=1
 [[ $(dpkg-query -W -f='${Status}' kernelsieve) == *'ok installed' ]] || fail "kernelsieve is not installed after the install"
 for f in /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-sandbox \
          /usr/share/kernelsieve/importer/kernelbench_export.py /usr/share/kernelsieve/importer/kernel_capture.py \
@@ -250,6 +258,7 @@ unshare --mount --propagation private bash ${KS_TEST_TRACE:+-x} "$0" --checks /u
 step "remove the package"
 dpkg --purge kernelsieve >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "dpkg --purge failed"; }
 INSTALLED=0
+rm -f "$MARKER"
 for f in /usr/bin/kernelsieve /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-sandbox \
          /usr/share/kernelsieve /usr/share/applications/kernelsieve.desktop; do
     [[ ! -e $f ]] || fail "$f is left after dpkg --purge"
