@@ -31,6 +31,8 @@ list(GET _ks_torch_info 1 _torch_dir)
 list(GET _ks_torch_info 2 _torch_cuda)
 list(GET _ks_torch_info 3 _abi)
 list(GET _ks_torch_info 4 KS_TORCH_VERSION)
+# "2.11.0+cu130" -> "2.11.0": what `pip install torch==` takes (the launcher's and package's hints).
+string(REGEX REPLACE "\\+.*$" "" KS_TORCH_RELEASE "${KS_TORCH_VERSION}")
 # The torch package folder: external kernels are compiled against its headers and libraries.
 set(KS_TORCH_PACKAGE_DIR "${_torch_dir}")
 message(STATUS "LibTorch ${KS_TORCH_VERSION} from ${KS_TORCH_PYTHON} (CUDA build: '${_torch_cuda}')")

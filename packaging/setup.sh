@@ -24,10 +24,13 @@ BUILD_DIR=${KS_BUILD_DIR:-build/release}
 JOBS=${KS_JOBS:-$(nproc)}
 TORCH_VERSION=2.11.0
 
-# clang and libclang-rt-dev bring libFuzzer, for the test fuzz.loaders (fuzz/run.sh).
+# clang and libclang-rt-dev bring libFuzzer, for the test fuzz.loaders (fuzz/run.sh);
+# desktop-file-utils validates the menu entry in install.package (dpkg-dev, in build-essential,
+# computes the package's dependencies).
 APT_PACKAGES=(build-essential cmake ninja-build git python3 python3-venv python3-pip
               qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6 nlohmann-json3-dev
-              libgtest-dev libgmock-dev libcli11-dev xvfb xauth clang libclang-rt-dev)
+              libgtest-dev libgmock-dev libcli11-dev xvfb xauth clang libclang-rt-dev
+              desktop-file-utils)
 
 install_apt() {
     if [[ "${KS_NO_APT:-0}" == 1 ]]; then say "KS_NO_APT=1: not installing Debian packages"; return; fi
