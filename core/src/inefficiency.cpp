@@ -5,6 +5,7 @@
 // task, checked equal to the task's own output on several seeds, then timed.
 
 #include "ks/core/inefficiency.h"
+#include "ks/core/process.h"
 #include "ks/core/analysisreports.h"
 
 #include "ks/core/engine.h"
@@ -271,11 +272,7 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
     return c;
 }
 
-std::string defaultCeilingsCacheDir() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kernelsieve";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kernelsieve";
-    return (std::filesystem::temp_directory_path() / "kernelsieve").string();
-}
+std::string defaultCeilingsCacheDir() { return userCacheDir(nullptr, ""); }
 
 DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const std::string& cacheDir,
                               int cpuThreads) {

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -228,6 +230,15 @@ void removeTree(const std::string& path) {
     } else {
         ::unlink(path.c_str());
     }
+}
+
+std::string userCacheDir(const char* envOverride, const std::string& sub) {
+    if (envOverride)
+        if (const char* d = std::getenv(envOverride); d && *d) return d;
+    const std::string tail = sub.empty() ? "" : "/" + sub;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kernelsieve" + tail;
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kernelsieve" + tail;
+    return (std::filesystem::temp_directory_path() / ("kernelsieve" + (sub.empty() ? "" : "-" + sub))).string();
 }
 
 } // namespace ks

@@ -83,6 +83,17 @@ def python_function(torch, source, entry):
     return fn
 
 
+def export_python(torch, source, entry, example_args):
+    """torch.export of the TorchScript source run as Python."""
+    fn = python_function(torch, source, entry)
+
+    class Task(torch.nn.Module):
+        def forward(self, *a):
+            return fn(*a)
+
+    return torch.export.export(Task(), example_args)
+
+
 def extract(package):
     """Unpacks the .so, its metadata and its cubins into <folder of package>/model (flat)."""
     import zipfile
@@ -151,14 +162,8 @@ def main(argv):
             if spec.get("artifact"):
                 raise
             how = "python"
-            fn = python_function(torch, spec.get("source") or "", entry)
-
-            class Task(torch.nn.Module):
-                def forward(self, *a):
-                    return fn(*a)
-
             try:
-                ep = torch.export.export(Task(), example_args)
+                ep = export_python(torch, spec.get("source") or "", entry, example_args)
             except Exception as py_error:  # noqa: BLE001
                 raise RuntimeError(f"the TorchScript converter said: {last_line(ts_error)}; "
                                    f"torch.export said: {last_line(py_error)}") from py_error
@@ -176,14 +181,8 @@ def main(argv):
                 raise
             traceback.print_exc(file=sys.stderr)
             sys.stderr.write("retrying with torch.export of the source run as Python\n")
-            fn = python_function(torch, spec.get("source") or "", entry)
-
-            class Task(torch.nn.Module):
-                def forward(self, *a):
-                    return fn(*a)
-
             try:
-                ep = torch.export.export(Task(), example_args)
+                ep = export_python(torch, spec.get("source") or "", entry, example_args)
                 how = "python"
                 torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
             except Exception as py_error:  # noqa: BLE001

@@ -180,12 +180,7 @@ BaselineCompileResult compileOne(const Job& job, const BaselineCompileOptions& o
 
 } // namespace
 
-std::string defaultBaselineCacheDir() {
-    if (const char* d = std::getenv("KS_BASELINE_CACHE"); d && *d) return d;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kernelsieve/baselines";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kernelsieve/baselines";
-    return (fs::temp_directory_path() / "kernelsieve-baselines").string();
-}
+std::string defaultBaselineCacheDir() { return userCacheDir("KS_BASELINE_CACHE", "baselines"); }
 
 TorchPython findTorchPython(const std::string& given) {
     static std::mutex m;

@@ -245,12 +245,7 @@ CompileResult compileOne(const ExternalKernel& k, const CompileOptions& opt, con
 
 } // namespace
 
-std::string defaultKernelCacheDir() {
-    if (const char* d = std::getenv("KS_KERNEL_CACHE"); d && *d) return d;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kernelsieve/kernels";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kernelsieve/kernels";
-    return (fs::temp_directory_path() / "kernelsieve-kernels").string();
-}
+std::string defaultKernelCacheDir() { return userCacheDir("KS_KERNEL_CACHE", "kernels"); }
 
 std::vector<CompileResult> compileKernels(const std::vector<ExternalKernel>& kernels, const CompileOptions& opt,
                                           const CompileProgress& progress, const std::atomic<bool>* cancel) {

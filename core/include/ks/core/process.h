@@ -68,4 +68,8 @@ std::string fileTail(const std::string& path, size_t maxBytes = 4000);
 // exports its own copy of that symbol, which the dynamic linker may bind and which crashed).
 void removeTree(const std::string& path);
 
+// A cache folder of ours: $ENV when `envOverride` names a set variable, else
+// $XDG_CACHE_HOME/kernelsieve/SUB, ~/.cache/kernelsieve/SUB, or TMPDIR/kernelsieve-SUB.
+std::string userCacheDir(const char* envOverride, const std::string& sub);
+
 } // namespace ks
