@@ -58,8 +58,9 @@ SpeedupChart::SpeedupChart(QWidget* parent)
 }
 
 void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks,
-                            const QHash<QString, QStringList>& flaws) {
+                            const QHash<QString, QStringList>& flaws, const QString& subject) {
     m_tasks = tasks;
+    m_subject = subject;
     m_flaws = flaws;
     scheduleRebuild();
 }
@@ -241,7 +242,8 @@ void SpeedupChart::rebuild() {
                                                            : Qt::AlignTop | Qt::AlignHCenter);
     setTitle(single ? tr("Speedup over PyTorch eager: %1")
                           .arg(QString::fromStdString(m_tasks.front().taskId))
-                    : tr("Speedup over PyTorch eager: all tasks with kernels"));
+                    : m_subject.isEmpty() ? tr("Speedup over PyTorch eager: all tasks with kernels")
+                                          : tr("Speedup over PyTorch eager: %1").arg(m_subject));
     setHasData(!barsOf.empty());
     rememberHomeRange();
     replot(rpQueuedReplot);

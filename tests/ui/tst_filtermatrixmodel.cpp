@@ -610,6 +610,17 @@ class TestFilterMatrixModel : public QObject {
         proxy.clearMetricRanges();
         QCOMPARE(proxy.rowCount(), 16);
         QVERIFY(!proxy.isFiltering());
+        // A narrow window's headers: the count under the name, the model's text otherwise.
+        QSignalSpy headers(&proxy, &QAbstractItemModel::headerDataChanged);
+        proxy.setTwoLineHeaders(true);
+        QCOMPARE(headers.count(), 1);
+        QCOMPARE(proxy.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Std\n(6)"));
+        QCOMPARE(proxy.headerData(FilterMatrixModel::IdColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("ID"));
+        proxy.setTwoLineHeaders(false);
+        QCOMPARE(proxy.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
+                 model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString());
 
         // The zeros pass metric (tolerance used) moves with its tolerances: a range on it is
         // re-applied on every re-threshold. "At most 1" is exactly the flagged tasks.

@@ -22,6 +22,21 @@ void FilterProxyModel::setSourceModel(QAbstractItemModel* model) {
     }
 }
 
+void FilterProxyModel::setTwoLineHeaders(bool on) {
+    if (on == m_twoLineHeaders) return;
+    m_twoLineHeaders = on;
+    if (columnCount() > 0) emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+}
+
+QVariant FilterProxyModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    QVariant v = QSortFilterProxyModel::headerData(section, orientation, role);
+    if (!m_twoLineHeaders || role != Qt::DisplayRole || orientation != Qt::Horizontal) return v;
+    QString text = v.toString();
+    const qsizetype count = text.lastIndexOf(QStringLiteral(" ("));
+    if (count > 0) text[count] = QLatin1Char('\n');
+    return text;
+}
+
 void FilterProxyModel::onFlagsChanged() {
     const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn &&
                                sortColumn() <= FilterMatrixModel::AnyFlagColumn;

@@ -59,6 +59,13 @@ class FilterProxyModel : public QSortFilterProxyModel {
     // Source rows that pass the filter, in source order (for exports that must keep file order).
     QList<int> acceptedSourceRows() const;
 
+    // "Output Range\n(2)" instead of "Output Range (2)": the criterion's name over its count,
+    // so that a narrow window fits every column (the header grows a line instead).
+    void setTwoLineHeaders(bool on);
+    bool twoLineHeaders() const { return m_twoLineHeaders; }
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
     void setSourceModel(QAbstractItemModel* model) override;
 
   protected:
@@ -77,4 +84,5 @@ class FilterProxyModel : public QSortFilterProxyModel {
     // The criteria with a range, so that filterAcceptsRow loops over those only.
     std::vector<ks::Criterion> m_activeRanges;
     bool m_unsortedRows = false; // rows inserted since the last sort
+    bool m_twoLineHeaders = false;
 };
