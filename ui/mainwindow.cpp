@@ -410,7 +410,9 @@ MainWindow::LayoutMode MainWindow::layoutModeFor(const QSize& size) {
 void MainWindow::resizeEvent(QResizeEvent* event) {
     QMainWindow::resizeEvent(event);
     const LayoutMode mode = layoutModeFor(event->size());
-    if (mode != m_layoutMode)
+    // The first time too: a restored window state may hold the tool bar hidden by a compact
+    // session, and this size may not be compact.
+    if (mode != m_layoutMode || !m_layoutApplied)
         applyLayoutMode(mode);
     else
         fitThresholdDock(); // a scroll bar under the panel comes and goes with the width
@@ -418,6 +420,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 void MainWindow::applyLayoutMode(LayoutMode mode) {
     m_layoutMode = mode;
+    m_layoutApplied = true;
     const bool compact = mode == LayoutMode::Compact;
     // Compact: the tool bar's actions are all in the menus (with their shortcuts), and the
     // thresholds' dock keeps its panel but not its title row: about 55 px more for the views.
@@ -547,6 +550,11 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("run/redundancy"), m_lastRun.redundancy);
     if (!m_resultsPath.isEmpty()) s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
     s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
+    // Every bench file open (several at once), reopened by the next start.
+    QStringList benches;
+    for (int i = 0; i < m_kernels->benchCount(); ++i)
+        if (!m_kernels->benchPath(i).isEmpty()) benches << m_kernels->benchPath(i);
+    s.setValue(QStringLiteral("files/benches"), benches);
 }
 
 QStringList MainWindow::recentFiles() const {
@@ -624,7 +632,11 @@ void MainWindow::startup(const QString& path) {
     QSettings s;
     const QString last = s.value(QStringLiteral("files/lastResults")).toString();
     const QString bench = s.value(QStringLiteral("files/lastBench")).toString();
-    if (!bench.isEmpty() && QFileInfo::exists(bench)) openBench(bench);
+    QStringList benches = s.value(QStringLiteral("files/benches")).toStringList();
+    if (benches.isEmpty() && !bench.isEmpty()) benches << bench; // settings of an older version
+    bool first = true;
+    for (const QString& b : benches)
+        if (QFileInfo::exists(b) && addBench(b, first)) first = false;
     if (!last.isEmpty() && QFileInfo::exists(last) && openResults(last)) return;
     // First start (or the last file is gone): the built-in suite, not run yet, and an offer.
     if (openSuite(QStringLiteral("builtin")))

@@ -226,6 +226,7 @@ class MainWindow : public QMainWindow {
     QToolBar* m_toolBar = nullptr;
     QAction* m_focusViewsAction = nullptr;
     LayoutMode m_layoutMode = LayoutMode::Regular;
+    bool m_layoutApplied = false;
     int m_matrixHeightBeforeFocus = 0;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_split = nullptr;

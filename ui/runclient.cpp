@@ -246,8 +246,13 @@ void RunClient::handleBenchLog(const QString& line) {
     const int colon = line.indexOf(QStringLiteral(": "));
     if (colon <= 0) return;
     const QString id = line.left(colon);
-    const bool known = m_benchOptions.taskIds.isEmpty() ? !id.contains(QLatin1Char(' '))
-                                                        : m_benchOptions.taskIds.contains(id);
+    // Without a task list, any id-like prefix; the CLI's own "compile: ...", "warning: ..." and
+    // "error: ..." lines are no task.
+    static const QStringList notTasks{QStringLiteral("compile"), QStringLiteral("warning"),
+                                      QStringLiteral("error")};
+    const bool known = m_benchOptions.taskIds.isEmpty()
+                           ? !id.contains(QLatin1Char(' ')) && !notTasks.contains(id)
+                           : m_benchOptions.taskIds.contains(id);
     if (!known) return;
     if (!m_benchSeen.contains(id)) {
         m_benchSeen << id;

@@ -1339,6 +1339,15 @@ class TestMainWindow : public QObject {
         QVERIFY(view->variantsTable()->isColumnHidden(VariantsModel::FileColumn));
         QCOMPARE(chart->bars().front().taskId, QStringLiteral("L2-13"));
         view->fileBox()->setCurrentIndex(0);
+        // Both are open again at the next start.
+        w.saveSettings();
+        {
+            MainWindow next;
+            next.startup();
+            QCOMPARE(next.kernelsView()->benchCount(), 2);
+            QCOMPARE(next.kernelsView()->benchLabel(0), QStringLiteral("bench.json"));
+            QCOMPARE(next.kernelsView()->benchLabel(1), QStringLiteral("bench-external.json"));
+        }
         // The same file again replaces its copy; Open replaces them all.
         QVERIFY(w.addBench(ExternalBenchFile));
         QCOMPARE(view->benchCount(), 2);
