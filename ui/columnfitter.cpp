@@ -3,6 +3,8 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QScrollBar>
+#include <QStyle>
 #include <QTableView>
 
 #include <algorithm>
@@ -16,11 +18,20 @@ ColumnFitter::ColumnFitter(QTableView* table, int stretchColumn, int minWidth, i
     table->viewport()->installEventFilter(this);
 }
 
+// The width to fill: the viewport's with room for a vertical scroll bar always kept, so that a
+// filter or re-threshold that makes the scroll bar come or go (a few rows more or less) never
+// re-fits every column: that relayout was most of a re-threshold with ranges set.
+int ColumnFitter::availableWidth() const {
+    const QScrollBar* bar = m_table->verticalScrollBar();
+    const int extent = m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, bar);
+    return m_table->viewport()->width() + (bar->isVisible() ? 0 : -extent);
+}
+
 bool ColumnFitter::eventFilter(QObject* watched, QEvent* event) {
     // Only a change of width: setting column widths changes the scroll range, never the
     // viewport's width, so this cannot loop.
     if (watched == m_table->viewport() && event->type() == QEvent::Resize &&
-        m_table->viewport()->width() != m_lastWidth)
+        availableWidth() != m_lastWidth)
         fit();
     return QObject::eventFilter(watched, event);
 }
@@ -28,7 +39,7 @@ bool ColumnFitter::eventFilter(QObject* watched, QEvent* event) {
 void ColumnFitter::fit() {
     const QAbstractItemModel* model = m_table->model();
     if (!model) return;
-    m_lastWidth = m_table->viewport()->width();
+    m_lastWidth = availableWidth();
     if (m_beforeFit) m_beforeFit(m_lastWidth);
     int others = 0, growBase = 0;
     QList<int> grow;

@@ -32,6 +32,8 @@ class ColumnFitter : public QObject {
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
+    int availableWidth() const;
+
     QTableView* m_table;
     int m_column, m_min, m_max;
     QList<int> m_grow;

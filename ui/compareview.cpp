@@ -158,7 +158,7 @@ void CompareView::fitColumns() {
     m_fittedColumns = m_model->columnCount();
     // The summary: a line for A, one per other file, one for the total (set here, on a change of
     // files only: a height that follows the text would re-lay out the window on every edit).
-    const int lines = std::clamp(2 + m_model->otherCount() + (m_model->otherCount() > 1 ? 1 : 0), 3, 6);
+    const int lines = std::clamp(2 + m_model->otherCount() + (m_model->otherCount() > 1 ? 1 : 0), 3, 7);
     m_summary->setFixedHeight(m_summary->fontMetrics().lineSpacing() * lines +
                               2 * int(m_summary->document()->documentMargin()) + 2);
     m_table->setColumnWidth(CompareModel::IdColumn, 64);

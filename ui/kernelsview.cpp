@@ -78,7 +78,7 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     browse->setObjectName(QStringLiteral("kernelsBrowse"));
     browse->setToolTip(tr("External kernels to validate or bench: a torch-extension .cu, a "
                           "KernelBench ModelNew .py, or a folder (docs/external-kernels.md)"));
-    m_runButton = new QPushButton(tr("Run Selected Tasks"));
+    m_runButton = new QPushButton(tr("Run Kernels"));
     m_runButton->setObjectName(QStringLiteral("kernelRun"));
     run->addWidget(new QLabel(tr("Run:")));
     run->addWidget(m_runCommand);
@@ -139,8 +139,9 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
 
 void KernelsView::setRunEnabled(bool enabled, const QString& why) {
     m_runButton->setEnabled(enabled);
-    m_runButton->setToolTip(enabled ? tr("Run the chosen command on the selected tasks in the "
-                                         "worker; the results open here as one more file")
+    m_runButton->setToolTip(enabled ? tr("Validate or bench the kernels of the tasks selected in "
+                                         "the matrix, in the worker; the results open here as one "
+                                         "more file")
                                     : why);
 }
 

@@ -494,11 +494,11 @@ QString CompareModel::summaryText() const {
                         ? tr("The runs agree in suite, device, preset, seeds and thresholds. ")
                         : tr("The runs differ in: %1. ").arg(differ.join(QStringLiteral("; ")));
         else
-            text += (differ.isEmpty() ? tr("Agrees with A in suite, device, preset, seeds and "
-                                           "thresholds; ")
+            // One line per file where the window allows: the settings only when they differ.
+            text += (differ.isEmpty() ? tr("Same settings as A; ")
                                       : tr("Differs from A in: %1; ")
                                             .arg(differ.join(QStringLiteral("; ")))) +
-                    tr("%1 of %2 tasks differ in a flag.")
+                    tr("<b>%1</b> of %2 tasks differ in a flag.")
                         .arg(o.diff.differingTasks)
                         .arg(o.diff.tasks.size());
     }
