@@ -11,6 +11,7 @@
 #include "summaryview.h"
 #include "taskdetailview.h"
 #include "thresholdpanel.h"
+#include "windowlayout.h"
 
 #include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
@@ -138,7 +139,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_thresholds->setOrientation(
                 area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea ? Qt::Vertical
                                                                                   : Qt::Horizontal);
-            fitThresholdDock();
+            if (m_layout) m_layout->fitThresholdDock();
         });
 
     m_deviceLabel = new QLabel(tr("Worker: probing\u2026"));
@@ -157,6 +158,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addWidget(m_cancelButton);
     statusBar()->addPermanentWidget(m_deviceLabel);
 
+    m_layout = new WindowLayout(this, m_thresholdDock, m_thresholdScroll, m_thresholds, m_split);
     createActions();
     createMenus();
 
@@ -220,7 +222,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             });
 
     resize(1280, 800);
-    fitThresholdDock();
     readSettings();
     updateRunState();
     updateTitle();
@@ -299,17 +300,6 @@ void MainWindow::createActions() {
         m_viewActions[i] = make(viewNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)),
                                 [this, i] { m_tabs->setCurrentIndex(i); });
     }
-    m_focusViewsAction = new QAction(tr("Focus on the &Views"), this);
-    m_focusViewsAction->setObjectName(QStringLiteral("focusViews"));
-    m_focusViewsAction->setCheckable(true);
-    m_focusViewsAction->setShortcut(QKeySequence(tr("Ctrl+Shift+V")));
-    m_focusViewsAction->setToolTip(
-        tr("Collapse the filter matrix so the charts and tables below get the window's height"));
-    connect(m_focusViewsAction, &QAction::toggled, this, &MainWindow::setViewsFocused);
-    connect(m_split, &QSplitter::splitterMoved, this, [this] {
-        QSignalBlocker block(m_focusViewsAction);
-        m_focusViewsAction->setChecked(m_split->sizes().value(0) == 0);
-    });
     m_resetThresholdsAction = make(tr("&Reset to Profile"), QKeySequence(tr("Ctrl+0")),
                                    [this] { m_thresholds->resetToProfile(); });
     m_loadProfileAction =
@@ -363,7 +353,7 @@ void MainWindow::createMenus() {
     for (auto* a : m_viewActions)
         view->addAction(a);
     view->addSeparator();
-    view->addAction(m_focusViewsAction);
+    view->addAction(m_layout->focusViewsAction());
     view->addAction(m_thresholdDock->toggleViewAction());
 
     auto* run = menuBar()->addMenu(tr("&Run"));
@@ -383,7 +373,8 @@ void MainWindow::createMenus() {
     help->addAction(tr("&About KernelSieve"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
-    auto* tools = m_toolBar = addToolBar(tr("Main"));
+    auto* tools = addToolBar(tr("Main"));
+    m_layout->setToolBar(tools);
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
     tools->addAction(m_openAction);
@@ -398,91 +389,27 @@ void MainWindow::createMenus() {
     rebuildRecentMenu();
 }
 
-// --- layout for the screen ----------------------------------------------------------------------
+// --- layout for the screen (WindowLayout) -------------------------------------------------------
 
 MainWindow::LayoutMode MainWindow::layoutModeFor(const QSize& size) {
-    // 1280 x 720 and 1366 x 768 class screens: every row of chrome costs chart height.
-    if (size.height() < 780) return LayoutMode::Compact;
-    if (size.width() >= 1800 && size.height() >= 1000) return LayoutMode::Wide;
-    return LayoutMode::Regular;
+    return WindowLayout::modeFor(size);
+}
+
+MainWindow::LayoutMode MainWindow::layoutMode() const {
+    return m_layout->mode();
+}
+
+void MainWindow::setViewsFocused(bool on) {
+    m_layout->setViewsFocused(on);
+}
+
+bool MainWindow::viewsFocused() const {
+    return m_layout->viewsFocused();
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
     QMainWindow::resizeEvent(event);
-    const LayoutMode mode = layoutModeFor(event->size());
-    // The first time too: a restored window state may hold the tool bar hidden by a compact
-    // session, and this size may not be compact.
-    if (mode != m_layoutMode || !m_layoutApplied)
-        applyLayoutMode(mode);
-    else
-        fitThresholdDock(); // a scroll bar under the panel comes and goes with the width
-}
-
-void MainWindow::applyLayoutMode(LayoutMode mode) {
-    m_layoutMode = mode;
-    m_layoutApplied = true;
-    const bool compact = mode == LayoutMode::Compact;
-    // Compact: the tool bar's actions are all in the menus (with their shortcuts), and the
-    // thresholds' dock keeps its panel but not its title row: about 55 px more for the views.
-    m_toolBar->setVisible(!compact);
-    if (compact && !m_thresholdDock->titleBarWidget())
-        m_thresholdDock->setTitleBarWidget(new QWidget(m_thresholdDock));
-    else if (!compact && m_thresholdDock->titleBarWidget()) {
-        QWidget* bar = m_thresholdDock->titleBarWidget();
-        m_thresholdDock->setTitleBarWidget(nullptr);
-        delete bar;
-    }
-    // The split that the window's height allows: a few matrix rows and readable charts when
-    // short, more rows when tall. Not while the matrix is collapsed on purpose.
-    if (!m_focusViewsAction->isChecked()) {
-        const int total = std::max(1, m_split->sizes().value(0) + m_split->sizes().value(1));
-        const double matrixShare = compact ? 0.36 : mode == LayoutMode::Wide ? 0.46 : 0.42;
-        const int matrix = int(total * matrixShare);
-        m_split->setSizes({matrix, total - matrix});
-    }
-    fitThresholdDock();
-}
-
-void MainWindow::setViewsFocused(bool on) {
-    {
-        QSignalBlocker block(m_focusViewsAction);
-        m_focusViewsAction->setChecked(on);
-    }
-    const QList<int> sizes = m_split->sizes();
-    const int total = std::max(1, sizes.value(0) + sizes.value(1));
-    if (on) {
-        if (sizes.value(0) > 0) m_matrixHeightBeforeFocus = sizes.value(0);
-        m_split->setSizes({0, total});
-    } else {
-        const int matrix = m_matrixHeightBeforeFocus > 0 ? m_matrixHeightBeforeFocus
-                                                         : int(total * 0.42);
-        m_split->setSizes({matrix, total - matrix});
-    }
-}
-
-bool MainWindow::viewsFocused() const {
-    return m_split->sizes().value(0) == 0;
-}
-
-void MainWindow::fitThresholdDock() {
-    // Docked on top or bottom: exactly the panel's height (plus a scroll bar when the window is
-    // narrower than the panel); on a side: as tall as the window allows, scrolling down.
-    const Qt::DockWidgetArea area = dockWidgetArea(m_thresholdDock);
-    const bool side = area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
-    if (side) {
-        m_thresholdScroll->setMinimumHeight(0);
-        m_thresholdScroll->setMaximumHeight(QWIDGETSIZE_MAX);
-        m_thresholdScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        m_thresholdScroll->setMinimumWidth(m_thresholds->sizeHint().width() +
-                                           m_thresholdScroll->verticalScrollBar()->sizeHint().width());
-        return;
-    }
-    m_thresholdScroll->setMinimumWidth(0);
-    m_thresholdScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    const bool scrolls = m_thresholdScroll->width() < m_thresholds->minimumSizeHint().width();
-    const int h = m_thresholds->sizeHint().height() +
-                  (scrolls ? m_thresholdScroll->horizontalScrollBar()->sizeHint().height() : 0);
-    m_thresholdScroll->setFixedHeight(h);
+    m_layout->windowResized(event->size());
 }
 
 // --- settings -----------------------------------------------------------------------------------

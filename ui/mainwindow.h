@@ -5,6 +5,7 @@
 // are what the menus call, so tests drive the real window through the same paths.
 
 #include "runclient.h"
+#include "windowlayout.h"
 
 #include <ks/core/benchresults.h>
 
@@ -28,7 +29,6 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QScrollArea;
-class QToolBar;
 class QSplitter;
 class QTabWidget;
 class QToolButton;
@@ -50,12 +50,11 @@ class MainWindow : public QMainWindow {
     // mixes runs), or into new, separate results.
     enum class RunTarget { Merge, Separate };
 
-    // How the window lays itself out for its size (issue 14, point 6): Compact below 780 px of
-    // height (1280 x 720, 1366 x 768: no tool bar, no dock title, a shorter matrix), Wide from
-    // 1800 x 1000 (a taller matrix), Regular between. resizeEvent picks it.
-    enum class LayoutMode { Compact, Regular, Wide };
+    // How the window lays itself out for its size (issue 14, point 6; WindowLayout): Compact
+    // below 780 px of height, Wide from 1800 x 1000, Regular between.
+    using LayoutMode = WindowLayout::Mode;
     static LayoutMode layoutModeFor(const QSize& size);
-    LayoutMode layoutMode() const { return m_layoutMode; }
+    LayoutMode layoutMode() const;
     // View > Focus on the Views: the filter matrix collapsed, the charts and tables below get
     // the height; off restores the matrix's height.
     void setViewsFocused(bool on);
@@ -161,8 +160,6 @@ class MainWindow : public QMainWindow {
 
   private:
     void createActions();
-    void applyLayoutMode(LayoutMode mode);
-    void fitThresholdDock();
     void createMenus();
     void readSettings();
     void addRecentFile(const QString& path);
@@ -223,11 +220,7 @@ class MainWindow : public QMainWindow {
     ThresholdPanel* m_thresholds = nullptr;
     QDockWidget* m_thresholdDock = nullptr;
     QScrollArea* m_thresholdScroll = nullptr;
-    QToolBar* m_toolBar = nullptr;
-    QAction* m_focusViewsAction = nullptr;
-    LayoutMode m_layoutMode = LayoutMode::Regular;
-    bool m_layoutApplied = false;
-    int m_matrixHeightBeforeFocus = 0;
+    WindowLayout* m_layout = nullptr;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_split = nullptr;
     MessageBar* m_messages = nullptr;
