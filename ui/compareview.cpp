@@ -11,11 +11,11 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QTableView>
-#include <QMenu>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -158,7 +158,8 @@ void CompareView::fitColumns() {
     m_fittedColumns = m_model->columnCount();
     // The summary: a line for A, one per other file, one for the total (set here, on a change of
     // files only: a height that follows the text would re-lay out the window on every edit).
-    const int lines = std::clamp(2 + m_model->otherCount() + (m_model->otherCount() > 1 ? 1 : 0), 3, 7);
+    const int lines =
+        std::clamp(2 + m_model->otherCount() + (m_model->otherCount() > 1 ? 1 : 0), 3, 7);
     m_summary->setFixedHeight(m_summary->fontMetrics().lineSpacing() * lines +
                               2 * int(m_summary->document()->documentMargin()) + 2);
     m_table->setColumnWidth(CompareModel::IdColumn, 64);
@@ -189,9 +190,8 @@ void CompareView::rebuildRemoveMenu() {
     QMenu* menu = m_remove->menu();
     menu->clear();
     for (int k = 0; k < m_model->otherCount(); ++k) {
-        auto* a = menu->addAction(
-            tr("%1: %2").arg(m_model->letterB(k), m_model->nameB(k)), this,
-            [this, k] { emit removeRequested(k); });
+        auto* a = menu->addAction(tr("%1: %2").arg(m_model->letterB(k), m_model->nameB(k)), this,
+                                  [this, k] { emit removeRequested(k); });
         a->setObjectName(QStringLiteral("compareRemove%1").arg(k));
     }
     m_remove->setEnabled(m_model->otherCount() > 1); // the last one goes with Close
@@ -222,8 +222,8 @@ void CompareView::update() {
     // a window, and the ones that agree everywhere say nothing.
     // Several files: a criterion stays while its flags differ from A's in any of them.
     for (const auto& c : ks::criteria()) {
-        const bool hide = active && m_model->differingOnly() &&
-                          m_model->differingAnywhere(c.criterion) == 0;
+        const bool hide =
+            active && m_model->differingOnly() && m_model->differingAnywhere(c.criterion) == 0;
         const int first = m_model->columnOf(c.criterion, CompareModel::Part::A);
         for (int col = first; col < first + m_model->groupWidth(); ++col)
             m_table->setColumnHidden(col, hide);

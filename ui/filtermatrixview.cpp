@@ -11,12 +11,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QHash>
+#include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QGridLayout>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
@@ -64,7 +64,8 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_counts->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_counts->setFixedWidth(m_counts->fontMetrics().horizontalAdvance(
         QStringLiteral("0000 tasks, 0000 flagged, 0000 failed \u2014 showing 0000")));
-    m_search->setMinimumWidth(m_search->fontMetrics().horizontalAdvance(QStringLiteral("Search id, name")));
+    m_search->setMinimumWidth(
+        m_search->fontMetrics().horizontalAdvance(QStringLiteral("Search id, name")));
     bar->addWidget(m_search, 2);
     bar->addWidget(m_level);
     bar->addWidget(m_category);
@@ -118,9 +119,11 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     // at least enough to read them on a 1280 px screen, at most what a long name needs; past that
     // the metric columns widen (a 1920 px screen).
     QList<int> metricColumns;
-    for (int c = FilterMatrixModel::FirstCriterionColumn; c <= FilterMatrixModel::AnyFlagColumn; ++c)
+    for (int c = FilterMatrixModel::FirstCriterionColumn; c <= FilterMatrixModel::AnyFlagColumn;
+         ++c)
         metricColumns << c;
-    auto* fitter = new ColumnFitter(m_table, FilterMatrixModel::NameColumn, 160, 440, metricColumns);
+    auto* fitter =
+        new ColumnFitter(m_table, FilterMatrixModel::NameColumn, 160, 440, metricColumns);
     // Where the one-line headers do not fit (a 1280 px window), the criteria's counts go on a
     // second header line and the metric columns take the width of their cells, not their titles.
     QHash<int, int> oneLine, twoLine;
@@ -134,7 +137,8 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
         twoLine.insert(c, c == FilterMatrixModel::BaselineInefficiencyColumn ||
                                   c == FilterMatrixModel::RedundantComputationColumn
                               ? 150
-                              : c == FilterMatrixModel::AnyFlagColumn ? 80 : 92);
+                          : c == FilterMatrixModel::AnyFlagColumn ? 80
+                                                                  : 92);
     fitter->setBeforeFit([this, fitter, oneLine, twoLine, oneLineTotal](int width) {
         const bool narrow = width < oneLineTotal + 160;
         m_proxy->setTwoLineHeaders(narrow);
@@ -219,16 +223,17 @@ QWidget* FilterMatrixView::createRangesPanel() {
     int row = 1;
     for (const auto& c : ks::criteria()) {
         const auto i = static_cast<size_t>(c.criterion);
-        auto* label = new QLabel(tr("%1 <span style='color:#666'>(%2)</span>")
-                                     .arg(QString::fromUtf8(c.label),
-                                          QString::fromUtf8(c.metricLabel).toHtmlEscaped()));
+        auto* label = new QLabel(
+            tr("%1 <span style='color:#666'>(%2)</span>")
+                .arg(QString::fromUtf8(c.label), QString::fromUtf8(c.metricLabel).toHtmlEscaped()));
         auto make = [&](const char* which) {
             auto* e = new QLineEdit;
-            e->setObjectName(QStringLiteral("range%1_%2").arg(QLatin1String(which),
-                                                            QLatin1String(c.key)));
+            e->setObjectName(
+                QStringLiteral("range%1_%2").arg(QLatin1String(which), QLatin1String(c.key)));
             e->setPlaceholderText(tr("any"));
             e->setClearButtonEnabled(true);
-            e->setFixedWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("0.000000001")) + 28);
+            e->setFixedWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("0.000000001")) +
+                             28);
             // Applied on every edit: the proxy re-filters 250 rows in well under a frame.
             connect(e, &QLineEdit::textChanged, this, [this, c] { applyRange(c.criterion); });
             return e;
@@ -259,8 +264,10 @@ void FilterMatrixView::applyRange(ks::Criterion c) {
         bool ok = true;
         if (!text.isEmpty()) {
             const double v = QLocale::c().toDouble(text, &ok);
-            if (ok && v == v) out = v;
-            else ok = false;
+            if (ok && v == v)
+                out = v;
+            else
+                ok = false;
         }
         // A bound that does not parse is ignored, and says so in red rather than silently.
         e->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffcdd2"));

@@ -46,7 +46,8 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     m_variant->setMinimumContentsLength(18);
     m_files = new QComboBox;
     m_files->setObjectName(QStringLiteral("benchFiles"));
-    m_files->setToolTip(tr("The bench files shown: all of them (rows tagged with their file) or one"));
+    m_files->setToolTip(
+        tr("The bench files shown: all of them (rows tagged with their file) or one"));
     m_files->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_files->setMinimumContentsLength(10);
     // The info on a row of its own (one or two lines); the choices and the run bar share the
@@ -71,8 +72,8 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     m_kernelsPath = new QLineEdit;
     m_kernelsPath->setObjectName(QStringLiteral("kernelsPath"));
     m_kernelsPath->setPlaceholderText(tr("built-in kernels, or a .cu / .py / folder"));
-    m_kernelsPath->setMinimumWidth(m_kernelsPath->fontMetrics().horizontalAdvance(
-        QStringLiteral("built-in kernels, or a")));
+    m_kernelsPath->setMinimumWidth(
+        m_kernelsPath->fontMetrics().horizontalAdvance(QStringLiteral("built-in kernels, or a")));
     m_kernelsPath->setClearButtonEnabled(true);
     auto* browse = new QPushButton(tr("Kernels\u2026"));
     browse->setObjectName(QStringLiteral("kernelsBrowse"));
@@ -87,9 +88,9 @@ KernelsView::KernelsView(FilterMatrixModel* model, QWidget* parent)
     run->addWidget(m_runButton);
     top->addLayout(run, 1);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("External kernels"), m_kernelsPath->text(),
-            tr("Kernels (*.cu *.py *.json);;All files (*)"));
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("External kernels"), m_kernelsPath->text(),
+                                         tr("Kernels (*.cu *.py *.json);;All files (*)"));
         if (!path.isEmpty()) m_kernelsPath->setText(path);
     });
     connect(m_runButton, &QPushButton::clicked, this, [this] {
@@ -149,8 +150,7 @@ QList<ChartWidget*> KernelsView::charts() const {
     return {m_speedup, m_timing};
 }
 
-void KernelsView::setBench(const ks::BenchRun& bench, const QString& label,
-                           const QString& path) {
+void KernelsView::setBench(const ks::BenchRun& bench, const QString& label, const QString& path) {
     m_benches.clear();
     addBench(bench, label, path);
 }
@@ -158,13 +158,11 @@ void KernelsView::setBench(const ks::BenchRun& bench, const QString& label,
 void KernelsView::addBench(const ks::BenchRun& bench, const QString& label, const QString& path) {
     BenchFile f{bench, label, path};
     if (f.label.isEmpty())
-        f.label = !path.isEmpty() ? QFileInfo(path).fileName()
-                  : !bench.deviceName.empty()
-                      ? QString::fromStdString(bench.deviceName)
-                      : tr("bench %1").arg(m_benches.size() + 1);
-    auto same = std::find_if(m_benches.begin(), m_benches.end(), [&](const BenchFile& b) {
-        return !path.isEmpty() && b.path == path;
-    });
+        f.label = !path.isEmpty()             ? QFileInfo(path).fileName()
+                  : !bench.deviceName.empty() ? QString::fromStdString(bench.deviceName)
+                                              : tr("bench %1").arg(m_benches.size() + 1);
+    auto same = std::find_if(m_benches.begin(), m_benches.end(),
+                             [&](const BenchFile& b) { return !path.isEmpty() && b.path == path; });
     if (same != m_benches.end())
         *same = std::move(f);
     else
@@ -209,10 +207,11 @@ void KernelsView::rebuildFileBox() {
     for (int i = 0; i < benchCount(); ++i) {
         const auto& f = m_benches[static_cast<size_t>(i)];
         m_files->addItem(f.label, i);
-        m_files->setItemData(m_files->count() - 1,
-                             tr("%1\n%2").arg(f.path.isEmpty() ? tr("(not saved in a file)") : f.path,
-                                              QString::fromStdString(f.run.deviceName)),
-                             Qt::ToolTipRole);
+        m_files->setItemData(
+            m_files->count() - 1,
+            tr("%1\n%2").arg(f.path.isEmpty() ? tr("(not saved in a file)") : f.path,
+                             QString::fromStdString(f.run.deviceName)),
+            Qt::ToolTipRole);
     }
     m_files->setCurrentIndex(std::max(0, m_files->findData(current < benchCount() ? current : -1)));
     m_files->setEnabled(benchCount() > 1);
@@ -370,7 +369,8 @@ void KernelsView::rebuild() {
             for (const auto& v : t.variants)
                 if (v.isExternal()) {
                     ++external;
-                    bad += VariantsModel::isBadVerdict(QString::fromStdString(ks::variantVerdict(v)));
+                    bad +=
+                        VariantsModel::isBadVerdict(QString::fromStdString(ks::variantVerdict(v)));
                 }
         info << tr("%1 %2: %3, %n task(s)", nullptr, int(file.run.tasks.size()))
                         .arg(fileTag(f), file.label, QString::fromStdString(file.run.deviceName)) +
@@ -429,10 +429,11 @@ void KernelsView::rebuild() {
         for (int s = 0; s < int(sources.size()); ++s) {
             const ks::TaskBench* task = sources[static_cast<size_t>(s)].task;
             // Several files: each item says whose timing it is.
-            const QString tag = sources.size() > 1
-                                    ? sources[static_cast<size_t>(s)].file.section(QLatin1Char(' '), 0, 0) +
-                                          QLatin1Char(' ')
-                                    : QString();
+            const QString tag =
+                sources.size() > 1
+                    ? sources[static_cast<size_t>(s)].file.section(QLatin1Char(' '), 0, 0) +
+                          QLatin1Char(' ')
+                    : QString();
             m_variant->addItem(tag + tr("PyTorch eager (baseline)"), -1);
             m_variant->setItemData(m_variant->count() - 1, s, SourceRole);
             if (lastTimed < 0) lastTimed = 0; // the baseline
@@ -470,8 +471,8 @@ void KernelsView::updateTiming() {
     const int s = m_variant->currentData(SourceRole).isValid()
                       ? m_variant->currentData(SourceRole).toInt()
                       : -1;
-    const ks::TaskBench* task =
-        s >= 0 && s < int(m_timingSources.size()) ? m_timingSources[static_cast<size_t>(s)].task
-                                                   : nullptr;
+    const ks::TaskBench* task = s >= 0 && s < int(m_timingSources.size())
+                                    ? m_timingSources[static_cast<size_t>(s)].task
+                                    : nullptr;
     m_timing->setVariant(task, m_variant->currentData().toInt());
 }

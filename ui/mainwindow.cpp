@@ -247,7 +247,8 @@ void MainWindow::createActions() {
                              [this] { openBenchDialog(false); });
     m_addBenchAction = make(tr("Add Kernel &Bench\u2026"), QKeySequence(tr("Ctrl+Shift+K")),
                             [this] { openBenchDialog(true); });
-    m_addBenchAction->setToolTip(tr("One more bench file beside the open ones in the Kernels view"));
+    m_addBenchAction->setToolTip(
+        tr("One more bench file beside the open ones in the Kernels view"));
     m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")),
                              &MainWindow::openSuiteDialog);
     m_compareAction =
@@ -719,13 +720,14 @@ bool MainWindow::addBench(const QString& path, bool replace) {
         m_kernels->addBench(run, {}, path);
     m_benchPath = path;
     addRecentFile(path);
-    statusBar()->showMessage(tr("Opened kernel bench %1: %2 tasks with kernels%3")
-                                 .arg(QFileInfo(path).fileName())
-                                 .arg(tasks)
-                                 .arg(m_kernels->benchCount() > 1
-                                          ? tr(" (%1 bench files open)").arg(m_kernels->benchCount())
-                                          : QString()),
-                             5000);
+    statusBar()->showMessage(
+        tr("Opened kernel bench %1: %2 tasks with kernels%3")
+            .arg(QFileInfo(path).fileName())
+            .arg(tasks)
+            .arg(m_kernels->benchCount() > 1
+                     ? tr(" (%1 bench files open)").arg(m_kernels->benchCount())
+                     : QString()),
+        5000);
     return true;
 }
 
@@ -1141,7 +1143,8 @@ void MainWindow::onKernelRunFinished(const ks::BenchRun& run, bool cancelled) {
     const QString dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
                             .filePath(QStringLiteral("kernel-runs"));
     QDir().mkpath(dir);
-    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    const QString stamp =
+        QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
     const QString path = QDir(dir).filePath(QStringLiteral("%1-%2.json").arg(o.command, stamp));
     QString saved = path;
     try {
@@ -1257,8 +1260,9 @@ void MainWindow::onRunFinished(bool cancelled) {
 
 void MainWindow::onRunFailed(const QString& message) {
     if (m_client->mode() == RunClient::Mode::Bench) {
-        showError(tr("<b>Kernel run failed.</b> %1")
-                      .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+        showError(
+            tr("<b>Kernel run failed.</b> %1")
+                .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
         m_runLabel->setText(tr("Kernel run failed"));
         updateRunState();
         return;
@@ -1382,9 +1386,9 @@ void MainWindow::compareDialog() {
 }
 
 void MainWindow::addComparisonDialog() {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Add results to the comparison"), QFileInfo(m_resultsPath).absolutePath(),
-        ResultsFilter);
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, tr("Add results to the comparison"),
+                                      QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
     for (const QString& path : paths)
         if (!addComparison(path)) break;
 }

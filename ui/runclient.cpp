@@ -93,10 +93,9 @@ QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
 }
 
 QStringList RunClient::benchArguments(const BenchOptions& o, const QString& outFile) {
-    QStringList args{o.command == QLatin1String("bench") ? QStringLiteral("bench")
-                                                          : QStringLiteral("validate"),
-                     QStringLiteral("--suite"),
-                     o.suite.isEmpty() ? QStringLiteral("builtin") : o.suite};
+    QStringList args{
+        o.command == QLatin1String("bench") ? QStringLiteral("bench") : QStringLiteral("validate"),
+        QStringLiteral("--suite"), o.suite.isEmpty() ? QStringLiteral("builtin") : o.suite};
     if (!o.taskIds.isEmpty()) args << QStringLiteral("--tasks") << o.taskIds.join(QLatin1Char(','));
     if (!o.kernels.isEmpty()) args << QStringLiteral("--kernels") << o.kernels;
     if (!o.preset.isEmpty()) args << QStringLiteral("--preset") << o.preset;
@@ -265,8 +264,7 @@ void RunClient::handleBenchLog(const QString& line) {
 }
 
 void RunClient::finishBench(int exitCode, QProcess::ExitStatus status) {
-    const bool cancelled =
-        m_cancelRequested || (status == QProcess::NormalExit && exitCode == 130);
+    const bool cancelled = m_cancelRequested || (status == QProcess::NormalExit && exitCode == 130);
     std::optional<ks::BenchRun> run;
     QString readError;
     if (QFileInfo::exists(m_outFile)) {
@@ -290,11 +288,12 @@ void RunClient::finishBench(int exitCode, QProcess::ExitStatus status) {
     const QString tail = stderrTail();
     emit failed(
         (status == QProcess::CrashExit
-             ? tr("The kernel worker crashed (%1)%2.").arg(signalName(exitCode))
+             ? tr("The kernel worker crashed (%1)%2.")
+                   .arg(signalName(exitCode))
                    .arg(m_current.isEmpty() ? QString() : tr(" while running %1").arg(m_current))
-             : exitCode != 0 ? tr("The kernel worker stopped with exit code %1.").arg(exitCode)
-                             : tr("The kernel worker wrote no results (%1).")
-                                   .arg(readError.isEmpty() ? m_outFile : readError)) +
+         : exitCode != 0 ? tr("The kernel worker stopped with exit code %1.").arg(exitCode)
+                         : tr("The kernel worker wrote no results (%1).")
+                               .arg(readError.isEmpty() ? m_outFile : readError)) +
         (tail.isEmpty() ? QString() : QStringLiteral("\n") + tail));
 }
 

@@ -46,10 +46,10 @@ class RunClient : public QObject {
     struct BenchOptions {
         QString command = QStringLiteral("validate"); // "validate" | "bench"
         QString suite = QStringLiteral("builtin");
-        QStringList taskIds;                          // empty = every task with kernels
-        QString kernels;                              // --kernels PATH (external); empty = built in
-        QString preset;                               // "" = the worker's default
-        int seeds = 0;                                // 0 = the worker's default
+        QStringList taskIds; // empty = every task with kernels
+        QString kernels;     // --kernels PATH (external); empty = built in
+        QString preset;      // "" = the worker's default
+        int seeds = 0;       // 0 = the worker's default
     };
     enum class Mode { Filter, Bench };
 

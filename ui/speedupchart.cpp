@@ -242,8 +242,8 @@ void SpeedupChart::rebuild() {
                                                            : Qt::AlignTop | Qt::AlignHCenter);
     setTitle(single ? tr("Speedup over PyTorch eager: %1")
                           .arg(QString::fromStdString(m_tasks.front().taskId))
-                    : m_subject.isEmpty() ? tr("Speedup over PyTorch eager: all tasks with kernels")
-                                          : tr("Speedup over PyTorch eager: %1").arg(m_subject));
+             : m_subject.isEmpty() ? tr("Speedup over PyTorch eager: all tasks with kernels")
+                                   : tr("Speedup over PyTorch eager: %1").arg(m_subject));
     setHasData(!barsOf.empty());
     rememberHomeRange();
     replot(rpQueuedReplot);

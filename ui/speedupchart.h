@@ -22,8 +22,8 @@ class SpeedupChart : public ChartWidget {
     // flaws: task id -> labels of the criteria that flag it (absent or empty = clean).
     // `subject` names what several groups are when they are not "all tasks with kernels" (one
     // task in several bench files: "L2-13 in 2 bench files").
-    void setTasks(const std::vector<ks::TaskBench>& tasks,
-                  const QHash<QString, QStringList>& flaws, const QString& subject = {});
+    void setTasks(const std::vector<ks::TaskBench>& tasks, const QHash<QString, QStringList>& flaws,
+                  const QString& subject = {});
     // Flags changed (new thresholds): only the marks move.
     void setFlaws(const QHash<QString, QStringList>& flaws);
 

@@ -550,11 +550,13 @@ int main(int argc, char** argv) {
         QStringLiteral("16 ms"), compare, 16, &compareCpu);
     row(QStringLiteral("re-threshold + repaints, compare view open (every task)"),
         QStringLiteral("16 ms"), compareAll, 16, &compareAllCpu);
-    const Stats compare3Open = statsOf(compare3OpenMs), compare3OpenCpu = statsOf(compare3OpenCpuMs),
-                compare3 = statsOf(compare3Ms), compare3Cpu = statsOf(compare3CpuMs);
+    const Stats compare3Open = statsOf(compare3OpenMs),
+                compare3OpenCpu = statsOf(compare3OpenCpuMs), compare3 = statsOf(compare3Ms),
+                compare3Cpu = statsOf(compare3CpuMs);
     row(QStringLiteral("compare three: open A, Compare With B, Add C, until painted"),
         QStringLiteral("\u2014"), compare3Open, 1e9, &compare3OpenCpu);
-    row(QStringLiteral("re-threshold + repaints, compare view of three files open (differing only)"),
+    row(QStringLiteral(
+            "re-threshold + repaints, compare view of three files open (differing only)"),
         QStringLiteral("16 ms"), compare3, 16, &compare3Cpu);
     out << "\nThe compare rows: B is a second synthetic file of the same " << comparedTasks
         << " tasks with other draws of every metric; " << differingDefault

@@ -71,7 +71,9 @@ QString dumpN(const CompareModel& m) {
             QStringList others;
             for (int k = 0; k < m.otherCount(); ++k)
                 others << QStringLiteral("%1 (%2)").arg(
-                    m.index(row, m.columnOf(c.criterion, CompareModel::Part::B, k)).data().toString(),
+                    m.index(row, m.columnOf(c.criterion, CompareModel::Part::B, k))
+                        .data()
+                        .toString(),
                     m.index(row, m.columnOf(c.criterion, CompareModel::Part::Delta, k))
                         .data()
                         .toString());
@@ -132,8 +134,7 @@ class TestCompareModel : public QObject {
                      "zeros_pass: 54.8 -> \u2691 0.498 (-54.3)"));
         QCOMPARE(model.headerData(CompareModel::DiffersColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Differs (1)"));
-        const int rangeA =
-            model.columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
+        const int rangeA = model.columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
         QCOMPARE(model.headerData(rangeA, Qt::Horizontal).toString(),
                  QStringLiteral("Output Range A (2)"));
         QCOMPARE(model.headerData(rangeA + 1, Qt::Horizontal).toString(), QStringLiteral("B (3)"));

@@ -589,8 +589,8 @@ class TestFilterMatrixModel : public QObject {
         // Both bounds, inclusive: L2-66's max |value| is exactly 1. L1-4 (skipped) and L3-11
         // (failed) have no metric and are never inside.
         proxy.setMetricRange(ks::Criterion::OutputRange, R{1.0, 6.0});
-        QCOMPARE(ids(), (QStringList{"L1-19", "L1-33", "L1-36", "L1-95", "L2-13", "L2-13r",
-                                     "L2-66"}));
+        QCOMPARE(ids(),
+                 (QStringList{"L1-19", "L1-33", "L1-36", "L1-95", "L2-13", "L2-13r", "L2-66"}));
         // A second range narrows (AND): std at most 0.01 (0.0087, 0, 0).
         proxy.setMetricRange(ks::Criterion::OutputStd, R{std::nullopt, 0.01});
         QCOMPARE(ids(), (QStringList{"L1-95", "L2-13", "L2-66"}));

@@ -1215,13 +1215,14 @@ class TestMainWindow : public QObject {
         // A bound that is not a number is ignored, and marked.
         QTest::keyClicks(view->rangeMaxEdit(ks::Criterion::OutputStd), QStringLiteral("abc"));
         QCOMPARE(shown->rowCount(), 3);
-        QVERIFY(view->rangeMaxEdit(ks::Criterion::OutputStd)->styleSheet().contains(
-            QStringLiteral("background")));
+        QVERIFY(view->rangeMaxEdit(ks::Criterion::OutputStd)
+                    ->styleSheet()
+                    .contains(QStringLiteral("background")));
         QCOMPARE(w.proxy()->activeRangeCount(), 1);
         // The CSV export says which rows it leaves out, ranges included.
         QVERIFY(w.proxy()->filterDescription().contains(QStringLiteral("Output Range in [1, 6]")));
-        QVERIFY(w.suggestedCsvName(MainWindow::CsvRows::Visible).contains(
-            QStringLiteral("visible-3-of-16")));
+        QVERIFY(w.suggestedCsvName(MainWindow::CsvRows::Visible)
+                    .contains(QStringLiteral("visible-3-of-16")));
         // Flagged by Output Std, then a re-threshold: the ranges stay, L1-95 (std 0.0087) goes.
         QComboBox* by = view->flaggedByBox();
         by->setCurrentIndex(by->findData(int(ks::Criterion::OutputStd)));
@@ -1271,15 +1272,17 @@ class TestMainWindow : public QObject {
         const int range = m->columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
         for (int c = range; c < range + 5; ++c)
             QVERIFY(!table->isColumnHidden(c));
-        QVERIFY(table->isColumnHidden(m->columnOf(ks::Criterion::OutputStd, CompareModel::Part::B, 1)));
+        QVERIFY(
+            table->isColumnHidden(m->columnOf(ks::Criterion::OutputStd, CompareModel::Part::B, 1)));
         QVERIFY(table->columnWidth(range + 3) > 40); // the new file's columns are laid out
         QVERIFY2(w.compareView()->summaryText().contains(QStringLiteral("B2 b2.json")),
                  qPrintable(w.compareView()->summaryText()));
         // A re-threshold re-judges A against both files.
         typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
         for (int k = 0; k < 2; ++k) {
-            const ks::ResultsDiff expected = ks::diffResults(
-                w.model()->results(), w.model()->thresholds(), k ? b2 : b1, (k ? b2 : b1).thresholds);
+            const ks::ResultsDiff expected =
+                ks::diffResults(w.model()->results(), w.model()->thresholds(), k ? b2 : b1,
+                                (k ? b2 : b1).thresholds);
             QCOMPARE(m->diff(k).differing, expected.differing);
         }
         w.thresholdPanel()->resetToProfile();
@@ -1374,13 +1377,15 @@ class TestMainWindow : public QObject {
         KernelsView* view = w.kernelsView();
         QVERIFY(w.selectTask(QStringLiteral("L1-23")));
         QVERIFY(view->runButton()->isEnabled());
-        view->runCommandBox()->setCurrentIndex(view->runCommandBox()->findData(QStringLiteral("bench")));
+        view->runCommandBox()->setCurrentIndex(
+            view->runCommandBox()->findData(QStringLiteral("bench")));
         QSignalSpy benched(w.runClient(), &RunClient::benchFinished);
         view->runButton()->click();
         QVERIFY(w.isRunning());
         QVERIFY(!view->runButton()->isEnabled()); // one worker at a time
         QVERIFY(w.progressBar()->isVisible());
-        QTRY_VERIFY_WITH_TIMEOUT(w.runLabel()->text().contains(QStringLiteral("Benchmarking kernels of L1-23")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runLabel()->text().contains(QStringLiteral("Benchmarking kernels of L1-23")), 5000);
         QTRY_COMPARE_WITH_TIMEOUT(benched.count(), 1, 10000);
         QVERIFY(!w.isRunning());
         QCOMPARE(view->benchCount(), 2);
@@ -1391,8 +1396,9 @@ class TestMainWindow : public QObject {
         QFile args(tmp.filePath(QStringLiteral("args")));
         QVERIFY(args.open(QIODevice::ReadOnly));
         // The open results' suite and preset, the selected task.
-        QVERIFY2(args.readAll().startsWith("bench --suite builtin --tasks L1-23 --preset full --out "),
-                 qPrintable(readAll(tmp.filePath(QStringLiteral("args")))));
+        QVERIFY2(
+            args.readAll().startsWith("bench --suite builtin --tasks L1-23 --preset full --out "),
+            qPrintable(readAll(tmp.filePath(QStringLiteral("args")))));
 
         // Cancel: the status bar's Cancel, as for filter runs; what it finished is kept.
         QVERIFY(w.selectTask(QStringLiteral("L1-12")));
@@ -1438,12 +1444,14 @@ class TestMainWindow : public QObject {
         ChartWidget* value = w.detailView()->valueChart();
         QVERIFY2(value->height() >= 250, qPrintable(QString::number(value->height())));
         QTableView* matrix = w.matrixView()->tableView();
-        const int rowsShown = matrix->viewport()->height() / matrix->verticalHeader()->defaultSectionSize();
+        const int rowsShown =
+            matrix->viewport()->height() / matrix->verticalHeader()->defaultSectionSize();
         QVERIFY2(rowsShown >= 5, qPrintable(QString::number(rowsShown)));
         // Every matrix column without scrolling sideways: the counts on a second header line,
         // the names still readable.
         QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0);
-        QCOMPARE(matrix->model()->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
+        QCOMPARE(matrix->model()
+                     ->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
                      .toString(),
                  QStringLiteral("Output Std\n(6)"));
         QVERIFY(matrix->columnWidth(FilterMatrixModel::NameColumn) >= 160);
@@ -1464,7 +1472,8 @@ class TestMainWindow : public QObject {
         // All twelve matrix columns without scrolling sideways, one-line headers, the spare
         // width to the metrics; the thresholds without scrolling either.
         QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0);
-        QCOMPARE(matrix->model()->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
+        QCOMPARE(matrix->model()
+                     ->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
                      .toString(),
                  QStringLiteral("Output Std (6)"));
         QVERIFY(matrix->columnWidth(FilterMatrixModel::NameColumn) <= 440);

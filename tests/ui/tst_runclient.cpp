@@ -233,7 +233,8 @@ class TestRunClient : public QObject {
         QVERIFY(client.currentPhase().isEmpty() || !client.isRunning());
         QFile argsFile(tmp.filePath(QStringLiteral("args")));
         QVERIFY(argsFile.open(QIODevice::ReadOnly));
-        QVERIFY(argsFile.readAll().startsWith("validate --suite builtin --tasks L1-23,L2-13 --out "));
+        QVERIFY(
+            argsFile.readAll().startsWith("validate --suite builtin --tasks L1-23,L2-13 --out "));
     }
 
     void testBenchCancelKeepsWhatItHas() {
@@ -243,8 +244,8 @@ class TestRunClient : public QObject {
         QSignalSpy benched(&client, &RunClient::benchFinished);
         RunClient::BenchOptions o;
         o.command = QStringLiteral("bench");
-        o.taskIds = QStringList{QStringLiteral("L1-12"), QStringLiteral("L1-23"),
-                                QStringLiteral("L2-13")};
+        o.taskIds =
+            QStringList{QStringLiteral("L1-12"), QStringLiteral("L1-23"), QStringLiteral("L2-13")};
         client.startBench(o);
         QTRY_COMPARE_WITH_TIMEOUT(client.currentTask(), QStringLiteral("L1-12"), 5000);
         QElapsedTimer timer;

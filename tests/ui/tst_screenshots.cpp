@@ -13,17 +13,17 @@
 #include <taskdetailview.h>
 
 #include <models/comparemodel.h>
-#include <models/variantsmodel.h>
 #include <models/filtermatrixmodel.h>
 #include <models/redundancymodel.h>
 #include <models/rewritesmodel.h>
+#include <models/variantsmodel.h>
 
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
-#include <QScrollBar>
 #include <QImage>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -263,12 +263,15 @@ class TestScreenshots : public QObject {
             checkNonTrivial(image, QStringLiteral("matrix ") + tag);
             for (auto* c : w.detailView()->charts())
                 checkPlotDrawn(c);
-            // Readable: every chart of the detail view at least 250 px tall, the matrix several rows.
+            // Readable: every chart of the detail view at least 250 px tall, the matrix several
+            // rows.
             for (auto* c : w.detailView()->charts())
-                QVERIFY2(c->height() >= 250,
-                         qPrintable(QStringLiteral("%1: %2 px").arg(c->objectName()).arg(c->height())));
+                QVERIFY2(
+                    c->height() >= 250,
+                    qPrintable(QStringLiteral("%1: %2 px").arg(c->objectName()).arg(c->height())));
             QTableView* matrix = w.matrixView()->tableView();
-            QVERIFY(matrix->viewport()->height() >= 5 * matrix->verticalHeader()->defaultSectionSize());
+            QVERIFY(matrix->viewport()->height() >=
+                    5 * matrix->verticalHeader()->defaultSectionSize());
             QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0); // every column in view
 
             // Kernels with two bench files (built-in and external kernels) on the broken L2-13:

@@ -91,7 +91,8 @@ QString CompareModel::letterB(int other) const {
 const ks::TaskDiff* CompareModel::pairDiff(const UnionRow& r, int other) const {
     if (other < 0 || other >= otherCount()) return nullptr;
     const int i = r.inDiff[static_cast<size_t>(other)];
-    return i < 0 ? nullptr : &m_others[static_cast<size_t>(other)].diff.tasks[static_cast<size_t>(i)];
+    return i < 0 ? nullptr
+                 : &m_others[static_cast<size_t>(other)].diff.tasks[static_cast<size_t>(i)];
 }
 
 const ks::TaskDiff* CompareModel::anyDiff(const UnionRow& r) const {
@@ -108,8 +109,7 @@ const ks::TaskDiff* CompareModel::taskDiff(int row, int other) const {
 int CompareModel::rowOf(const QString& id) const {
     const std::string key = id.toStdString();
     for (size_t r = 0; r < m_rows.size(); ++r)
-        if (anyDiff(m_union[static_cast<size_t>(m_rows[r])])->id == key)
-            return static_cast<int>(r);
+        if (anyDiff(m_union[static_cast<size_t>(m_rows[r])])->id == key) return static_cast<int>(r);
     return -1;
 }
 
@@ -167,9 +167,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         } else {
             differs = cd.differs();
         }
-        const ks::FlagState state = p == Part::A
-                                        ? (aPresent ? first.criteria[ci].a : ks::FlagState::Missing)
-                                        : cd.b;
+        const ks::FlagState state =
+            p == Part::A ? (aPresent ? first.criteria[ci].a : ks::FlagState::Missing) : cd.b;
         switch (role) {
         case Qt::DisplayRole:
             return cellText(r, *c, p, other);
@@ -197,8 +196,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                 const double d = cd.delta();
                 return std::isnan(d) ? Inf : d;
             }
-            const double m = p == Part::A ? (aPresent ? first.criteria[ci].metricA : ks::NaN)
-                                          : cd.metricB;
+            const double m =
+                p == Part::A ? (aPresent ? first.criteria[ci].metricA : ks::NaN) : cd.metricB;
             return std::isnan(m) ? Inf : m;
         }
         case Qt::ToolTipRole: {
@@ -211,14 +210,13 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                          differs ? tr("<br><b>the flags differ</b>") : QString());
             const bool a = p == Part::A;
             return tr("<b>%1</b> of %2 in %3: %4<br>%5 = %6<br>flagged iff %7")
-                .arg(QString::fromUtf8(info.label), id,
-                     (a ? m_nameA : nameB(other)).toHtmlEscaped(),
-                     QString::fromUtf8(ks::flagStateName(state)),
-                     QString::fromUtf8(info.metricLabel).toHtmlEscaped(),
-                     QString::number(a ? first.criteria[ci].metricA : cd.metricB, 'g', 6),
-                     QString::fromStdString(
-                         ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
-                         .toHtmlEscaped());
+                .arg(
+                    QString::fromUtf8(info.label), id, (a ? m_nameA : nameB(other)).toHtmlEscaped(),
+                    QString::fromUtf8(ks::flagStateName(state)),
+                    QString::fromUtf8(info.metricLabel).toHtmlEscaped(),
+                    QString::number(a ? first.criteria[ci].metricA : cd.metricB, 'g', 6),
+                    QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
+                        .toHtmlEscaped());
         }
         default:
             return {};
@@ -495,16 +493,17 @@ QString CompareModel::summaryText() const {
                         : tr("The runs differ in: %1. ").arg(differ.join(QStringLiteral("; ")));
         else
             // One line per file where the window allows: the settings only when they differ.
-            text += (differ.isEmpty() ? tr("Same settings as A; ")
-                                      : tr("Differs from A in: %1; ")
-                                            .arg(differ.join(QStringLiteral("; ")))) +
+            text += (differ.isEmpty()
+                         ? tr("Same settings as A; ")
+                         : tr("Differs from A in: %1; ").arg(differ.join(QStringLiteral("; ")))) +
                     tr("<b>%1</b> of %2 tasks differ in a flag.")
                         .arg(o.diff.differingTasks)
                         .arg(o.diff.tasks.size());
     }
     if (otherCount() == 1) {
         const auto& d = m_others.front().diff;
-        text += tr("<b>%1 of %2 tasks differ in a flag</b>").arg(d.differingTasks).arg(d.tasks.size());
+        text +=
+            tr("<b>%1 of %2 tasks differ in a flag</b>").arg(d.differingTasks).arg(d.tasks.size());
         if (d.onlyInA || d.onlyInB)
             text += tr(" (%1 only in A, %2 only in B)").arg(d.onlyInA).arg(d.onlyInB);
         return text + QLatin1Char('.');

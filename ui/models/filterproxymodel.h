@@ -2,9 +2,10 @@
 #pragma once
 // Sorting and filtering of the filter matrix: search text, level, category, "flagged only" (by
 // any criterion or by one), and ranges on the metrics (issue 14, point 4: "max |value| between
-// 1e-4 and 0.01", "rewrite speedup >= 5"), all combined with AND. Sorting uses FilterMatrixModel::SortRole so ids sort naturally and
-// metrics by the value shown, numerically; FilterMatrixModel::SortGroupRole first, where a column
-// shows different quantities (filter 5: a rewrite speedup, an efficiency or a pass count).
+// 1e-4 and 0.01", "rewrite speedup >= 5"), all combined with AND. Sorting uses
+// FilterMatrixModel::SortRole so ids sort naturally and metrics by the value shown, numerically;
+// FilterMatrixModel::SortGroupRole first, where a column shows different quantities (filter 5: a
+// rewrite speedup, an efficiency or a pass count).
 
 #include <ks/core/criteria.h>
 
@@ -44,9 +45,7 @@ class FilterProxyModel : public QSortFilterProxyModel {
         bool operator==(const MetricRange&) const = default;
     };
     void setMetricRange(ks::Criterion c, MetricRange range);
-    MetricRange metricRange(ks::Criterion c) const {
-        return m_ranges[static_cast<size_t>(c)];
-    }
+    MetricRange metricRange(ks::Criterion c) const { return m_ranges[static_cast<size_t>(c)]; }
     void clearMetricRanges();
     int activeRangeCount() const;
     // "Output Std in [0.001, 0.01]", "Baseline Inefficiency >= 5": one range as the export and

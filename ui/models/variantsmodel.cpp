@@ -138,8 +138,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
     const int column = index.column();
     const auto [partIndex, r] = m_rows[static_cast<size_t>(index.row())];
     const Part& part = m_parts[static_cast<size_t>(partIndex)];
-    const ks::VariantResult* v =
-        r == 0 ? nullptr : &part.task.variants[static_cast<size_t>(r - 1)];
+    const ks::VariantResult* v = r == 0 ? nullptr : &part.task.variants[static_cast<size_t>(r - 1)];
     const QString verdict =
         v ? part.bars[static_cast<size_t>(r)].verdict : QStringLiteral("reference");
     switch (role) {
@@ -248,8 +247,8 @@ QVariant VariantsModel::toolTip(const Part& part, int r, int column,
                                 const ks::VariantResult* v) const {
     const auto& bar = part.bars[static_cast<size_t>(r)];
     if (column == FileColumn)
-        return tr("%1, %2").arg(part.file, part.device.isEmpty() ? tr("device not recorded")
-                                                                  : part.device);
+        return tr("%1, %2").arg(part.file,
+                                part.device.isEmpty() ? tr("device not recorded") : part.device);
     if (!v) return column == NoteColumn ? QVariant(bar.note) : QVariant();
     switch (column) {
     case NameColumn:
