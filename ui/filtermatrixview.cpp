@@ -146,6 +146,16 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
             if (twoLine.contains(it.key()))
                 fitter->setBaseWidth(it.key(), narrow ? twoLine.value(it.key()) : it.value());
     });
+    // Right-click on a criterion's title: flagged only by it, a range on its metric.
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) {
+                QHeaderView* header = m_table->horizontalHeader();
+                if (QMenu* menu = headerContextMenu(header->logicalIndexAt(pos))) {
+                    menu->setAttribute(Qt::WA_DeleteOnClose);
+                    menu->popup(header->mapToGlobal(pos));
+                }
+            });
     m_stack->addWidget(m_table);
 
     auto* empty = new QWidget;
@@ -299,6 +309,36 @@ void FilterMatrixView::clearMetricRanges() {
     }
     m_proxy->clearMetricRanges();
     updateRangesButton();
+}
+
+void FilterMatrixView::editRange(ks::Criterion c) {
+    QMenu* menu = m_rangesButton->menu();
+    menu->popup(m_rangesButton->mapToGlobal(QPoint(0, m_rangesButton->height())));
+    QLineEdit* edit = m_rangeMin[static_cast<size_t>(c)];
+    edit->setFocus(Qt::PopupFocusReason);
+    edit->selectAll();
+}
+
+QMenu* FilterMatrixView::headerContextMenu(int section) {
+    const auto c = FilterMatrixModel::criterionOf(section);
+    if (!c) return nullptr;
+    const QString label = QString::fromUtf8(ks::criterionInfo(*c).label);
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("headerContextMenu"));
+    auto* flagged = menu->addAction(tr("Flagged Only by %1").arg(label), this, [this, c] {
+        m_flaggedBy->setCurrentIndex(m_flaggedBy->findData(static_cast<int>(*c)));
+        m_flaggedOnly->setChecked(true);
+    });
+    flagged->setObjectName(QStringLiteral("headerFlaggedOnly"));
+    auto* range = menu->addAction(
+        tr("Range on %1\u2026").arg(QString::fromUtf8(ks::criterionInfo(*c).metricLabel)), this,
+        [this, c] { editRange(*c); });
+    range->setObjectName(QStringLiteral("headerRange"));
+    auto* clear = menu->addAction(tr("Clear Range on %1").arg(label), this,
+                                  [this, c] { setMetricRange(*c, {}, {}); });
+    clear->setObjectName(QStringLiteral("headerClearRange"));
+    clear->setEnabled(m_proxy->metricRange(*c).active());
+    return menu;
 }
 
 void FilterMatrixView::updateRangesButton() {

@@ -15,6 +15,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QStackedWidget;
 class QTableView;
 class QToolButton;
@@ -41,6 +42,11 @@ class FilterMatrixView : public QWidget {
     // Sets both edits and the proxy's range (what a user typing them does).
     void setMetricRange(ks::Criterion c, const QString& min, const QString& max);
     void clearMetricRanges();
+    // Opens the Ranges panel with the cursor in criterion c's min edit.
+    void editRange(ks::Criterion c);
+    // The header's context menu for a criterion's column: Flagged Only by it, a Range on its
+    // metric, Clear its range. Null for other columns; the caller owns the menu.
+    QMenu* headerContextMenu(int section);
 
     QString currentTaskId() const;
     QStringList selectedTaskIds() const;

@@ -423,6 +423,7 @@ void MainWindow::readSettings() {
         restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     if (s.contains(QStringLiteral("window/splitter")))
         m_split->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+    m_layout->splitRestored();
     m_tabs->setCurrentIndex(s.value(QStringLiteral("window/view"), 0).toInt());
     m_detail->logCountBox()->setChecked(s.value(QStringLiteral("view/logCount"), false).toBool());
 

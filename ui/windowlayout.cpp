@@ -86,6 +86,11 @@ void WindowLayout::setViewsFocused(bool on) {
     }
 }
 
+void WindowLayout::splitRestored() {
+    QSignalBlocker block(m_focusViews);
+    m_focusViews->setChecked(viewsFocused());
+}
+
 bool WindowLayout::viewsFocused() const {
     return m_split->sizes().value(0) == 0;
 }

@@ -39,6 +39,8 @@ class WindowLayout : public QObject {
 
     void setViewsFocused(bool on);
     bool viewsFocused() const;
+    // After the split's sizes were restored (settings): the action follows a collapsed matrix.
+    void splitRestored();
     QAction* focusViewsAction() const { return m_focusViews; }
 
   private:

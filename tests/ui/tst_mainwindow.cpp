@@ -1234,6 +1234,26 @@ class TestMainWindow : public QObject {
         w.thresholdPanel()->resetToProfile();
         QCOMPARE(shown->rowCount(), 3);
         by->setCurrentIndex(0);
+        // The header's context menu on a criterion: flagged only by it, a range, clear it.
+        QVERIFY(!view->headerContextMenu(FilterMatrixModel::NameColumn));
+        std::unique_ptr<QMenu> header(
+            view->headerContextMenu(FilterMatrixModel::OutputRangeColumn));
+        QVERIFY(header);
+        auto* clearOne = header->findChild<QAction*>(QStringLiteral("headerClearRange"));
+        QVERIFY(clearOne && clearOne->isEnabled());
+        clearOne->trigger();
+        QVERIFY(min->text().isEmpty() && max->text().isEmpty());
+        QCOMPARE(w.proxy()->activeRangeCount(), 0);
+        header.reset(view->headerContextMenu(FilterMatrixModel::InputImpactColumn));
+        header->findChild<QAction*>(QStringLiteral("headerFlaggedOnly"))->trigger();
+        QCOMPARE(w.proxy()->flaggedCriterion(), std::optional(ks::Criterion::InputImpact));
+        header->findChild<QAction*>(QStringLiteral("headerRange"))->trigger();
+        QTRY_VERIFY(view->rangesButton()->menu()->isVisible());
+        QCOMPARE(QApplication::focusWidget(), view->rangeMinEdit(ks::Criterion::InputImpact));
+        QTest::keyClicks(view->rangeMinEdit(ks::Criterion::InputImpact), QStringLiteral("0.005"));
+        QCOMPARE(shown->rowCount(), 1); // L1-95: impact 0.0084, flagged by it
+        view->rangesButton()->menu()->hide();
+        view->flaggedByBox()->setCurrentIndex(0);
         auto* clear = view->findChild<QPushButton*>(QStringLiteral("clearRanges"));
         QVERIFY(clear);
         clear->click();
