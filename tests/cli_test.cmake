@@ -150,6 +150,21 @@ run_cli(3 out diff a.json /nonexistent/b.json)
 expect_contains("${out}" "/nonexistent/b.json" "diff names the unreadable file")
 run_cli(3 out diff a.json a.csv)
 run_cli(5 out diff a.json b.json --csv /nonexistent/dir/d.csv)
+# Several files (the compare view's A against B1..Bn): A against each in turn, the pair reports
+# as above, then the tasks that differ from A in some file; one CSV per pair.
+run_cli(1 out diff a.json a.json b.json --csv abc.csv)
+expect_contains("${out}" "=== A against B1 (a.json) ===" "diff of several files: the first pair")
+expect_contains("${out}" "=== A against B2 (b.json) ===" "diff of several files: the second pair")
+expect_contains("${out}" "B1 a.json: 0 of 2 tasks differ in a flag" "diff of several: the pair that agrees")
+expect_contains("${out}" "B2 b.json: 1 of 2 tasks differ in a flag" "diff of several: the pair that differs")
+expect_contains("${out}" "1 task differs from A in a flag in some file:\n  T-tiny" "diff of several: the union")
+file(READ "${WORK}/abc-B1.csv" abc1)
+file(READ "${WORK}/abc-B2.csv" abc2)
+expect_cell("${abc1}" T-tiny Differs False)
+expect_cell("${abc2}" T-tiny Differs True)
+run_cli(0 out diff a.json a.json a.json)
+expect_contains("${out}" "0 tasks differ from A in a flag in some file." "diff of several: none differs")
+run_cli(3 out diff a.json a.json /nonexistent/c.json)
 # Two real H200 runs of the built-in suite (bench/filters): with each file's own thresholds the
 # 11-29 run flags 22 more tasks for baseline inefficiency (baseline_passes was 2 then); under one
 # profile, 8 tasks still differ there, from rules added between the runs (drop-redundant).
@@ -160,6 +175,13 @@ expect_contains("${out}" "45 of 122 tasks differ in a flag:" "diff of two H200 r
 run_cli(1 out diff "${H200}/h200-2026-11-29-filter.json" "${H200}/h200-2026-12-01/builtin.json" --profile robust-kbench)
 expect_contains("${out}" "8 of 122 tasks differ in a flag:" "diff of two H200 runs, one profile")
 expect_contains("${out}" "FLAG 63.1x drop-redundant" "diff shows B's reason")
+# The 12-01 run against both 11-29 runs, as the compare view's three-file screenshot: 8 and 9
+# tasks differ per pair, 9 in all (L2-18 only against 11-29d).
+run_cli(1 out diff "${H200}/h200-2026-12-01/builtin.json" "${H200}/h200-2026-11-29-filter.json"
+        "${H200}/h200-2026-11-29d-filter.json" --profile robust-kbench)
+expect_contains("${out}" "h200-2026-11-29-filter.json: 8 of 122 tasks differ in a flag" "diff of three H200 runs, B1")
+expect_contains("${out}" "h200-2026-11-29d-filter.json: 9 of 122 tasks differ in a flag" "diff of three H200 runs, B2")
+expect_contains("${out}" "9 tasks differ from A in a flag in some file:\n  L1-50, L1-61, L2-13, L2-13r, L2-18, L2-22, L2-23, L2-66, L2-80" "diff of three H200 runs, the union")
 
 # --criteria stat: filters 5-6 not run, so their cells are empty.
 run_cli(0 out filter --suite "${DATA}/synthetic" --device cpu --tasks "T-normal" --criteria stat --no-out --csv stat.csv -q)

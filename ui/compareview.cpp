@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "compareview.h"
 #include "celldelegate.h"
+#include "columnfitter.h"
 
 #include <models/comparemodel.h>
 
@@ -10,11 +11,13 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -31,6 +34,8 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     m_summary->setFrameShape(QFrame::NoFrame);
     m_summary->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_summary->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Three lines for two files; fitColumns() adds one per file (up to six), the browser scrolls
+    // past that.
     m_summary->setFixedHeight(m_summary->fontMetrics().lineSpacing() * 3 +
                               2 * int(m_summary->document()->documentMargin()) + 2);
     m_summary->document()->setDocumentMargin(1);
@@ -50,15 +55,26 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     for (const auto& name : ks::builtinProfileNames())
         m_thresholdsB->addItem(tr("profile %1").arg(QString::fromStdString(name)),
                                QString::fromStdString(name));
-    m_thresholdsB->setToolTip(tr("A is judged by the thresholds in force in the panel; B by these. "
-                                 "Two profiles on one run: compare a file with itself."));
+    m_thresholdsB->setToolTip(tr("A is judged by the thresholds in force in the panel; the other "
+                                 "files by these (\"its file's\": each by its own). Two profiles "
+                                 "on one run: compare a file with itself."));
+    m_add = new QPushButton(tr("Add File\u2026"));
+    m_add->setObjectName(QStringLiteral("compareAdd"));
+    m_add->setToolTip(tr("Compare one more results file with A: another column per criterion"));
+    m_remove = new QToolButton;
+    m_remove->setObjectName(QStringLiteral("compareRemove"));
+    m_remove->setText(tr("Remove"));
+    m_remove->setPopupMode(QToolButton::InstantPopup);
+    m_remove->setMenu(new QMenu(m_remove));
     m_close = new QPushButton(tr("Close Comparison"));
     m_close->setObjectName(QStringLiteral("closeComparison"));
     bar->addWidget(m_differingOnly);
     bar->addSpacing(12);
-    bar->addWidget(new QLabel(tr("B judged by:")));
+    bar->addWidget(new QLabel(tr("Others judged by:")));
     bar->addWidget(m_thresholdsB);
     bar->addStretch(1);
+    bar->addWidget(m_add);
+    bar->addWidget(m_remove);
     bar->addWidget(m_close);
     layout->addLayout(bar);
 
@@ -78,27 +94,8 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->setColumnWidth(CompareModel::IdColumn, 64);
-    m_table->setColumnWidth(CompareModel::NameColumn, 220);
-    m_table->setColumnWidth(CompareModel::PresenceColumn, 70);
-    m_table->setColumnWidth(CompareModel::DiffersColumn, 84);
-    const QFontMetrics header = m_table->horizontalHeader()->fontMetrics();
-    const int sortMark = 24; // room for the sort indicator
-    for (const auto& c : ks::criteria()) {
-        const bool reason = c.criterion == ks::Criterion::BaselineInefficiency ||
-                            c.criterion == ks::Criterion::RedundantComputation;
-        const int w = reason ? 150 : 100; // filters 5-6 show a reason ("51.1x diag-matmul")
-        // A's column carries the criterion's name: wide enough for "Baseline Inefficiency A (123)".
-        const int title =
-            header.horizontalAdvance(QString::fromUtf8(c.label) + QStringLiteral(" A (000)")) +
-            sortMark;
-        m_table->setColumnWidth(CompareModel::columnOf(c.criterion, CompareModel::Part::A),
-                                std::max(w + 20, title));
-        m_table->setColumnWidth(CompareModel::columnOf(c.criterion, CompareModel::Part::B), w);
-        m_table->setColumnWidth(CompareModel::columnOf(c.criterion, CompareModel::Part::Delta),
-                                header.horizontalAdvance(QStringLiteral("\u0394 (000 differ)")) +
-                                    sortMark);
-    }
+    // The name takes the width the shown criteria leave, up to a long name's.
+    m_fitter = new ColumnFitter(m_table, CompareModel::NameColumn, 180, 420);
     m_stack->addWidget(m_table);
     auto* empty = new QWidget;
     auto* emptyLayout = new QVBoxLayout(empty);
@@ -117,6 +114,7 @@ CompareView::CompareView(CompareModel* model, QWidget* parent) : QWidget(parent)
     connect(m_differingOnly, &QCheckBox::toggled, m_model, &CompareModel::setDifferingOnly);
     connect(m_thresholdsB, &QComboBox::currentIndexChanged, this, &CompareView::thresholdsBChanged);
     connect(m_close, &QPushButton::clicked, this, &CompareView::closeRequested);
+    connect(m_add, &QPushButton::clicked, this, &CompareView::addRequested);
     connect(open, &QPushButton::clicked, this, &CompareView::openRequested);
     connect(m_model, &CompareModel::comparisonChanged, this, &CompareView::update);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
@@ -153,8 +151,56 @@ bool CompareView::selectTask(const QString& id) {
     return true;
 }
 
+// Widths for the current number of files; a reset with another column count (a file added or
+// removed) gives new sections the default width, so they are laid out again then only.
+void CompareView::fitColumns() {
+    if (m_fittedColumns == m_model->columnCount()) return;
+    m_fittedColumns = m_model->columnCount();
+    // The summary: a line for A, one per other file, one for the total (set here, on a change of
+    // files only: a height that follows the text would re-lay out the window on every edit).
+    const int lines =
+        std::clamp(2 + m_model->otherCount() + (m_model->otherCount() > 1 ? 1 : 0), 3, 7);
+    m_summary->setFixedHeight(m_summary->fontMetrics().lineSpacing() * lines +
+                              2 * int(m_summary->document()->documentMargin()) + 2);
+    m_table->setColumnWidth(CompareModel::IdColumn, 64);
+    m_table->setColumnWidth(CompareModel::PresenceColumn, 70);
+    m_table->setColumnWidth(CompareModel::DiffersColumn, 84);
+    const QFontMetrics header = m_table->horizontalHeader()->fontMetrics();
+    const int sortMark = 24; // room for the sort indicator
+    for (const auto& c : ks::criteria()) {
+        const bool reason = c.criterion == ks::Criterion::BaselineInefficiency ||
+                            c.criterion == ks::Criterion::RedundantComputation;
+        const int w = reason ? 150 : 100; // filters 5-6 show a reason ("51.1x diag-matmul")
+        // A's column carries the criterion's name: wide enough for "Baseline Inefficiency A (123)".
+        const int title =
+            header.horizontalAdvance(QString::fromUtf8(c.label) + QStringLiteral(" A (000)")) +
+            sortMark;
+        m_table->setColumnWidth(m_model->columnOf(c.criterion, CompareModel::Part::A),
+                                std::max(w + 20, title));
+        for (int k = 0; k < std::max(1, m_model->otherCount()); ++k) {
+            m_table->setColumnWidth(m_model->columnOf(c.criterion, CompareModel::Part::B, k), w);
+            m_table->setColumnWidth(
+                m_model->columnOf(c.criterion, CompareModel::Part::Delta, k),
+                header.horizontalAdvance(QStringLiteral("\u03940 (000 differ)")) + sortMark);
+        }
+    }
+}
+
+void CompareView::rebuildRemoveMenu() {
+    QMenu* menu = m_remove->menu();
+    menu->clear();
+    for (int k = 0; k < m_model->otherCount(); ++k) {
+        auto* a = menu->addAction(tr("%1: %2").arg(m_model->letterB(k), m_model->nameB(k)), this,
+                                  [this, k] { emit removeRequested(k); });
+        a->setObjectName(QStringLiteral("compareRemove%1").arg(k));
+    }
+    m_remove->setEnabled(m_model->otherCount() > 1); // the last one goes with Close
+}
+
 void CompareView::update() {
     const bool active = m_model->isActive();
+    fitColumns();
+    rebuildRemoveMenu();
     if (const QString html = m_model->summaryText(); html != m_summaryHtml) {
         m_summaryHtml = html;
         m_summary->setHtml(html);
@@ -162,6 +208,7 @@ void CompareView::update() {
     m_summary->setVisible(active);
     m_differingOnly->setEnabled(active);
     m_thresholdsB->setEnabled(active);
+    m_add->setEnabled(active);
     m_close->setEnabled(active);
     if (!active) {
         m_empty->setText(
@@ -173,10 +220,13 @@ void CompareView::update() {
     m_stack->setCurrentIndex(active ? 0 : 1);
     // With "differing only", only the criteria whose flags differ somewhere: 25 columns do not fit
     // a window, and the ones that agree everywhere say nothing.
+    // Several files: a criterion stays while its flags differ from A's in any of them.
     for (const auto& c : ks::criteria()) {
-        const bool hide = active && m_model->differingOnly() &&
-                          m_model->diff().differing[static_cast<size_t>(c.criterion)] == 0;
-        for (auto part : {CompareModel::Part::A, CompareModel::Part::B, CompareModel::Part::Delta})
-            m_table->setColumnHidden(CompareModel::columnOf(c.criterion, part), hide);
+        const bool hide =
+            active && m_model->differingOnly() && m_model->differingAnywhere(c.criterion) == 0;
+        const int first = m_model->columnOf(c.criterion, CompareModel::Part::A);
+        for (int col = first; col < first + m_model->groupWidth(); ++col)
+            m_table->setColumnHidden(col, hide);
     }
+    m_fitter->fit(); // the criteria shown changed: the name's share with them
 }

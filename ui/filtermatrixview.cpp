@@ -2,6 +2,7 @@
 #include "filtermatrixview.h"
 
 #include "celldelegate.h"
+#include "columnfitter.h"
 
 #include <models/filtermatrixmodel.h>
 #include <models/filterproxymodel.h>
@@ -10,15 +11,21 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWidgetAction>
 
 #include <set>
 
@@ -37,7 +44,9 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_level->setObjectName(QStringLiteral("levelFilter"));
     m_category = new QComboBox;
     m_category->setObjectName(QStringLiteral("categoryFilter"));
-    m_category->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Bounded, so that a suite's long category names never widen the window past a small screen.
+    m_category->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_category->setMinimumContentsLength(12);
     m_flaggedOnly = new QCheckBox(tr("Flagged only"));
     m_flaggedOnly->setObjectName(QStringLiteral("flaggedOnly"));
     m_flaggedBy = new QComboBox;
@@ -47,18 +56,33 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     for (const auto& c : ks::criteria())
         m_flaggedBy->addItem(tr("by %1").arg(QString::fromUtf8(c.label)),
                              static_cast<int>(c.criterion));
-    m_flaggedBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_flaggedBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_flaggedBy->setMinimumContentsLength(16);
     m_counts = new QLabel;
     m_counts->setObjectName(QStringLiteral("counts"));
     // Fixed width and right-aligned, so that updating the counts never re-lays out the window.
     m_counts->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_counts->setFixedWidth(m_counts->fontMetrics().horizontalAdvance(
         QStringLiteral("0000 tasks, 0000 flagged, 0000 failed \u2014 showing 0000")));
+    m_search->setMinimumWidth(
+        m_search->fontMetrics().horizontalAdvance(QStringLiteral("Search id, name")));
     bar->addWidget(m_search, 2);
     bar->addWidget(m_level);
     bar->addWidget(m_category);
     bar->addWidget(m_flaggedOnly);
     bar->addWidget(m_flaggedBy);
+    m_rangesButton = new QToolButton;
+    m_rangesButton->setObjectName(QStringLiteral("metricRanges"));
+    m_rangesButton->setPopupMode(QToolButton::InstantPopup);
+    m_rangesButton->setToolTip(tr("Show only the tasks whose metrics lie in a range (a min, a max "
+                                  "or both per criterion); combined with the other filters"));
+    auto* rangesMenu = new QMenu(m_rangesButton);
+    auto* panel = new QWidgetAction(rangesMenu);
+    panel->setDefaultWidget(createRangesPanel());
+    rangesMenu->addAction(panel);
+    m_rangesButton->setMenu(rangesMenu);
+    bar->addWidget(m_rangesButton);
+    updateRangesButton();
     bar->addStretch(1);
     bar->addWidget(m_counts);
     layout->addLayout(bar);
@@ -79,9 +103,6 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(false);
-    // Names are long (KernelBench's "13_ConvTranspose3d_Mean_Add_..."): they get the spare width.
-    m_table->horizontalHeader()->setSectionResizeMode(FilterMatrixModel::NameColumn,
-                                                      QHeaderView::Stretch);
     m_table->setColumnWidth(FilterMatrixModel::IdColumn, 64);
     m_table->setColumnWidth(FilterMatrixModel::LevelColumn, 44);
     m_table->setColumnWidth(FilterMatrixModel::NameColumn, 290);
@@ -94,6 +115,47 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     m_table->setColumnWidth(FilterMatrixModel::RedundantComputationColumn, 176);
     m_table->setColumnWidth(FilterMatrixModel::ZerosPassColumn, 110);
     m_table->setColumnWidth(FilterMatrixModel::AnyFlagColumn, 92);
+    // Names are long (KernelBench's "13_ConvTranspose3d_Mean_Add_..."): they get the spare width,
+    // at least enough to read them on a 1280 px screen, at most what a long name needs; past that
+    // the metric columns widen (a 1920 px screen).
+    QList<int> metricColumns;
+    for (int c = FilterMatrixModel::FirstCriterionColumn; c <= FilterMatrixModel::AnyFlagColumn;
+         ++c)
+        metricColumns << c;
+    auto* fitter =
+        new ColumnFitter(m_table, FilterMatrixModel::NameColumn, 160, 440, metricColumns);
+    // Where the one-line headers do not fit (a 1280 px window), the criteria's counts go on a
+    // second header line and the metric columns take the width of their cells, not their titles.
+    QHash<int, int> oneLine, twoLine;
+    int oneLineTotal = 0;
+    for (int c = 0; c < FilterMatrixModel::ColumnCount; ++c) {
+        if (c == FilterMatrixModel::NameColumn) continue;
+        oneLine.insert(c, m_table->columnWidth(c));
+        oneLineTotal += m_table->columnWidth(c);
+    }
+    for (int c : metricColumns)
+        twoLine.insert(c, c == FilterMatrixModel::BaselineInefficiencyColumn ||
+                                  c == FilterMatrixModel::RedundantComputationColumn
+                              ? 150
+                          : c == FilterMatrixModel::AnyFlagColumn ? 80
+                                                                  : 92);
+    fitter->setBeforeFit([this, fitter, oneLine, twoLine, oneLineTotal](int width) {
+        const bool narrow = width < oneLineTotal + 160;
+        m_proxy->setTwoLineHeaders(narrow);
+        for (auto it = oneLine.begin(); it != oneLine.end(); ++it)
+            if (twoLine.contains(it.key()))
+                fitter->setBaseWidth(it.key(), narrow ? twoLine.value(it.key()) : it.value());
+    });
+    // Right-click on a criterion's title: flagged only by it, a range on its metric.
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) {
+                QHeaderView* header = m_table->horizontalHeader();
+                if (QMenu* menu = headerContextMenu(header->logicalIndexAt(pos))) {
+                    menu->setAttribute(Qt::WA_DeleteOnClose);
+                    menu->popup(header->mapToGlobal(pos));
+                }
+            });
     m_stack->addWidget(m_table);
 
     auto* empty = new QWidget;
@@ -158,6 +220,139 @@ FilterMatrixView::FilterMatrixView(FilterMatrixModel* model, FilterProxyModel* p
     refreshFilterChoices();
     updateEmptyState();
     updateCounts();
+}
+
+QWidget* FilterMatrixView::createRangesPanel() {
+    auto* panel = new QWidget;
+    panel->setObjectName(QStringLiteral("metricRangesPanel"));
+    auto* grid = new QGridLayout(panel);
+    grid->setContentsMargins(8, 6, 8, 6);
+    grid->addWidget(new QLabel(tr("<b>Metric</b>")), 0, 0);
+    grid->addWidget(new QLabel(tr("<b>min</b>")), 0, 1);
+    grid->addWidget(new QLabel(tr("<b>max</b>")), 0, 2);
+    int row = 1;
+    for (const auto& c : ks::criteria()) {
+        const auto i = static_cast<size_t>(c.criterion);
+        auto* label = new QLabel(
+            tr("%1 <span style='color:#666'>(%2)</span>")
+                .arg(QString::fromUtf8(c.label), QString::fromUtf8(c.metricLabel).toHtmlEscaped()));
+        auto make = [&](const char* which) {
+            auto* e = new QLineEdit;
+            e->setObjectName(
+                QStringLiteral("range%1_%2").arg(QLatin1String(which), QLatin1String(c.key)));
+            e->setPlaceholderText(tr("any"));
+            e->setClearButtonEnabled(true);
+            e->setFixedWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("0.000000001")) +
+                             28);
+            // Applied on every edit: the proxy re-filters 250 rows in well under a frame.
+            connect(e, &QLineEdit::textChanged, this, [this, c] { applyRange(c.criterion); });
+            return e;
+        };
+        m_rangeMin[i] = make("Min");
+        m_rangeMax[i] = make("Max");
+        grid->addWidget(label, row, 0);
+        grid->addWidget(m_rangeMin[i], row, 1);
+        grid->addWidget(m_rangeMax[i], row, 2);
+        ++row;
+    }
+    auto* note = new QLabel(tr("Bounds are inclusive; a task whose metric is not known (not run, "
+                               "failed) is hidden by any range on it."));
+    note->setWordWrap(true);
+    grid->addWidget(note, row, 0, 1, 3);
+    auto* clear = new QPushButton(tr("Clear All Ranges"));
+    clear->setObjectName(QStringLiteral("clearRanges"));
+    connect(clear, &QPushButton::clicked, this, &FilterMatrixView::clearMetricRanges);
+    grid->addWidget(clear, row + 1, 2);
+    return panel;
+}
+
+void FilterMatrixView::applyRange(ks::Criterion c) {
+    const auto i = static_cast<size_t>(c);
+    FilterProxyModel::MetricRange r;
+    auto parse = [this](QLineEdit* e, std::optional<double>& out) {
+        const QString text = e->text().trimmed();
+        bool ok = true;
+        if (!text.isEmpty()) {
+            const double v = QLocale::c().toDouble(text, &ok);
+            if (ok && v == v)
+                out = v;
+            else
+                ok = false;
+        }
+        // A bound that does not parse is ignored, and says so in red rather than silently.
+        e->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffcdd2"));
+        e->setToolTip(ok ? QString() : tr("Not a number: this bound is ignored"));
+    };
+    parse(m_rangeMin[i], r.min);
+    parse(m_rangeMax[i], r.max);
+    m_proxy->setMetricRange(c, r);
+    updateRangesButton();
+}
+
+void FilterMatrixView::setMetricRange(ks::Criterion c, const QString& min, const QString& max) {
+    const auto i = static_cast<size_t>(c);
+    {
+        QSignalBlocker a(m_rangeMin[i]), b(m_rangeMax[i]);
+        m_rangeMin[i]->setText(min);
+        m_rangeMax[i]->setText(max);
+    }
+    applyRange(c);
+}
+
+void FilterMatrixView::clearMetricRanges() {
+    for (size_t i = 0; i < m_rangeMin.size(); ++i) {
+        QSignalBlocker a(m_rangeMin[i]), b(m_rangeMax[i]);
+        m_rangeMin[i]->clear();
+        m_rangeMax[i]->clear();
+        m_rangeMin[i]->setStyleSheet({});
+        m_rangeMax[i]->setStyleSheet({});
+    }
+    m_proxy->clearMetricRanges();
+    updateRangesButton();
+}
+
+void FilterMatrixView::editRange(ks::Criterion c) {
+    QMenu* menu = m_rangesButton->menu();
+    menu->popup(m_rangesButton->mapToGlobal(QPoint(0, m_rangesButton->height())));
+    QLineEdit* edit = m_rangeMin[static_cast<size_t>(c)];
+    edit->setFocus(Qt::PopupFocusReason);
+    edit->selectAll();
+}
+
+QMenu* FilterMatrixView::headerContextMenu(int section) {
+    const auto c = FilterMatrixModel::criterionOf(section);
+    if (!c) return nullptr;
+    const QString label = QString::fromUtf8(ks::criterionInfo(*c).label);
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("headerContextMenu"));
+    auto* flagged = menu->addAction(tr("Flagged Only by %1").arg(label), this, [this, c] {
+        m_flaggedBy->setCurrentIndex(m_flaggedBy->findData(static_cast<int>(*c)));
+        m_flaggedOnly->setChecked(true);
+    });
+    flagged->setObjectName(QStringLiteral("headerFlaggedOnly"));
+    auto* range = menu->addAction(
+        tr("Range on %1\u2026").arg(QString::fromUtf8(ks::criterionInfo(*c).metricLabel)), this,
+        [this, c] { editRange(*c); });
+    range->setObjectName(QStringLiteral("headerRange"));
+    auto* clear = menu->addAction(tr("Clear Range on %1").arg(label), this,
+                                  [this, c] { setMetricRange(*c, {}, {}); });
+    clear->setObjectName(QStringLiteral("headerClearRange"));
+    clear->setEnabled(m_proxy->metricRange(*c).active());
+    return menu;
+}
+
+void FilterMatrixView::updateRangesButton() {
+    const int n = m_proxy->activeRangeCount();
+    m_rangesButton->setText(n ? tr("Ranges (%1)").arg(n) : tr("Ranges"));
+    QStringList set;
+    for (const auto& c : ks::criteria())
+        if (const auto r = m_proxy->metricRange(c.criterion); r.active())
+            set << FilterProxyModel::rangeDescription(c.criterion, r);
+    m_rangesButton->setStatusTip(set.join(QStringLiteral("; ")));
+    // Bold while ranges hide rows, so a short matrix is never a mystery.
+    QFont f = m_rangesButton->font();
+    f.setBold(n > 0);
+    m_rangesButton->setFont(f);
 }
 
 QString FilterMatrixView::currentTaskId() const {

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The main view: the filter matrix table with its search, level, category and "flagged only"
-// controls, and an empty state that offers to run the built-in suite or open a file.
+// The main view: the filter matrix table with its search, level, category, "flagged only" and
+// metric range controls, and an empty state that offers to run the built-in suite or open a file.
+
+#include <ks/core/criteria.h>
 
 #include <QWidget>
+
+#include <array>
 
 class FilterMatrixModel;
 class FilterProxyModel;
@@ -11,8 +15,10 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QStackedWidget;
 class QTableView;
+class QToolButton;
 
 class FilterMatrixView : public QWidget {
     Q_OBJECT
@@ -28,6 +34,19 @@ class FilterMatrixView : public QWidget {
     QComboBox* levelBox() const { return m_level; }
     QComboBox* categoryBox() const { return m_category; }
     QLabel* countsLabel() const { return m_counts; }
+    // "Ranges" opens a panel with a min and a max edit per criterion's metric (empty = no
+    // bound; the proxy's MetricRange); the button says how many ranges are set.
+    QToolButton* rangesButton() const { return m_rangesButton; }
+    QLineEdit* rangeMinEdit(ks::Criterion c) const { return m_rangeMin[static_cast<size_t>(c)]; }
+    QLineEdit* rangeMaxEdit(ks::Criterion c) const { return m_rangeMax[static_cast<size_t>(c)]; }
+    // Sets both edits and the proxy's range (what a user typing them does).
+    void setMetricRange(ks::Criterion c, const QString& min, const QString& max);
+    void clearMetricRanges();
+    // Opens the Ranges panel with the cursor in criterion c's min edit.
+    void editRange(ks::Criterion c);
+    // The header's context menu for a criterion's column: Flagged Only by it, a Range on its
+    // metric, Clear its range. Null for other columns; the caller owns the menu.
+    QMenu* headerContextMenu(int section);
 
     QString currentTaskId() const;
     QStringList selectedTaskIds() const;
@@ -43,6 +62,9 @@ class FilterMatrixView : public QWidget {
     void refreshFilterChoices();
     void updateCounts();
     void updateEmptyState();
+    QWidget* createRangesPanel();
+    void applyRange(ks::Criterion c);
+    void updateRangesButton();
 
     FilterMatrixModel* m_model;
     FilterProxyModel* m_proxy;
@@ -54,5 +76,7 @@ class FilterMatrixView : public QWidget {
     QCheckBox* m_flaggedOnly = nullptr;
     QComboBox* m_flaggedBy = nullptr;
     QLabel* m_counts = nullptr;
+    QToolButton* m_rangesButton = nullptr;
+    std::array<QLineEdit*, ks::CriterionCount> m_rangeMin{}, m_rangeMax{};
     QString m_lastCurrent;
 };

@@ -11,6 +11,7 @@
 #include "summaryview.h"
 #include "taskdetailview.h"
 #include "thresholdpanel.h"
+#include "windowlayout.h"
 
 #include <models/comparemodel.h>
 #include <models/filtermatrixmodel.h>
@@ -19,6 +20,7 @@
 #include <models/runinfomodel.h>
 #include <models/summarymodel.h>
 
+#include <ks/core/benchresults.h>
 #include <ks/core/resultsfile.h>
 #include <ks/core/suite.h>
 #include <ks/core/taskspec.h>
@@ -28,6 +30,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -41,6 +44,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -48,6 +54,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
+#include <QTime>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -102,7 +109,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_split->addWidget(m_tabs);
     m_split->setStretchFactor(0, 4);
     m_split->setStretchFactor(1, 5);
-    m_split->setChildrenCollapsible(false);
+    // The matrix may be collapsed (View > Focus on the Views, or the handle) to give a small
+    // screen's height to the charts; the views never: they are what the selection is for.
+    m_split->setChildrenCollapsible(true);
+    m_split->setCollapsible(1, false);
+    m_matrixView->setMinimumHeight(m_matrixView->fontMetrics().height() * 7);
+    m_tabs->setMinimumHeight(220);
     m_split->setSizes({320, 440});
     layout->addWidget(m_split, 1);
     setCentralWidget(central);
@@ -110,7 +122,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_thresholds = new ThresholdPanel;
     m_thresholdDock = new QDockWidget(tr("Thresholds"), this);
     m_thresholdDock->setObjectName(QStringLiteral("thresholdDock"));
-    m_thresholdDock->setWidget(m_thresholds);
+    // In a scroll area: the two rows of spin boxes are ~1400 px wide, and the window must still
+    // fit a 1280 px screen (issue 14, point 6); what does not fit scrolls sideways.
+    m_thresholdScroll = new QScrollArea;
+    m_thresholdScroll->setObjectName(QStringLiteral("thresholdScroll"));
+    m_thresholdScroll->setWidget(m_thresholds);
+    m_thresholdScroll->setWidgetResizable(true);
+    m_thresholdScroll->setFrameShape(QFrame::NoFrame);
+    m_thresholdScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_thresholdDock->setWidget(m_thresholdScroll);
     m_thresholdDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
                                  QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::TopDockWidgetArea, m_thresholdDock);
@@ -119,6 +139,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_thresholds->setOrientation(
                 area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea ? Qt::Vertical
                                                                                   : Qt::Horizontal);
+            if (m_layout) m_layout->fitThresholdDock();
         });
 
     m_deviceLabel = new QLabel(tr("Worker: probing\u2026"));
@@ -137,6 +158,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addWidget(m_cancelButton);
     statusBar()->addPermanentWidget(m_deviceLabel);
 
+    m_layout = new WindowLayout(this, m_thresholdDock, m_thresholdScroll, m_thresholds, m_split);
     createActions();
     createMenus();
 
@@ -180,6 +202,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this] { updateComparison(false); });
     connect(m_compareView, &CompareView::openRequested, this, &MainWindow::compareDialog);
     connect(m_compareView, &CompareView::closeRequested, this, &MainWindow::closeComparison);
+    connect(m_compareView, &CompareView::addRequested, this, &MainWindow::addComparisonDialog);
+    connect(m_compareView, &CompareView::removeRequested, this, &MainWindow::removeComparison);
     connect(m_model, &FilterMatrixModel::flagsChanged, this, &MainWindow::updateFlagCounts);
     connect(m_client, &RunClient::started, this, &MainWindow::onRunStarted);
     connect(m_client, &RunClient::progress, this, &MainWindow::onRunProgress);
@@ -187,6 +211,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_client, &RunClient::finished, this, &MainWindow::onRunFinished);
     connect(m_client, &RunClient::failed, this, &MainWindow::onRunFailed);
     connect(m_client, &RunClient::deviceProbed, this, &MainWindow::onDeviceProbed);
+    connect(m_client, &RunClient::benchFinished, this, &MainWindow::onKernelRunFinished);
+    connect(m_kernels, &KernelsView::kernelRunRequested, this,
+            [this](const QString& command, const QString& kernels) {
+                RunClient::BenchOptions o;
+                o.command = command;
+                o.kernels = kernels;
+                o.taskIds = m_matrixView->selectedTaskIds();
+                startKernelRun(o);
+            });
 
     resize(1280, 800);
     readSettings();
@@ -211,7 +244,11 @@ void MainWindow::createActions() {
                         QStringLiteral("document-open"));
     m_openAction->setToolTip(tr("Open a results file, a kernel bench file or a suite folder"));
     m_openBenchAction = make(tr("Open &Kernel Bench\u2026"), QKeySequence(tr("Ctrl+K")),
-                             &MainWindow::openBenchDialog);
+                             [this] { openBenchDialog(false); });
+    m_addBenchAction = make(tr("Add Kernel &Bench\u2026"), QKeySequence(tr("Ctrl+Shift+K")),
+                            [this] { openBenchDialog(true); });
+    m_addBenchAction->setToolTip(
+        tr("One more bench file beside the open ones in the Kernels view"));
     m_openSuiteAction = make(tr("Open &Suite Folder\u2026"), QKeySequence(tr("Ctrl+Shift+O")),
                              &MainWindow::openSuiteDialog);
     m_compareAction =
@@ -219,6 +256,11 @@ void MainWindow::createActions() {
     m_compareAction->setObjectName(QStringLiteral("compareWith"));
     m_compareAction->setToolTip(
         tr("Open a second results file beside these: the tasks whose flags differ"));
+    m_addComparisonAction = make(tr("&Add to Comparison\u2026"), QKeySequence(tr("Ctrl+Shift+D")),
+                                 &MainWindow::addComparisonDialog);
+    m_addComparisonAction->setObjectName(QStringLiteral("addComparison"));
+    m_addComparisonAction->setToolTip(
+        tr("One more results file beside A: A against several files at once"));
     m_saveAction = make(tr("&Save Results"), QKeySequence::Save, &MainWindow::saveDialog,
                         QStringLiteral("document-save"));
     m_saveAsAction =
@@ -288,8 +330,10 @@ void MainWindow::createMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
     file->addAction(m_openBenchAction);
+    file->addAction(m_addBenchAction);
     file->addAction(m_openSuiteAction);
     file->addAction(m_compareAction);
+    file->addAction(m_addComparisonAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_saveAction);
@@ -310,6 +354,7 @@ void MainWindow::createMenus() {
     for (auto* a : m_viewActions)
         view->addAction(a);
     view->addSeparator();
+    view->addAction(m_layout->focusViewsAction());
     view->addAction(m_thresholdDock->toggleViewAction());
 
     auto* run = menuBar()->addMenu(tr("&Run"));
@@ -330,6 +375,7 @@ void MainWindow::createMenus() {
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
     auto* tools = addToolBar(tr("Main"));
+    m_layout->setToolBar(tools);
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->setToolButtonStyle(Qt::ToolButtonTextOnly);
     tools->addAction(m_openAction);
@@ -344,6 +390,29 @@ void MainWindow::createMenus() {
     rebuildRecentMenu();
 }
 
+// --- layout for the screen (WindowLayout) -------------------------------------------------------
+
+MainWindow::LayoutMode MainWindow::layoutModeFor(const QSize& size) {
+    return WindowLayout::modeFor(size);
+}
+
+MainWindow::LayoutMode MainWindow::layoutMode() const {
+    return m_layout->mode();
+}
+
+void MainWindow::setViewsFocused(bool on) {
+    m_layout->setViewsFocused(on);
+}
+
+bool MainWindow::viewsFocused() const {
+    return m_layout->viewsFocused();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    m_layout->windowResized(event->size());
+}
+
 // --- settings -----------------------------------------------------------------------------------
 
 void MainWindow::readSettings() {
@@ -354,6 +423,7 @@ void MainWindow::readSettings() {
         restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     if (s.contains(QStringLiteral("window/splitter")))
         m_split->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+    m_layout->splitRestored();
     m_tabs->setCurrentIndex(s.value(QStringLiteral("window/view"), 0).toInt());
     m_detail->logCountBox()->setChecked(s.value(QStringLiteral("view/logCount"), false).toBool());
 
@@ -409,6 +479,11 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("run/redundancy"), m_lastRun.redundancy);
     if (!m_resultsPath.isEmpty()) s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
     s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
+    // Every bench file open (several at once), reopened by the next start.
+    QStringList benches;
+    for (int i = 0; i < m_kernels->benchCount(); ++i)
+        if (!m_kernels->benchPath(i).isEmpty()) benches << m_kernels->benchPath(i);
+    s.setValue(QStringLiteral("files/benches"), benches);
 }
 
 QStringList MainWindow::recentFiles() const {
@@ -486,7 +561,11 @@ void MainWindow::startup(const QString& path) {
     QSettings s;
     const QString last = s.value(QStringLiteral("files/lastResults")).toString();
     const QString bench = s.value(QStringLiteral("files/lastBench")).toString();
-    if (!bench.isEmpty() && QFileInfo::exists(bench)) openBench(bench);
+    QStringList benches = s.value(QStringLiteral("files/benches")).toStringList();
+    if (benches.isEmpty() && !bench.isEmpty()) benches << bench; // settings of an older version
+    bool first = true;
+    for (const QString& b : benches)
+        if (QFileInfo::exists(b) && addBench(b, first)) first = false;
     if (!last.isEmpty() && QFileInfo::exists(last) && openResults(last)) return;
     // First start (or the last file is gone): the built-in suite, not run yet, and an offer.
     if (openSuite(QStringLiteral("builtin")))
@@ -524,6 +603,10 @@ QString MainWindow::resultsName() const {
 }
 
 bool MainWindow::compareWith(const QString& path) {
+    return addComparison(path, true);
+}
+
+bool MainWindow::addComparison(const QString& path, bool replace) {
     ks::RunResults b;
     try {
         b = ks::resultsFromJson(ks::readFile(path.toStdString()), path.toStdString());
@@ -531,18 +614,32 @@ bool MainWindow::compareWith(const QString& path) {
         showError(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    const ks::Thresholds ta = m_model->thresholds();
-    const ks::Thresholds tb = m_compareView->thresholdsB(ta, b.thresholds);
-    m_compareModel->setThresholds(ta, tb);
-    m_compareModel->setB(std::move(b), QFileInfo(path).fileName());
-    m_compareModel->setA(&m_model->results(), resultsName());
+    const QString name = QFileInfo(path).fileName();
+    if (replace || !m_compareModel->isActive()) {
+        const ks::Thresholds ta = m_model->thresholds();
+        const ks::Thresholds tb = m_compareView->thresholdsB(ta, b.thresholds);
+        m_compareModel->setThresholds(ta, tb);
+        m_compareModel->setB(std::move(b), name);
+        m_compareModel->setA(&m_model->results(), resultsName());
+    } else {
+        m_compareModel->addB(std::move(b), name);
+    }
+    updateComparison(false); // each file judged by what the view says, its own thresholds too
     showView(View::Compare);
+    const int k = m_compareModel->otherCount() - 1;
     statusBar()->showMessage(tr("Compared with %1: %2 of %3 tasks differ in a flag")
-                                 .arg(QFileInfo(path).fileName())
-                                 .arg(m_compareModel->diff().differingTasks)
-                                 .arg(m_compareModel->diff().tasks.size()),
+                                 .arg(name)
+                                 .arg(m_compareModel->diff(k).differingTasks)
+                                 .arg(m_compareModel->diff(k).tasks.size()),
                              8000);
     return true;
+}
+
+void MainWindow::removeComparison(int other) {
+    if (m_compareModel->otherCount() <= 1)
+        closeComparison();
+    else
+        m_compareModel->removeB(other);
 }
 
 void MainWindow::closeComparison() {
@@ -552,13 +649,11 @@ void MainWindow::closeComparison() {
 void MainWindow::updateComparison(bool rowsChanged) {
     if (!m_compareModel || !m_compareModel->isActive()) return;
     const ks::Thresholds ta = m_model->thresholds();
-    const ks::Thresholds tb = m_compareView->thresholdsB(ta, m_compareModel->resultsB().thresholds);
-    if (rowsChanged) {
-        m_compareModel->setThresholds(ta, tb);
-        m_compareModel->setA(&m_model->results(), resultsName()); // refreshes the union
-    } else {
-        m_compareModel->setThresholds(ta, tb); // in place, O(tasks)
-    }
+    std::vector<ks::Thresholds> tb;
+    for (int k = 0; k < m_compareModel->otherCount(); ++k)
+        tb.push_back(m_compareView->thresholdsB(ta, m_compareModel->resultsB(k).thresholds));
+    m_compareModel->setThresholds(ta, tb); // in place, O(files x tasks)
+    if (rowsChanged) m_compareModel->setA(&m_model->results(), resultsName()); // the union again
 }
 
 bool MainWindow::openResults(const QString& path) {
@@ -608,19 +703,32 @@ bool MainWindow::openResults(const QString& path) {
 }
 
 bool MainWindow::openBench(const QString& path) {
+    return addBench(path, true);
+}
+
+bool MainWindow::addBench(const QString& path, bool replace) {
+    ks::BenchRun run;
     try {
-        m_kernels->setBench(
-            ks::benchFromJson(ks::readFile(path.toStdString()), path.toStdString()));
+        run = ks::benchFromJson(ks::readFile(path.toStdString()), path.toStdString());
     } catch (const std::exception& e) {
         showError(tr("Cannot open kernel bench: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
+    const int tasks = int(run.tasks.size());
+    if (replace)
+        m_kernels->setBench(run, {}, path);
+    else
+        m_kernels->addBench(run, {}, path);
     m_benchPath = path;
     addRecentFile(path);
-    statusBar()->showMessage(tr("Opened kernel bench %1: %2 tasks with kernels")
-                                 .arg(QFileInfo(path).fileName())
-                                 .arg(m_kernels->bench()->tasks.size()),
-                             5000);
+    statusBar()->showMessage(
+        tr("Opened kernel bench %1: %2 tasks with kernels%3")
+            .arg(QFileInfo(path).fileName())
+            .arg(tasks)
+            .arg(m_kernels->benchCount() > 1
+                     ? tr(" (%1 bench files open)").arg(m_kernels->benchCount())
+                     : QString()),
+        5000);
     return true;
 }
 
@@ -1009,6 +1117,53 @@ void MainWindow::startRun(const RunClient::Options& requested, RunTarget target)
     if (!previous.isEmpty()) compareWith(previous);
 }
 
+void MainWindow::startKernelRun(const RunClient::BenchOptions& requested) {
+    if (isRunning()) {
+        showError(tr("A run is already in progress."));
+        return;
+    }
+    RunClient::BenchOptions o = requested;
+    if (o.suite.isEmpty() || o.suite == QLatin1String("builtin")) o.suite = m_suite;
+    // The open results' shapes, so the kernels' speedups sit beside flags of the same preset.
+    if (o.preset.isEmpty()) {
+        const std::string preset = m_model->results().run.preset;
+        o.preset = !preset.empty() ? QString::fromStdString(preset) : m_lastRun.preset;
+    }
+    m_messages->hide();
+    m_progress->setRange(0, std::max(1, int(o.taskIds.size())));
+    m_progress->setValue(0);
+    m_runLabel->setText(tr("Starting the kernel worker\u2026"));
+    m_client->startBench(o);
+    updateRunState();
+}
+
+void MainWindow::onKernelRunFinished(const ks::BenchRun& run, bool cancelled) {
+    const RunClient::BenchOptions& o = m_client->benchOptions();
+    // Kept beside the autosave, so the run survives the worker's temporary folder and can be
+    // opened again (File > Open Recent).
+    const QString dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                            .filePath(QStringLiteral("kernel-runs"));
+    QDir().mkpath(dir);
+    const QString stamp =
+        QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    const QString path = QDir(dir).filePath(QStringLiteral("%1-%2.json").arg(o.command, stamp));
+    QString saved = path;
+    try {
+        ks::writeFileAtomic(path.toStdString(), ks::benchToJson(run));
+    } catch (const std::exception&) {
+        saved.clear(); // still shown; only the copy on disk is missing
+    }
+    const QString label =
+        tr("%1 %2").arg(o.command, QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
+    m_kernels->addBench(run, label, saved);
+    if (!saved.isEmpty()) addRecentFile(saved);
+    const int n = int(run.tasks.size());
+    m_runLabel->setText(cancelled ? tr("Kernel run cancelled: %1 finished task(s) kept").arg(n)
+                                  : tr("Kernel run finished: %1 task(s)").arg(n));
+    showView(View::Kernels);
+    updateRunState();
+}
+
 void MainWindow::cancelRun() {
     if (!isRunning()) return;
     m_runLabel->setText(tr("Cancelling\u2026"));
@@ -1040,6 +1195,22 @@ void MainWindow::onRunStarted(const ks::RunInfo& info, int total) {
 void MainWindow::onRunProgress(int done, int total, const QString& current) {
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(done);
+    if (m_client->mode() == RunClient::Mode::Bench) {
+        const QString what = m_client->benchOptions().command == QLatin1String("bench")
+                                 ? tr("Benchmarking kernels")
+                                 : tr("Validating kernels");
+        m_runLabel->setText(
+            current.isEmpty()
+                ? tr("%1: %2 of %3 tasks done").arg(what).arg(done).arg(total)
+                : tr("%1 of %2%3 \u00b7 %4 of %5 tasks done")
+                      .arg(what, current,
+                           m_client->currentPhase().isEmpty()
+                               ? QString()
+                               : QStringLiteral(" (%1)").arg(m_client->currentPhase()))
+                      .arg(done)
+                      .arg(total));
+        return;
+    }
     m_runLabel->setText(
         current.isEmpty() || done >= total
             ? tr("Running: %1 of %2 tasks done").arg(done).arg(total)
@@ -1064,6 +1235,12 @@ void MainWindow::onTaskFinished(const ks::TaskResult& task) {
 }
 
 void MainWindow::onRunFinished(bool cancelled) {
+    if (m_client->mode() == RunClient::Mode::Bench) { // stopped before any task was done
+        m_runLabel->setText(cancelled ? tr("Kernel run cancelled before any task finished")
+                                      : tr("Kernel run finished"));
+        updateRunState();
+        return;
+    }
     if (m_mergeRefused) {
         m_runLabel->setText(tr("Run refused: not merged into the open results"));
         updateRunState();
@@ -1083,6 +1260,14 @@ void MainWindow::onRunFinished(bool cancelled) {
 }
 
 void MainWindow::onRunFailed(const QString& message) {
+    if (m_client->mode() == RunClient::Mode::Bench) {
+        showError(
+            tr("<b>Kernel run failed.</b> %1")
+                .arg(message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+        m_runLabel->setText(tr("Kernel run failed"));
+        updateRunState();
+        return;
+    }
     if (m_mergeRefused) { // killed after the refusal: the refusal is what the user must read
         m_runLabel->setText(tr("Run refused: not merged into the open results"));
         updateRunState();
@@ -1153,7 +1338,11 @@ void MainWindow::updateRunState() {
     m_saveAsAction->setEnabled(hasResults);
     m_exportCsvAction->setEnabled(hasResults);
     m_compareAction->setEnabled(hasResults);
+    m_addComparisonAction->setEnabled(hasResults);
     m_exportJsonAction->setEnabled(!currentTaskId().isEmpty());
+    m_kernels->setRunEnabled(!running && !m_matrixView->selectedTaskIds().isEmpty(),
+                             running ? tr("A run is in progress")
+                                     : tr("Select tasks in the matrix to run their kernels"));
 }
 
 void MainWindow::updateTitle() {
@@ -1182,17 +1371,27 @@ void MainWindow::openDialog() {
     if (!path.isEmpty()) openPath(path);
 }
 
-void MainWindow::openBenchDialog() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open kernel bench"), QFileInfo(m_benchPath).absolutePath(),
-        tr("KernelSieve bench (*.json);;All files (*)"));
-    if (!path.isEmpty()) openBench(path);
+void MainWindow::openBenchDialog(bool add) {
+    // Several at once: built-in and external kernels, two devices, side by side.
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, add ? tr("Add kernel bench files") : tr("Open kernel bench files"),
+        QFileInfo(m_benchPath).absolutePath(), tr("KernelSieve bench (*.json);;All files (*)"));
+    for (int i = 0; i < paths.size(); ++i)
+        if (!addBench(paths[i], !add && i == 0)) break;
 }
 
 void MainWindow::compareDialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Compare with results"), QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
     if (!path.isEmpty()) compareWith(path);
+}
+
+void MainWindow::addComparisonDialog() {
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, tr("Add results to the comparison"),
+                                      QFileInfo(m_resultsPath).absolutePath(), ResultsFilter);
+    for (const QString& path : paths)
+        if (!addComparison(path)) break;
 }
 
 void MainWindow::openSuiteDialog() {

@@ -5,6 +5,7 @@
 // are what the menus call, so tests drive the real window through the same paths.
 
 #include "runclient.h"
+#include "windowlayout.h"
 
 #include <ks/core/benchresults.h>
 
@@ -27,6 +28,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QScrollArea;
 class QSplitter;
 class QTabWidget;
 class QToolButton;
@@ -48,6 +50,16 @@ class MainWindow : public QMainWindow {
     // mixes runs), or into new, separate results.
     enum class RunTarget { Merge, Separate };
 
+    // How the window lays itself out for its size (issue 14, point 6; WindowLayout): Compact
+    // below 780 px of height, Wide from 1800 x 1000, Regular between.
+    using LayoutMode = WindowLayout::Mode;
+    static LayoutMode layoutModeFor(const QSize& size);
+    LayoutMode layoutMode() const;
+    // View > Focus on the Views: the filter matrix collapsed, the charts and tables below get
+    // the height; off restores the matrix's height.
+    void setViewsFocused(bool on);
+    bool viewsFocused() const;
+
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -57,12 +69,19 @@ class MainWindow : public QMainWindow {
 
     bool openPath(const QString& path); // results, bench file or suite folder
     bool openResults(const QString& path);
-    bool openBench(const QString& path);
+    bool openBench(const QString& path); // replaces the open bench files
+    // One more bench file in the Kernels view (several at once: built-in and external kernels,
+    // two devices); `replace`: openBench().
+    bool addBench(const QString& path, bool replace = false);
     bool openSuite(const QString& dirOrBuiltin);
     // A second results file beside the open one, in the Compare view (ks::diffResults, as
     // `kernelsieve-cli diff`); A stays the open results, B is judged by its file's thresholds
     // unless the view says otherwise.
     bool compareWith(const QString& path);
+    // One more file beside A (several files: A against each, N columns per criterion); the
+    // first one when nothing is compared yet. `replace`: compareWith().
+    bool addComparison(const QString& path, bool replace = false);
+    void removeComparison(int other);
     void closeComparison();
     bool saveResults(const QString& path);
     // Which rows a CSV export writes: those the matrix shows (its filters applied, in file
@@ -91,6 +110,10 @@ class MainWindow : public QMainWindow {
     QString thresholdsInForceText() const;
 
     void startRun(const RunClient::Options& options, RunTarget target = RunTarget::Merge);
+    // validate / bench the kernels of some tasks in the worker (the Kernels view's run bar):
+    // progress and Cancel in the status bar as for filter runs; the results open in the Kernels
+    // view as one more bench file (a copy is kept in the app's data folder, kernel-runs/).
+    void startKernelRun(const RunClient::BenchOptions& options);
     void cancelRun();
     bool isRunning() const;
 
@@ -133,6 +156,7 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     void createActions();
@@ -152,6 +176,7 @@ class MainWindow : public QMainWindow {
     void onRunFinished(bool cancelled);
     void onRunFailed(const QString& message);
     void onDeviceProbed(const QString& device, const QString& description);
+    void onKernelRunFinished(const ks::BenchRun& run, bool cancelled);
     void autosaveRun();
     void updateRunInfo();
     void setResults(ks::RunResults results, const QString& path);
@@ -166,9 +191,10 @@ class MainWindow : public QMainWindow {
 
     // actions (slots of the menus)
     void openDialog();
-    void openBenchDialog();
+    void openBenchDialog(bool add);
     void openSuiteDialog();
     void compareDialog();
+    void addComparisonDialog();
     bool saveDialog();
     bool saveAsDialog();
     void exportCsvDialog();
@@ -193,6 +219,8 @@ class MainWindow : public QMainWindow {
     CompareView* m_compareView = nullptr;
     ThresholdPanel* m_thresholds = nullptr;
     QDockWidget* m_thresholdDock = nullptr;
+    QScrollArea* m_thresholdScroll = nullptr;
+    WindowLayout* m_layout = nullptr;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_split = nullptr;
     MessageBar* m_messages = nullptr;
@@ -204,8 +232,10 @@ class MainWindow : public QMainWindow {
 
     QAction* m_openAction = nullptr;
     QAction* m_openBenchAction = nullptr;
+    QAction* m_addBenchAction = nullptr;
     QAction* m_openSuiteAction = nullptr;
     QAction* m_compareAction = nullptr;
+    QAction* m_addComparisonAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;
     QAction* m_exportCsvAction = nullptr;

@@ -2,6 +2,7 @@
 #include "runclient.h"
 
 #include <ks/core/results.h>
+#include <ks/core/resultsfile.h>
 #include <ks/core/taskspec.h>
 
 #include <QCoreApplication>
@@ -12,6 +13,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <optional>
 
 namespace {
 constexpr int StderrLinesKept = 12;
@@ -41,6 +43,7 @@ QString signalName(int sig) {
 RunClient::RunClient(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ks::TaskResult>();
     qRegisterMetaType<ks::RunInfo>();
+    qRegisterMetaType<ks::BenchRun>();
     m_killTimer.setSingleShot(true);
     m_killTimer.setInterval(800);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
@@ -89,6 +92,18 @@ QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
     return args;
 }
 
+QStringList RunClient::benchArguments(const BenchOptions& o, const QString& outFile) {
+    QStringList args{
+        o.command == QLatin1String("bench") ? QStringLiteral("bench") : QStringLiteral("validate"),
+        QStringLiteral("--suite"), o.suite.isEmpty() ? QStringLiteral("builtin") : o.suite};
+    if (!o.taskIds.isEmpty()) args << QStringLiteral("--tasks") << o.taskIds.join(QLatin1Char(','));
+    if (!o.kernels.isEmpty()) args << QStringLiteral("--kernels") << o.kernels;
+    if (!o.preset.isEmpty()) args << QStringLiteral("--preset") << o.preset;
+    if (o.seeds > 0) args << QStringLiteral("--seeds") << QString::number(o.seeds);
+    args << QStringLiteral("--out") << outFile;
+    return args;
+}
+
 bool RunClient::isRunning() const {
     return m_process && m_process->state() != QProcess::NotRunning;
 }
@@ -98,6 +113,31 @@ void RunClient::start(const Options& options) {
         emit failed(tr("A run is already in progress; cancel it first."));
         return;
     }
+    m_mode = Mode::Filter;
+    m_total = options.taskIds.isEmpty() ? 0 : int(options.taskIds.size());
+    // The worker also saves results after every task; we read the stream, the file is its own
+    // crash insurance. A private folder keeps concurrent GUIs apart.
+    m_tmp = std::make_unique<QTemporaryDir>();
+    m_outFile = m_tmp->filePath(QStringLiteral("run.json"));
+    launch(filterArguments(options, m_outFile));
+}
+
+void RunClient::startBench(const BenchOptions& options) {
+    if (isRunning()) {
+        emit failed(tr("A run is already in progress; cancel it first."));
+        return;
+    }
+    m_mode = Mode::Bench;
+    m_benchOptions = options;
+    m_benchSeen.clear();
+    m_total = int(options.taskIds.size());
+    m_tmp = std::make_unique<QTemporaryDir>();
+    m_outFile = m_tmp->filePath(QStringLiteral("bench.json"));
+    launch(benchArguments(options, m_outFile));
+    emit progress(0, m_total, QString());
+}
+
+void RunClient::launch(const QStringList& arguments) {
     if (m_process) {
         // The previous worker may still be inside its own finished() emission: delete it later,
         // and make sure nothing it still emits reaches the new run.
@@ -108,14 +148,11 @@ void RunClient::start(const Options& options) {
     m_stderr.clear();
     m_stderrPartial.clear();
     m_current.clear();
+    m_phase.clear();
     m_done = 0;
-    m_total = options.taskIds.isEmpty() ? 0 : int(options.taskIds.size());
     m_cancelRequested = m_sawDone = m_doneCancelled = m_ended = false;
     m_badLines = 0;
     m_totalSeconds = 0;
-    // The worker also saves results after every task; we read the stream, the file is its own
-    // crash insurance. A private folder keeps concurrent GUIs apart.
-    m_tmp = std::make_unique<QTemporaryDir>();
 
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
@@ -123,8 +160,7 @@ void RunClient::start(const Options& options) {
     connect(m_process.get(), &QProcess::readyReadStandardError, this, &RunClient::onStderr);
     connect(m_process.get(), &QProcess::finished, this, &RunClient::onProcessFinished);
     connect(m_process.get(), &QProcess::errorOccurred, this, &RunClient::onProcessError);
-    const QString worker = workerPath();
-    m_process->start(worker, filterArguments(options, m_tmp->filePath(QStringLiteral("run.json"))));
+    m_process->start(workerPath(), arguments);
 }
 
 void RunClient::cancel() {
@@ -165,6 +201,11 @@ void RunClient::probeDevice() {
 
 void RunClient::onReadyRead() {
     if (!m_process) return;
+    if (m_mode == Mode::Bench) {
+        // The summary table: the results come from the --out file.
+        m_process->readAllStandardOutput();
+        return;
+    }
     m_buffer += m_process->readAllStandardOutput();
     qsizetype start = 0;
     for (;;) {
@@ -186,7 +227,74 @@ void RunClient::onStderr() {
         if (l.isEmpty()) continue;
         m_stderr << l;
         if (m_stderr.size() > StderrLinesKept) m_stderr.removeFirst();
+        if (m_mode == Mode::Bench) handleBenchLog(l);
     }
+}
+
+// The harness's log: "<task>: <what>" per step, "[k/n] <task> <kernel>: <outcome>" per compile.
+// A task named for the first time is the next one; the ones named before it are done.
+void RunClient::handleBenchLog(const QString& line) {
+    if (line.startsWith(QLatin1Char('['))) {
+        const int close = line.indexOf(QLatin1Char(']'));
+        if (close > 1) {
+            m_phase = tr("compiling %1").arg(line.mid(1, close - 1));
+            emit progress(m_done, m_total, m_current);
+        }
+        return;
+    }
+    const int colon = line.indexOf(QStringLiteral(": "));
+    if (colon <= 0) return;
+    const QString id = line.left(colon);
+    // Without a task list, any id-like prefix; the CLI's own "compile: ...", "warning: ..." and
+    // "error: ..." lines are no task.
+    static const QStringList notTasks{QStringLiteral("compile"), QStringLiteral("warning"),
+                                      QStringLiteral("error")};
+    const bool known = m_benchOptions.taskIds.isEmpty()
+                           ? !id.contains(QLatin1Char(' ')) && !notTasks.contains(id)
+                           : m_benchOptions.taskIds.contains(id);
+    if (!known) return;
+    if (!m_benchSeen.contains(id)) {
+        m_benchSeen << id;
+        m_done = int(m_benchSeen.size()) - 1;
+        m_total = std::max(m_total, int(m_benchSeen.size()));
+        m_current = id;
+    }
+    m_phase = line.mid(colon + 2).left(80);
+    emit progress(m_done, m_total, m_current);
+}
+
+void RunClient::finishBench(int exitCode, QProcess::ExitStatus status) {
+    const bool cancelled = m_cancelRequested || (status == QProcess::NormalExit && exitCode == 130);
+    std::optional<ks::BenchRun> run;
+    QString readError;
+    if (QFileInfo::exists(m_outFile)) {
+        try {
+            run = ks::benchFromJson(ks::readFile(m_outFile.toStdString()), m_outFile.toStdString());
+        } catch (const std::exception& e) {
+            readError = QString::fromUtf8(e.what());
+        }
+    }
+    const bool ok = status == QProcess::NormalExit && (exitCode == 0 || cancelled);
+    if (run && (ok || cancelled)) {
+        m_done = int(run->tasks.size());
+        emit progress(m_done, std::max(m_total, m_done), QString());
+        emit benchFinished(*run, cancelled);
+        return;
+    }
+    if (cancelled) {
+        emit finished(true); // stopped before it wrote anything
+        return;
+    }
+    const QString tail = stderrTail();
+    emit failed(
+        (status == QProcess::CrashExit
+             ? tr("The kernel worker crashed (%1)%2.")
+                   .arg(signalName(exitCode))
+                   .arg(m_current.isEmpty() ? QString() : tr(" while running %1").arg(m_current))
+         : exitCode != 0 ? tr("The kernel worker stopped with exit code %1.").arg(exitCode)
+                         : tr("The kernel worker wrote no results (%1).")
+                               .arg(readError.isEmpty() ? m_outFile : readError)) +
+        (tail.isEmpty() ? QString() : QStringLiteral("\n") + tail));
 }
 
 QString RunClient::stderrTail() const {
@@ -252,6 +360,10 @@ void RunClient::onProcessFinished(int exitCode, QProcess::ExitStatus status) {
     onStderr();
     if (m_ended) return;
     m_ended = true;
+    if (m_mode == Mode::Bench) {
+        finishBench(exitCode, status);
+        return;
+    }
 
     if (m_cancelRequested) {
         emit finished(true);

@@ -7,8 +7,16 @@
 //
 // Every run ends with exactly one of finished(cancelled) or failed(message); tasks reported
 // before a failure have already been delivered through taskFinished and stay valid.
+//
+// Kernel runs (startBench: `kernelsieve-cli validate|bench --tasks ... --out FILE`) go through
+// the same process handling, cancel and crash reports. That command has no JSON stream: progress
+// comes from its log lines on stderr ("L1-23: softmax_kernel2", "[3/7] L1-19 relu: cached"), and
+// the results from its --out file, read when it exits: benchFinished(run, cancelled) (a cancelled
+// run keeps the tasks it finished), or failed(message) when it wrote none.
 
 #include <models/metatypes.h>
+
+#include <ks/core/benchresults.h>
 
 #include <QObject>
 #include <QProcess>
@@ -17,6 +25,8 @@
 #include <QTimer>
 
 #include <memory>
+
+Q_DECLARE_METATYPE(ks::BenchRun)
 
 class RunClient : public QObject {
     Q_OBJECT
@@ -32,15 +42,31 @@ class RunClient : public QObject {
         double taskTimeout = 0;                  // seconds a task may run; 0 = the worker's default
     };
 
+    // A kernel run from the Kernels view: validate (no timing) or bench the kernels of some tasks.
+    struct BenchOptions {
+        QString command = QStringLiteral("validate"); // "validate" | "bench"
+        QString suite = QStringLiteral("builtin");
+        QStringList taskIds; // empty = every task with kernels
+        QString kernels;     // --kernels PATH (external); empty = built in
+        QString preset;      // "" = the worker's default
+        int seeds = 0;       // 0 = the worker's default
+    };
+    enum class Mode { Filter, Bench };
+
     explicit RunClient(QObject* parent = nullptr);
     ~RunClient() override;
 
     // $KS_WORKER if set, else kernelsieve-cli next to the running executable.
     static QString workerPath();
     static QStringList filterArguments(const Options& options, const QString& outFile);
+    static QStringList benchArguments(const BenchOptions& options, const QString& outFile);
 
     bool isRunning() const;
     void start(const Options& options);
+    void startBench(const BenchOptions& options);
+    // What the current (or last) run is: a filter run or a kernel run.
+    Mode mode() const { return m_mode; }
+    const BenchOptions& benchOptions() const { return m_benchOptions; }
     // SIGTERM (the worker stops after the current seed and reports), then SIGKILL after
     // killDelay() ms, so a cancel always completes in about a second.
     void cancel();
@@ -63,6 +89,8 @@ class RunClient : public QObject {
     void started(const ks::RunInfo& info, int total);
     void progress(int done, int total, const QString& currentTask);
     void taskFinished(const ks::TaskResult& result);
+    // A kernel run's results (its --out file); `cancelled`: stopped early, finished tasks kept.
+    void benchFinished(const ks::BenchRun& run, bool cancelled);
     void finished(bool cancelled);
     void failed(const QString& message);
     // device: "cuda" | "cpu" | "" (worker unusable); description: the worker's device line or the
@@ -75,6 +103,9 @@ class RunClient : public QObject {
     void onProcessFinished(int exitCode, QProcess::ExitStatus status);
     void onProcessError(QProcess::ProcessError error);
     void handleLine(const QByteArray& line);
+    void handleBenchLog(const QString& line);
+    void finishBench(int exitCode, QProcess::ExitStatus status);
+    void launch(const QStringList& arguments);
     void endRun();
     QString stderrTail() const;
 
@@ -94,4 +125,8 @@ class RunClient : public QObject {
     bool m_ended = false;
     int m_badLines = 0;
     double m_totalSeconds = 0;
+    Mode m_mode = Mode::Filter;
+    BenchOptions m_benchOptions;
+    QStringList m_benchSeen; // task ids the kernel run's log has named, in order
+    QString m_outFile;
 };

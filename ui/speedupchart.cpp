@@ -58,8 +58,9 @@ SpeedupChart::SpeedupChart(QWidget* parent)
 }
 
 void SpeedupChart::setTasks(const std::vector<ks::TaskBench>& tasks,
-                            const QHash<QString, QStringList>& flaws) {
+                            const QHash<QString, QStringList>& flaws, const QString& subject) {
     m_tasks = tasks;
+    m_subject = subject;
     m_flaws = flaws;
     scheduleRebuild();
 }
@@ -93,6 +94,7 @@ void SpeedupChart::rebuild() {
     size_t barCount = 0;
     for (const auto& task : m_tasks)
         barCount += task.variants.size() + 1;
+    const bool rotate = !single && barCount > 8;
     for (const auto& task : m_tasks) {
         const QString id = QString::fromStdString(task.taskId);
         const QStringList flaws = m_flaws.value(id);
@@ -103,10 +105,12 @@ void SpeedupChart::rebuild() {
             const QString summary = QFontMetrics(labelFont).elidedText(
                 bar.kind == Kind::Baseline ? tr("PyTorch eager") : bar.summary, Qt::ElideRight,
                 int(width() * 0.8 / double(std::max<size_t>(1, barCount))));
-            ticker->addTick(key, single
-                                     ? bar.label + QLatin1Char('\n') + summary
-                                     : (flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ")) +
-                                           id + QStringLiteral(" \u00b7 ") + bar.label);
+            // Several groups: the task (or file) over the variant while the bars are few
+            // enough to label flat; rotated "task · variant" when there are many.
+            const QString flawMark = flaws.isEmpty() ? QString() : QStringLiteral("\u26a0 ");
+            ticker->addTick(key, single   ? bar.label + QLatin1Char('\n') + summary
+                                 : rotate ? flawMark + id + QStringLiteral(" \u00b7 ") + bar.label
+                                          : flawMark + id + QLatin1Char('\n') + bar.label);
             const bool drawn = std::isfinite(bar.speedup) && bar.speedup > 0;
             const bool hasErr = drawn && std::isfinite(bar.low) && std::isfinite(bar.high);
             if (drawn) {
@@ -210,7 +214,7 @@ void SpeedupChart::rebuild() {
 
     xAxis->setTicker(ticker);
     xAxis->setTickLabelFont(labelFont);
-    xAxis->setTickLabelRotation(single ? 0 : -40);
+    xAxis->setTickLabelRotation(rotate ? -40 : 0);
     xAxis->setRange(-0.7, key - (single ? 0.3 : 0.9));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
@@ -241,7 +245,8 @@ void SpeedupChart::rebuild() {
                                                            : Qt::AlignTop | Qt::AlignHCenter);
     setTitle(single ? tr("Speedup over PyTorch eager: %1")
                           .arg(QString::fromStdString(m_tasks.front().taskId))
-                    : tr("Speedup over PyTorch eager: all tasks with kernels"));
+             : m_subject.isEmpty() ? tr("Speedup over PyTorch eager: all tasks with kernels")
+                                   : tr("Speedup over PyTorch eager: %1").arg(m_subject));
     setHasData(!barsOf.empty());
     rememberHomeRange();
     replot(rpQueuedReplot);

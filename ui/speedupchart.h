@@ -20,8 +20,10 @@ class SpeedupChart : public ChartWidget {
 
     // One task (labels are variant names) or several (labels carry the task id).
     // flaws: task id -> labels of the criteria that flag it (absent or empty = clean).
-    void setTasks(const std::vector<ks::TaskBench>& tasks,
-                  const QHash<QString, QStringList>& flaws);
+    // `subject` names what several groups are when they are not "all tasks with kernels" (one
+    // task in several bench files: "L2-13 in 2 bench files").
+    void setTasks(const std::vector<ks::TaskBench>& tasks, const QHash<QString, QStringList>& flaws,
+                  const QString& subject = {});
     // Flags changed (new thresholds): only the marks move.
     void setFlaws(const QHash<QString, QStringList>& flaws);
 
@@ -46,6 +48,7 @@ class SpeedupChart : public ChartWidget {
 
   private:
     std::vector<ks::TaskBench> m_tasks;
+    QString m_subject;
     QHash<QString, QStringList> m_flaws;
     std::vector<ResultsUtil::SpeedupBar> m_bars;
     QStringList m_valueLabels;

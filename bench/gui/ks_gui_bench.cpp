@@ -360,6 +360,23 @@ int main(int argc, char** argv) {
         filteredMs.push_back(ms(timer));
         filteredCpuMs.push_back(threadCpuMs() - cpu0);
     }
+    // ... and with two metric ranges on top (issue 14, point 4): every row's metrics are read
+    // again on each re-threshold (zeros pass moves with its tolerances).
+    w.matrixView()->setMetricRange(ks::Criterion::OutputRange, QStringLiteral("0.001"),
+                                   QStringLiteral("100"));
+    w.matrixView()->setMetricRange(ks::Criterion::ZerosPass, {}, QStringLiteral("50"));
+    std::vector<double> rangedMs, rangedCpuMs;
+    for (int rep = 0; rep < 60; ++rep) {
+        const double cpu0 = threadCpuMs();
+        QElapsedTimer timer;
+        timer.start();
+        w.setThresholds(rep % 2 ? a : b);
+        QCoreApplication::processEvents();
+        rangedMs.push_back(ms(timer));
+        rangedCpuMs.push_back(threadCpuMs() - cpu0);
+    }
+    const int rangedRows = w.proxy()->rowCount();
+    w.matrixView()->clearMetricRanges();
     w.matrixView()->flaggedOnlyBox()->setChecked(false);
 
     // --- compare (issue 14): two such files side by side ------------------------------------
@@ -401,6 +418,31 @@ int main(int argc, char** argv) {
     w.compareView()->differingOnlyBox()->setChecked(false);
     QCoreApplication::processEvents();
     rethresholdCompare(compareAllMs, compareAllCpuMs); // every row, cells re-judged in place
+    w.compareView()->differingOnlyBox()->setChecked(true);
+
+    // --- compare with several files: A against two others (B and C), 5 columns per criterion
+    const ks::RunResults third = synthetic(nTasks, nSeeds, 9);
+    const QString thirdPath = tmp.filePath(QStringLiteral("third.json"));
+    ks::writeFileAtomic(thirdPath.toStdString(), ks::resultsToJson(third));
+    std::vector<double> compare3OpenMs, compare3OpenCpuMs;
+    for (int rep = 0; rep < 7; ++rep) {
+        w.closeComparison();
+        const double cpu0 = threadCpuMs();
+        QElapsedTimer t;
+        t.start();
+        if (!w.openResults(resultsPath) || !w.compareWith(otherPath) ||
+            !w.addComparison(thirdPath)) {
+            std::cerr << "cannot open the synthetic results to compare\n";
+            return 1;
+        }
+        QCoreApplication::processEvents();
+        w.repaint();
+        compare3OpenMs.push_back(ms(t));
+        compare3OpenCpuMs.push_back(threadCpuMs() - cpu0);
+    }
+    const int differing3 = w.compareModel()->differingTasks();
+    std::vector<double> compare3Ms, compare3CpuMs;
+    rethresholdCompare(compare3Ms, compare3CpuMs);
     w.closeComparison(); // the run measurements below are the matrix's own
     w.openResults(resultsPath);
     w.showView(MainWindow::View::TaskDetail);
@@ -496,6 +538,9 @@ int main(int argc, char** argv) {
         events, 16, &eventsCpu);
     row(QStringLiteral("re-threshold + repaints, \"flagged only\" on, sorted by a criterion"),
         QStringLiteral("16 ms"), filtered, 16, &filteredCpu);
+    const Stats ranged = statsOf(rangedMs), rangedCpu = statsOf(rangedCpuMs);
+    row(QStringLiteral("... and two metric ranges (range in [0.001, 100], zeros pass \u2264 50)"),
+        QStringLiteral("16 ms"), ranged, 16, &rangedCpu);
     const Stats compareOpen = statsOf(compareOpenMs), compareOpenCpu = statsOf(compareOpenCpuMs),
                 compare = statsOf(compareMs), compareCpu = statsOf(compareCpuMs),
                 compareAll = statsOf(compareAllMs), compareAllCpu = statsOf(compareAllCpuMs);
@@ -505,10 +550,20 @@ int main(int argc, char** argv) {
         QStringLiteral("16 ms"), compare, 16, &compareCpu);
     row(QStringLiteral("re-threshold + repaints, compare view open (every task)"),
         QStringLiteral("16 ms"), compareAll, 16, &compareAllCpu);
+    const Stats compare3Open = statsOf(compare3OpenMs),
+                compare3OpenCpu = statsOf(compare3OpenCpuMs), compare3 = statsOf(compare3Ms),
+                compare3Cpu = statsOf(compare3CpuMs);
+    row(QStringLiteral("compare three: open A, Compare With B, Add C, until painted"),
+        QStringLiteral("\u2014"), compare3Open, 1e9, &compare3OpenCpu);
+    row(QStringLiteral(
+            "re-threshold + repaints, compare view of three files open (differing only)"),
+        QStringLiteral("16 ms"), compare3, 16, &compare3Cpu);
     out << "\nThe compare rows: B is a second synthetic file of the same " << comparedTasks
         << " tasks with other draws of every metric; " << differingDefault
         << " tasks differ in a flag under the default profile. The compare view is the visible "
-           "tab.\n";
+           "tab. With three files, C is a third such draw; "
+        << differing3 << " tasks differ from A in some file. The ranges row leaves " << rangedRows
+        << " rows after its last re-threshold.\n";
     out << "\n\"Within budget\" is judged on the p95 wall time. Where the max or the wall time is "
            "well "
         << "above the GUI thread's CPU time, the difference is time other processes on this shared "

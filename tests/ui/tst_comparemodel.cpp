@@ -39,12 +39,12 @@ ks::RunResults fixtureB() {
 }
 
 // One line per row: "id | presence | differs | key: A -> B (delta); ..." for the differing flags.
-QString dump(const QAbstractItemModel& m) {
+QString dump(const CompareModel& m) {
     QStringList lines;
     for (int row = 0; row < m.rowCount(); ++row) {
         QStringList cells;
         for (const auto& c : ks::criteria()) {
-            const int a = CompareModel::columnOf(c.criterion, CompareModel::Part::A);
+            const int a = m.columnOf(c.criterion, CompareModel::Part::A);
             if (!m.index(row, a).data(CompareModel::DiffersRole).toBool()) continue;
             cells << QStringLiteral("%1: %2 -> %3 (%4)")
                          .arg(QString::fromUtf8(c.key), m.index(row, a).data().toString(),
@@ -58,6 +58,47 @@ QString dump(const QAbstractItemModel& m) {
                           cells.join(QStringLiteral("; ")));
     }
     return lines.join(QLatin1Char('\n'));
+}
+
+// Several files: "id | presence | differs | key: A -> B1 (delta1), B2 (delta2); ...".
+QString dumpN(const CompareModel& m) {
+    QStringList lines;
+    for (int row = 0; row < m.rowCount(); ++row) {
+        QStringList cells;
+        for (const auto& c : ks::criteria()) {
+            const int a = m.columnOf(c.criterion, CompareModel::Part::A);
+            if (!m.index(row, a).data(CompareModel::DiffersRole).toBool()) continue;
+            QStringList others;
+            for (int k = 0; k < m.otherCount(); ++k)
+                others << QStringLiteral("%1 (%2)").arg(
+                    m.index(row, m.columnOf(c.criterion, CompareModel::Part::B, k))
+                        .data()
+                        .toString(),
+                    m.index(row, m.columnOf(c.criterion, CompareModel::Part::Delta, k))
+                        .data()
+                        .toString());
+            cells << QStringLiteral("%1: %2 -> %3")
+                         .arg(QString::fromUtf8(c.key), m.index(row, a).data().toString(),
+                              others.join(QStringLiteral(", ")));
+        }
+        lines << QStringLiteral("%1 | %2 | %3 | %4")
+                     .arg(m.index(row, CompareModel::IdColumn).data().toString(),
+                          m.index(row, CompareModel::PresenceColumn).data().toString(),
+                          m.index(row, CompareModel::DiffersColumn).data().toString(),
+                          cells.join(QStringLiteral("; ")));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+// A third file: L1-19's outputs shrunk into the range band, L1-3 added.
+ks::RunResults fixtureC() {
+    ks::RunResults c = fixture();
+    task(c, "L1-19").range.maxAbs = 0.005;
+    ks::TaskResult extra = task(c, "L1-1");
+    extra.id = "L1-3";
+    extra.number = 3;
+    c.tasks.push_back(extra);
+    return c;
 }
 
 } // namespace
@@ -93,8 +134,7 @@ class TestCompareModel : public QObject {
                      "zeros_pass: 54.8 -> \u2691 0.498 (-54.3)"));
         QCOMPARE(model.headerData(CompareModel::DiffersColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Differs (1)"));
-        const int rangeA =
-            CompareModel::columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
+        const int rangeA = model.columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
         QCOMPARE(model.headerData(rangeA, Qt::Horizontal).toString(),
                  QStringLiteral("Output Range A (2)"));
         QCOMPARE(model.headerData(rangeA + 1, Qt::Horizontal).toString(), QStringLiteral("B (3)"));
@@ -165,6 +205,106 @@ class TestCompareModel : public QObject {
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(!model.isActive());
+    }
+
+    // Issue 14, point 2, more than two files: A against B1 and B2, one column pair per file
+    // under each criterion; each pair is what `kernelsieve-cli diff A Bk` computes.
+    void testCompareSeveralFiles() {
+        CompareModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSortFilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(CompareModel::SortRole);
+        const ks::RunResults a = fixture();
+        model.setThresholds(a.thresholds, a.thresholds);
+        model.setA(&a, QStringLiteral("a.json"));
+        model.setB(fixtureB(), QStringLiteral("b1.json"));
+        QSignalSpy changed(&model, &CompareModel::comparisonChanged);
+        model.addB(fixtureC(), QStringLiteral("b2.json"));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.otherCount(), 2);
+        QCOMPARE(model.columnCount(), 4 + 5 * ks::CriterionCount);
+        QCOMPARE(model.nameB(1), QStringLiteral("b2.json"));
+
+        QCOMPARE(dumpN(model),
+                 QStringLiteral(
+                     "L1-19 | all | 2 flag(s) | output_range: 5.12 -> 5.12 (0), \u2691 0.005 "
+                     "(-5.12); zeros_pass: 73.2 -> 73.2 (0), \u2691 0.498 (-72.7)\n"
+                     "L2-13r | all | 2 flag(s) | output_range: 1.21 -> \u2691 0.005 (-1.21), 1.21 "
+                     "(0); zeros_pass: 54.8 -> \u2691 0.498 (-54.3), 54.8 (0)"));
+        const int rangeA = model.columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
+        QCOMPARE(model.headerData(rangeA, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Range A (2)"));
+        QCOMPARE(model.headerData(rangeA + 1, Qt::Horizontal).toString(), QStringLiteral("B1 (3)"));
+        QCOMPARE(model.headerData(rangeA + 2, Qt::Horizontal).toString(),
+                 QStringLiteral("\u03941 (1 differ)"));
+        QCOMPARE(model.headerData(rangeA + 3, Qt::Horizontal).toString(), QStringLiteral("B2 (3)"));
+        QCOMPARE(model.otherOf(rangeA + 3), 1);
+        QCOMPARE(model.partOf(rangeA + 4), CompareModel::Part::Delta);
+        QCOMPARE(model.headerData(CompareModel::DiffersColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Differs (2)"));
+        // Which file differs: L2-13r in B1 only.
+        const int r = model.rowOf(QStringLiteral("L2-13r"));
+        QVERIFY(model.index(r, rangeA).data(CompareModel::DiffersRole).toBool());
+        QVERIFY(model.index(r, rangeA + 1).data(CompareModel::DiffersRole).toBool());
+        QVERIFY(!model.index(r, rangeA + 3).data(CompareModel::DiffersRole).toBool());
+        QCOMPARE(model.index(r, rangeA + 3).data(CompareModel::OtherRole).toInt(), 1);
+        QCOMPARE(model.differingTasks(), 2);
+        QCOMPARE(model.differingAnywhere(ks::Criterion::OutputRange), 2);
+        QCOMPARE(model.differingAnywhere(ks::Criterion::OutputStd), 0);
+        // Each pair is the CLI's diff of A and that file.
+        const ks::ResultsDiff d2 = ks::diffResults(a, a.thresholds, fixtureC(), a.thresholds);
+        QCOMPARE(model.diff(1).differingTasks, d2.differingTasks);
+        QCOMPARE(model.diff(1).differing, d2.differing);
+        const QString summary = model.summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("<b>B2</b> b2.json")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("2 of 18 tasks differ from A in a flag")));
+
+        // Every task of any file: A's 16, then B1's L1-2, then B2's L1-3.
+        model.setDifferingOnly(false);
+        QCOMPARE(model.rowCount(), 18);
+        QCOMPARE(model.index(16, CompareModel::IdColumn).data().toString(), QStringLiteral("L1-2"));
+        QCOMPARE(model.index(17, CompareModel::IdColumn).data().toString(), QStringLiteral("L1-3"));
+        auto presence = [&](const char* id) {
+            return model.index(model.rowOf(QLatin1String(id)), CompareModel::PresenceColumn)
+                .data()
+                .toString();
+        };
+        QCOMPARE(presence("KS-3"), QStringLiteral("A, B2")); // B1 dropped it
+        QCOMPARE(presence("L1-2"), QStringLiteral("B1"));
+        QCOMPARE(presence("L1-3"), QStringLiteral("B2"));
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("L1-2")), rangeA + 3).data().toString(),
+                 QString()); // not in B2
+        // Sorted by B2's delta: L1-19's drop first.
+        proxy.sort(rangeA + 4, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, CompareModel::IdColumn).data().toString(), QStringLiteral("L1-19"));
+
+        // Each file by its own thresholds: B2 by range < 2 also flags L2-13 (1.52), L2-13r
+        // (1.21), L2-66 (1.0) and KS-3 (0.76): with L1-19, five differ from A.
+        ks::Thresholds loose = a.thresholds;
+        loose.set(ks::Criterion::OutputRange, 2.0);
+        model.setThresholds(a.thresholds, std::vector<ks::Thresholds>{a.thresholds, loose});
+        QCOMPARE(model.rowCount(), 18); // in place
+        QCOMPARE(model.diff(0).differing[size_t(ks::Criterion::OutputRange)], 1);
+        QCOMPARE(model.diff(1).differing[size_t(ks::Criterion::OutputRange)], 5);
+        QCOMPARE(model.differingAnywhere(ks::Criterion::OutputRange), 5);
+        QCOMPARE(model.thresholdsB(1).value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(model.thresholdsB(0).value(ks::Criterion::OutputRange), 0.01);
+
+        // Removing B1: two files again, the columns A, B, delta.
+        model.removeB(0);
+        QCOMPARE(model.otherCount(), 1);
+        QCOMPARE(model.columnCount(), 4 + 3 * ks::CriterionCount);
+        QCOMPARE(model.nameB(), QStringLiteral("b2.json"));
+        QCOMPARE(model.headerData(rangeA + 1, Qt::Horizontal).toString(), QStringLiteral("B (7)"));
+        QCOMPARE(model.thresholdsB().value(ks::Criterion::OutputRange), 2.0);
+        QCOMPARE(model.rowCount(), 17); // L1-2 went with B1
+        model.clear();
+        QCOMPARE(model.otherCount(), 0);
+        QCOMPARE(model.rowCount(), 0);
     }
 };
 

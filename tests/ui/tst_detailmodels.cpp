@@ -223,6 +223,50 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // Issue 14, point 5: one task's rows from several bench files, each tagged with its file and
+    // device; the File column is used only then. The column table is what the header shows.
+    void testVariantsSeveralFiles() {
+        VariantsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto builtin = benchFixture();
+        const auto external = externalFixture();
+        model.setTask(benchTask(builtin, "L2-13"));
+        QCOMPARE(model.sourceCount(), 1);
+        QVERIFY(!model.columnUsed(VariantsModel::FileColumn));
+        const int builtinRows = model.rowCount();
+        model.setSources({{benchTask(builtin, "L2-13"), QStringLiteral("[1] bench.json"),
+                           QStringLiteral("NVIDIA H200")},
+                          {benchTask(external, "L2-13"), QStringLiteral("[2] bench-external.json"),
+                           QStringLiteral("NVIDIA H100")}});
+        QCOMPARE(model.sourceCount(), 2);
+        QVERIFY(model.columnUsed(VariantsModel::FileColumn));
+        QVERIFY(model.columnUsed(VariantsModel::ExpectColumn)); // the external file has a manifest
+        const int externalRows = int(benchTask(external, "L2-13")->variants.size()) + 1;
+        QCOMPARE(model.rowCount(), builtinRows + externalRows);
+        // Each file's baseline first, then its variants, in file order.
+        QCOMPARE(model.sourceOf(0), 0);
+        QCOMPARE(model.variantOf(0), -1);
+        QCOMPARE(model.sourceOf(builtinRows), 1);
+        QCOMPARE(model.variantOf(builtinRows), -1);
+        QCOMPARE(model.variantOf(builtinRows + 1), 0);
+        QCOMPARE(model.index(builtinRows, VariantsModel::FileColumn).data().toString(),
+                 QStringLiteral("[2] bench-external.json \u00b7 NVIDIA H100"));
+        QCOMPARE(model.index(builtinRows, VariantsModel::NameColumn).data().toString(),
+                 QStringLiteral("PyTorch eager (baseline)"));
+        QCOMPARE(model.index(builtinRows + 1, VariantsModel::FormatColumn).data().toString(),
+                 QString::fromStdString(benchTask(external, "L2-13")->variants[0].external.format));
+        QCOMPARE(model.index(1, VariantsModel::FormatColumn).data().toString(),
+                 QStringLiteral("built-in"));
+        for (int c = 0; c < VariantsModel::ColumnCount; ++c)
+            QCOMPARE(model.headerData(c, Qt::Horizontal).toString(),
+                     QString::fromUtf8(VariantsModel::columnSpecs()[size_t(c)].title));
+        QCOMPARE(model.headerData(VariantsModel::SpeedupColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Speedup"));
+        model.setSources({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
     void testSpeedupBars() {
         const auto b = benchFixture();
         using Kind = ResultsUtil::SpeedupBar::Kind;

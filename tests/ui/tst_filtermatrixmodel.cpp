@@ -564,6 +564,88 @@ class TestFilterMatrixModel : public QObject {
         proxy.setLevel(2);
         QCOMPARE(proxy.filterDescription(), QStringLiteral("flagged only, level 2"));
     }
+
+    // Issue 14, point 4: ranges on the metrics, inclusive, combined with each other, with
+    // "flagged only" and the other filters; a NaN metric (not run, failed) is never inside.
+    void testMetricRanges() {
+        FilterMatrixModel model;
+        FilterProxyModel proxy;
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        model.setResults(fixture());
+        auto ids = [&] {
+            QStringList out;
+            for (int row = 0; row < proxy.rowCount(); ++row)
+                out << proxy.index(row, 0).data().toString();
+            return out;
+        };
+        using R = FilterProxyModel::MetricRange;
+        QCOMPARE(proxy.activeRangeCount(), 0);
+        proxy.setMetricRange(ks::Criterion::OutputRange, R{20.0, std::nullopt});
+        QCOMPARE(ids(), (QStringList{"L1-1", "L1-12", "L1-47"})); // 251.3, 24.8, 61.2
+        QVERIFY(proxy.isFiltering());
+        QCOMPARE(proxy.filterDescription(), QStringLiteral("Output Range \u2265 20"));
+        // Both bounds, inclusive: L2-66's max |value| is exactly 1. L1-4 (skipped) and L3-11
+        // (failed) have no metric and are never inside.
+        proxy.setMetricRange(ks::Criterion::OutputRange, R{1.0, 6.0});
+        QCOMPARE(ids(),
+                 (QStringList{"L1-19", "L1-33", "L1-36", "L1-95", "L2-13", "L2-13r", "L2-66"}));
+        // A second range narrows (AND): std at most 0.01 (0.0087, 0, 0).
+        proxy.setMetricRange(ks::Criterion::OutputStd, R{std::nullopt, 0.01});
+        QCOMPARE(ids(), (QStringList{"L1-95", "L2-13", "L2-66"}));
+        QCOMPARE(proxy.activeRangeCount(), 2);
+        QCOMPARE(proxy.filterDescription(),
+                 QStringLiteral("Output Range in [1, 6], Output Std \u2264 0.01"));
+        // With "flagged only by" a criterion that none of them is flagged by: nothing.
+        proxy.setFlaggedOnly(true);
+        proxy.setFlaggedCriterion(ks::Criterion::OutputRange);
+        QCOMPARE(proxy.rowCount(), 0);
+        proxy.setFlaggedCriterion(ks::Criterion::OutputStd);
+        QCOMPARE(ids(), (QStringList{"L1-95", "L2-13", "L2-66"}));
+        proxy.setFlaggedOnly(false);
+        proxy.setLevel(2);
+        QCOMPARE(ids(), (QStringList{"L2-13", "L2-66"}));
+        proxy.setLevel(0);
+        proxy.clearMetricRanges();
+        QCOMPARE(proxy.rowCount(), 16);
+        QVERIFY(!proxy.isFiltering());
+        // A narrow window's headers: the count under the name, the model's text otherwise.
+        QSignalSpy headers(&proxy, &QAbstractItemModel::headerDataChanged);
+        proxy.setTwoLineHeaders(true);
+        QCOMPARE(headers.count(), 1);
+        QCOMPARE(proxy.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Output Std\n(6)"));
+        QCOMPARE(proxy.headerData(FilterMatrixModel::IdColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("ID"));
+        proxy.setTwoLineHeaders(false);
+        QCOMPARE(proxy.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString(),
+                 model.headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal).toString());
+
+        // The zeros pass metric (tolerance used) moves with its tolerances: a range on it is
+        // re-applied on every re-threshold. "At most 1" is exactly the flagged tasks.
+        proxy.setMetricRange(ks::Criterion::ZerosPass, R{std::nullopt, 1.0});
+        const int before = model.flaggedCount(ks::Criterion::ZerosPass);
+        QCOMPARE(proxy.rowCount(), before);
+        auto th = model.thresholds();
+        th.set(ks::Threshold::ZerosPassAtol, 10.0);
+        model.setThresholds(th);
+        QVERIFY(model.flaggedCount(ks::Criterion::ZerosPass) > before);
+        QCOMPARE(proxy.rowCount(), model.flaggedCount(ks::Criterion::ZerosPass));
+        // A streamed task is judged by the ranges as it arrives.
+        ks::TaskResult extra = *model.task(model.rowOf(QStringLiteral("L2-80")));
+        extra.id = "L2-81";
+        extra.number = 81;
+        const int shown = proxy.rowCount();
+        model.upsertTask(extra);
+        QCOMPARE(proxy.rowCount(), shown + 1); // L2-80's zeros pass: all-zero output, flagged
+        extra.id = "L2-82";
+        extra.number = 82;
+        extra.range.maxAbs = extra.range.max = 1e6; // far outside any tolerance
+        extra.range.min = -1e6;
+        model.upsertTask(extra);
+        QCOMPARE(proxy.rowCount(), shown + 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFilterMatrixModel)

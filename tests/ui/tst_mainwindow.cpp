@@ -39,7 +39,9 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -50,6 +52,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -61,6 +64,9 @@
 #include <QTextBlock>
 #include <QTimer>
 
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QToolBar>
 #include <QToolButton>
 #include <memory>
 
@@ -1186,6 +1192,317 @@ class TestMainWindow : public QObject {
         QVERIFY(w.matrixView()->flaggedOnlyBox()->isChecked());
         QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
         QTRY_VERIFY(w.matrixView()->searchEdit()->hasFocus());
+    }
+
+    // Issue 14, point 4: range filters typed into the matrix's Ranges panel, with flagged only.
+    void testMetricRangesInTheMatrix() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        FilterMatrixView* view = w.matrixView();
+        QAbstractItemModel* shown = view->tableView()->model();
+        QCOMPARE(view->rangesButton()->text(), QStringLiteral("Ranges"));
+        QLineEdit* min = view->rangeMinEdit(ks::Criterion::OutputRange);
+        QLineEdit* max = view->rangeMaxEdit(ks::Criterion::OutputRange);
+        QVERIFY(min && max);
+        QTest::keyClicks(min, QStringLiteral("1"));
+        QTest::keyClicks(max, QStringLiteral("6"));
+        QCOMPARE(shown->rowCount(), 7); // 1 <= max |value| <= 6
+        QCOMPARE(view->rangesButton()->text(), QStringLiteral("Ranges (1)"));
+        QVERIFY(view->countsLabel()->text().contains(QStringLiteral("showing 7")));
+        view->flaggedOnlyBox()->setChecked(true); // L1-95, L2-13, L2-66 of those are flagged
+        QCOMPARE(shown->rowCount(), 3);
+        // A bound that is not a number is ignored, and marked.
+        QTest::keyClicks(view->rangeMaxEdit(ks::Criterion::OutputStd), QStringLiteral("abc"));
+        QCOMPARE(shown->rowCount(), 3);
+        QVERIFY(view->rangeMaxEdit(ks::Criterion::OutputStd)
+                    ->styleSheet()
+                    .contains(QStringLiteral("background")));
+        QCOMPARE(w.proxy()->activeRangeCount(), 1);
+        // The CSV export says which rows it leaves out, ranges included.
+        QVERIFY(w.proxy()->filterDescription().contains(QStringLiteral("Output Range in [1, 6]")));
+        QVERIFY(w.suggestedCsvName(MainWindow::CsvRows::Visible)
+                    .contains(QStringLiteral("visible-3-of-16")));
+        // Flagged by Output Std, then a re-threshold: the ranges stay, L1-95 (std 0.0087) goes.
+        QComboBox* by = view->flaggedByBox();
+        by->setCurrentIndex(by->findData(int(ks::Criterion::OutputStd)));
+        QCOMPARE(shown->rowCount(), 3);
+        typeThreshold(w, ks::Criterion::OutputStd, QStringLiteral("0.001"));
+        QCOMPARE(shown->rowCount(), 2);
+        QVERIFY(w.matrixView()->selectTask(QStringLiteral("L2-13")));
+        QVERIFY(!w.matrixView()->selectTask(QStringLiteral("L1-95")));
+        w.thresholdPanel()->resetToProfile();
+        QCOMPARE(shown->rowCount(), 3);
+        by->setCurrentIndex(0);
+        // The header's context menu on a criterion: flagged only by it, a range, clear it.
+        QVERIFY(!view->headerContextMenu(FilterMatrixModel::NameColumn));
+        std::unique_ptr<QMenu> header(
+            view->headerContextMenu(FilterMatrixModel::OutputRangeColumn));
+        QVERIFY(header);
+        auto* clearOne = header->findChild<QAction*>(QStringLiteral("headerClearRange"));
+        QVERIFY(clearOne && clearOne->isEnabled());
+        clearOne->trigger();
+        QVERIFY(min->text().isEmpty() && max->text().isEmpty());
+        QCOMPARE(w.proxy()->activeRangeCount(), 0);
+        header.reset(view->headerContextMenu(FilterMatrixModel::InputImpactColumn));
+        header->findChild<QAction*>(QStringLiteral("headerFlaggedOnly"))->trigger();
+        QCOMPARE(w.proxy()->flaggedCriterion(), std::optional(ks::Criterion::InputImpact));
+        header->findChild<QAction*>(QStringLiteral("headerRange"))->trigger();
+        QTRY_VERIFY(view->rangesButton()->menu()->isVisible());
+        QCOMPARE(QApplication::focusWidget(), view->rangeMinEdit(ks::Criterion::InputImpact));
+        QTest::keyClicks(view->rangeMinEdit(ks::Criterion::InputImpact), QStringLiteral("0.005"));
+        QCOMPARE(shown->rowCount(), 1); // L1-95: impact 0.0084, flagged by it
+        view->rangesButton()->menu()->hide();
+        view->flaggedByBox()->setCurrentIndex(0);
+        auto* clear = view->findChild<QPushButton*>(QStringLiteral("clearRanges"));
+        QVERIFY(clear);
+        clear->click();
+        QVERIFY(min->text().isEmpty());
+        view->flaggedOnlyBox()->setChecked(false);
+        QCOMPARE(shown->rowCount(), 16);
+    }
+
+    // Issue 14, point 2 with more than two files: A against two others, from the Compare view.
+    void testCompareSeveralFiles() {
+        QTemporaryDir tmp;
+        ks::RunResults b1 = fixture(), b2 = fixture();
+        b1.run.seeds = 100;
+        for (auto& t : b1.tasks)
+            if (t.id == "L2-13r") t.range.maxAbs = 0.005;
+        b2.run.device = "cpu";
+        for (auto& t : b2.tasks)
+            if (t.id == "L1-19") t.range.maxAbs = 0.005;
+        const QString p1 = tmp.filePath(QStringLiteral("b1.json")),
+                      p2 = tmp.filePath(QStringLiteral("b2.json"));
+        ks::writeFileAtomic(p1.toStdString(), ks::resultsToJson(b1));
+        ks::writeFileAtomic(p2.toStdString(), ks::resultsToJson(b2));
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.compareWith(p1));
+        QVERIFY(w.addComparison(p2));
+        CompareModel* m = w.compareModel();
+        QCOMPARE(m->otherCount(), 2);
+        QCOMPARE(m->nameB(1), QStringLiteral("b2.json"));
+        QCOMPARE(m->differingTasks(), 2); // L1-19 (B2), L2-13r (B1)
+        QTableView* table = w.compareView()->tableView();
+        QCOMPARE(table->model()->rowCount(), 2);
+        QCOMPARE(table->model()->columnCount(), 4 + 5 * ks::CriterionCount);
+        // Only range and zeros pass differ: their five columns each are shown, std's are not.
+        const int range = m->columnOf(ks::Criterion::OutputRange, CompareModel::Part::A);
+        for (int c = range; c < range + 5; ++c)
+            QVERIFY(!table->isColumnHidden(c));
+        QVERIFY(
+            table->isColumnHidden(m->columnOf(ks::Criterion::OutputStd, CompareModel::Part::B, 1)));
+        QVERIFY(table->columnWidth(range + 3) > 40); // the new file's columns are laid out
+        QVERIFY2(w.compareView()->summaryText().contains(QStringLiteral("B2 b2.json")),
+                 qPrintable(w.compareView()->summaryText()));
+        // A re-threshold re-judges A against both files.
+        typeThreshold(w, ks::Criterion::OutputRange, QStringLiteral("2"));
+        for (int k = 0; k < 2; ++k) {
+            const ks::ResultsDiff expected =
+                ks::diffResults(w.model()->results(), w.model()->thresholds(), k ? b2 : b1,
+                                (k ? b2 : b1).thresholds);
+            QCOMPARE(m->diff(k).differing, expected.differing);
+        }
+        w.thresholdPanel()->resetToProfile();
+        // Remove B1 from the view's Remove menu: A against B2 alone, three columns again.
+        QMenu* menu = w.compareView()->removeButton()->menu();
+        QCOMPARE(menu->actions().size(), 2);
+        menu->actions().first()->trigger();
+        QCOMPARE(m->otherCount(), 1);
+        QCOMPARE(m->nameB(), QStringLiteral("b2.json"));
+        QCOMPARE(table->model()->columnCount(), 4 + 3 * ks::CriterionCount);
+        QVERIFY(!w.compareView()->removeButton()->isEnabled()); // the last goes with Close
+        w.closeComparison();
+        QVERIFY(!m->isActive());
+    }
+
+    // Issue 14, point 5: several bench files at once, rows tagged with their file and device.
+    void testKernelsSeveralBenchFiles() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.openBench(BenchFile));
+        QVERIFY(w.addBench(ExternalBenchFile));
+        KernelsView* view = w.kernelsView();
+        QCOMPARE(view->benchCount(), 2);
+        QCOMPARE(view->benchLabel(1), QStringLiteral("bench-external.json"));
+        w.showView(MainWindow::View::Kernels);
+        // L2-13 has built-in variants in one file and an external kernel in the other.
+        QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+        VariantsModel* vm = view->variantsModel();
+        QCOMPARE(vm->sourceCount(), 2);
+        QVERIFY(!view->variantsTable()->isColumnHidden(VariantsModel::FileColumn));
+        QCOMPARE(vm->index(0, VariantsModel::FileColumn).data().toString(),
+                 QStringLiteral("[1] bench.json \u00b7 NVIDIA H200"));
+        const int last = vm->rowCount() - 1;
+        QCOMPARE(vm->sourceOf(last), 1);
+        QCOMPARE(vm->index(last, VariantsModel::FileColumn).data().toString(),
+                 QStringLiteral("[2] bench-external.json \u00b7 NVIDIA H200"));
+        // The chart has one group per file, named by the file, both on the flawed task.
+        SpeedupChart* chart = view->speedupChart();
+        QVERIFY(chart->hasData());
+        QSet<QString> groups;
+        for (const auto& bar : chart->bars())
+            groups.insert(bar.taskId);
+        QCOMPARE(groups, (QSet<QString>{QStringLiteral("L2-13 [1]"), QStringLiteral("L2-13 [2]")}));
+        QVERIFY2(chart->title().contains(QStringLiteral("L2-13 in 2 bench files")),
+                 qPrintable(chart->title()));
+        QVERIFY(chart->flawMarkShown());
+        QVERIFY2(view->infoLabel()->text().contains(
+                     QStringLiteral("[2] bench-external.json: NVIDIA H200, 2 task(s), 7 external "
+                                    "(3 cheat/invalid/failed)")),
+                 qPrintable(view->infoLabel()->text()));
+        QVERIFY(view->infoLabel()->toolTip().contains(
+            QStringLiteral("external kernels: 7 (4 valid, 2 cheat, 1 compile error)")));
+        // One file only: the File column goes, the groups are the task's again.
+        view->fileBox()->setCurrentIndex(view->fileBox()->findData(1));
+        QCOMPARE(vm->sourceCount(), 1);
+        QVERIFY(view->variantsTable()->isColumnHidden(VariantsModel::FileColumn));
+        QCOMPARE(chart->bars().front().taskId, QStringLiteral("L2-13"));
+        view->fileBox()->setCurrentIndex(0);
+        // Both are open again at the next start.
+        w.saveSettings();
+        {
+            MainWindow next;
+            next.startup();
+            QCOMPARE(next.kernelsView()->benchCount(), 2);
+            QCOMPARE(next.kernelsView()->benchLabel(0), QStringLiteral("bench.json"));
+            QCOMPARE(next.kernelsView()->benchLabel(1), QStringLiteral("bench-external.json"));
+        }
+        // The same file again replaces its copy; Open replaces them all.
+        QVERIFY(w.addBench(ExternalBenchFile));
+        QCOMPARE(view->benchCount(), 2);
+        QVERIFY(w.openBench(BenchFile));
+        QCOMPARE(view->benchCount(), 1);
+        // The column table: every column has its spec, in enum order.
+        QCOMPARE(int(VariantsModel::columnSpecs().size()), int(VariantsModel::ColumnCount));
+        for (int c = 0; c < VariantsModel::ColumnCount; ++c)
+            QCOMPARE(int(VariantsModel::columnSpecs()[size_t(c)].column), c);
+    }
+
+    // Issue 14, point 5: validate / bench the selected tasks' kernels from the Kernels view in
+    // the worker, with progress and cancel like filter runs; the results open as one more file.
+    void testKernelRunFromTheKernelsView() {
+        useWorker("bench_worker.sh");
+        QTemporaryDir tmp;
+        qputenv("KS_FAKE_ARGS", tmp.filePath(QStringLiteral("args")).toUtf8());
+        qputenv("KS_FAKE_BENCH_DELAY", "0.15");
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openResults(ResultsFile));
+        QVERIFY(w.openBench(ExternalBenchFile));
+        w.showView(MainWindow::View::Kernels);
+        KernelsView* view = w.kernelsView();
+        QVERIFY(w.selectTask(QStringLiteral("L1-23")));
+        QVERIFY(view->runButton()->isEnabled());
+        view->runCommandBox()->setCurrentIndex(
+            view->runCommandBox()->findData(QStringLiteral("bench")));
+        QSignalSpy benched(w.runClient(), &RunClient::benchFinished);
+        view->runButton()->click();
+        QVERIFY(w.isRunning());
+        QVERIFY(!view->runButton()->isEnabled()); // one worker at a time
+        QVERIFY(w.progressBar()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runLabel()->text().contains(QStringLiteral("Benchmarking kernels of L1-23")), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(benched.count(), 1, 10000);
+        QVERIFY(!w.isRunning());
+        QCOMPARE(view->benchCount(), 2);
+        QVERIFY(view->benchLabel(1).startsWith(QStringLiteral("bench ")));
+        QVERIFY(QFileInfo::exists(view->benchPath(1))); // kept in the app's data folder
+        QVERIFY2(w.runLabel()->text().contains(QStringLiteral("Kernel run finished")),
+                 qPrintable(w.runLabel()->text()));
+        QFile args(tmp.filePath(QStringLiteral("args")));
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        // The open results' suite and preset, the selected task.
+        QVERIFY2(
+            args.readAll().startsWith("bench --suite builtin --tasks L1-23 --preset full --out "),
+            qPrintable(readAll(tmp.filePath(QStringLiteral("args")))));
+
+        // Cancel: the status bar's Cancel, as for filter runs; what it finished is kept.
+        QVERIFY(w.selectTask(QStringLiteral("L1-12")));
+        QTest::keyClicks(view->kernelsPathEdit(), QStringLiteral("/k/relu.cu"));
+        view->runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runClient()->currentTask().isEmpty(), 5000);
+        auto* cancel = w.findChild<QToolButton*>(QStringLiteral("cancelRun"));
+        QVERIFY(cancel && cancel->isVisible());
+        cancel->click();
+        QTRY_COMPARE_WITH_TIMEOUT(benched.count(), 2, 5000);
+        QCOMPARE(benched.last().at(1).toBool(), true);
+        QVERIFY(w.runLabel()->text().contains(QStringLiteral("cancelled")));
+        QVERIFY(readAll(tmp.filePath(QStringLiteral("args"))).contains("--kernels /k/relu.cu"));
+        QCOMPARE(view->benchCount(), 3);
+
+        // No GPU: the worker's error is shown, nothing is added, the window stays.
+        qputenv("KS_FAKE_BENCH_FAIL", "1");
+        view->runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), 5000);
+        QTRY_VERIFY(w.messageBar()->text().contains(QStringLiteral("need a CUDA device")));
+        QCOMPARE(view->benchCount(), 3);
+        qunsetenv("KS_FAKE_BENCH_FAIL");
+        qunsetenv("KS_FAKE_BENCH_DELAY");
+        qunsetenv("KS_FAKE_ARGS");
+    }
+
+    // Issue 14, point 6: 1280 x 720 fits and leaves the charts room; 1920 x 1080 gives the matrix
+    // all its columns; the matrix collapses on demand.
+    void testSmallAndLargeScreens() {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openResults(ResultsFile));
+        QApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().width() <= 1280,
+                 qPrintable(QString::number(w.minimumSizeHint().width())));
+        QCOMPARE(w.size(), QSize(1280, 720));
+        QCOMPARE(w.layoutMode(), MainWindow::LayoutMode::Compact);
+        QVERIFY(!w.findChild<QToolBar*>(QStringLiteral("mainToolBar"))->isVisible());
+        w.showView(MainWindow::View::TaskDetail);
+        QApplication::processEvents();
+        ChartWidget* value = w.detailView()->valueChart();
+        QVERIFY2(value->height() >= 250, qPrintable(QString::number(value->height())));
+        QTableView* matrix = w.matrixView()->tableView();
+        const int rowsShown =
+            matrix->viewport()->height() / matrix->verticalHeader()->defaultSectionSize();
+        QVERIFY2(rowsShown >= 5, qPrintable(QString::number(rowsShown)));
+        // Every matrix column without scrolling sideways: the counts on a second header line,
+        // the names still readable.
+        QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0);
+        QCOMPARE(matrix->model()
+                     ->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
+                     .toString(),
+                 QStringLiteral("Output Std\n(6)"));
+        QVERIFY(matrix->columnWidth(FilterMatrixModel::NameColumn) >= 160);
+        // Focus on the views: the matrix collapses, the charts get its height; and back.
+        const int before = value->height();
+        w.setViewsFocused(true);
+        QApplication::processEvents();
+        QVERIFY(w.viewsFocused());
+        QVERIFY2(value->height() > before + 100, qPrintable(QString::number(value->height())));
+        w.setViewsFocused(false);
+        QApplication::processEvents();
+        QVERIFY(!w.viewsFocused());
+
+        w.resize(1920, 1080);
+        QApplication::processEvents();
+        QCOMPARE(w.layoutMode(), MainWindow::LayoutMode::Wide);
+        QVERIFY(w.findChild<QToolBar*>(QStringLiteral("mainToolBar"))->isVisible());
+        // All twelve matrix columns without scrolling sideways, one-line headers, the spare
+        // width to the metrics; the thresholds without scrolling either.
+        QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0);
+        QCOMPARE(matrix->model()
+                     ->headerData(FilterMatrixModel::OutputStdColumn, Qt::Horizontal)
+                     .toString(),
+                 QStringLiteral("Output Std (6)"));
+        QVERIFY(matrix->columnWidth(FilterMatrixModel::NameColumn) <= 440);
+        QVERIFY(matrix->columnWidth(FilterMatrixModel::OutputStdColumn) > 110);
+        auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("thresholdScroll"));
+        QVERIFY(scroll);
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+        QVERIFY2(value->height() >= 300, qPrintable(QString::number(value->height())));
+        QCOMPARE(MainWindow::layoutModeFor(QSize(1280, 800)), MainWindow::LayoutMode::Regular);
     }
 };
 

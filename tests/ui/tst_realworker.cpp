@@ -195,6 +195,30 @@ class TestRealWorker : public QObject {
         else
             QVERIFY(w.deviceLabel()->text().startsWith(QStringLiteral("GPU:")));
     }
+
+    // A kernel run (the Kernels view's run bar) against the real CLI: the arguments the GUI
+    // builds are ones `validate` accepts. Without a GPU it must refuse for want of a device (not
+    // a usage error) and the message must say so; with one, the results must hold the task.
+    void testKernelRunArgumentsAreAccepted() {
+        RunClient client;
+        QSignalSpy benched(&client, &RunClient::benchFinished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        RunClient::BenchOptions o;
+        o.taskIds = QStringList{QStringLiteral("L1-23")};
+        o.preset = QStringLiteral("small");
+        o.seeds = 3;
+        client.startBench(o);
+        QTRY_VERIFY_WITH_TIMEOUT(benched.count() + failed.count() == 1, 300000);
+        if (failed.count()) {
+            const QString message = failed.first().at(0).toString();
+            QVERIFY2(message.contains(QStringLiteral("CUDA device")), qPrintable(message));
+            QVERIFY2(!message.contains(QStringLiteral("exit code 2")), qPrintable(message));
+        } else {
+            const auto run = benched.first().at(0).value<ks::BenchRun>();
+            QCOMPARE(int(run.tasks.size()), 1);
+            QCOMPARE(run.tasks.front().taskId, std::string("L1-23"));
+        }
+    }
 };
 
 QTEST_MAIN(TestRealWorker)

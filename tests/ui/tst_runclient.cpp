@@ -182,6 +182,102 @@ class TestRunClient : public QObject {
         QCOMPARE(probed.first().at(0).toString(), QStringLiteral("cpu"));
         QCOMPARE(probed.first().at(1).toString(), QStringLiteral("fake device"));
     }
+
+    // Kernel runs from the Kernels view (issue 14, point 5): validate / bench in the worker,
+    // progress from its log, the results from its --out file, cancel keeping what it finished.
+    void testBenchArguments() {
+        RunClient::BenchOptions o;
+        o.taskIds = QStringList{QStringLiteral("L1-23"), QStringLiteral("L2-13")};
+        QCOMPARE(RunClient::benchArguments(o, QStringLiteral("/tmp/b.json")).join(QLatin1Char(' ')),
+                 QStringLiteral("validate --suite builtin --tasks L1-23,L2-13 --out /tmp/b.json"));
+        o.command = QStringLiteral("bench");
+        o.kernels = QStringLiteral("/k/relu.cu");
+        o.preset = QStringLiteral("full");
+        o.seeds = 20;
+        o.suite = QStringLiteral("/suites/RK");
+        QCOMPARE(RunClient::benchArguments(o, QStringLiteral("/tmp/b.json")).join(QLatin1Char(' ')),
+                 QStringLiteral("bench --suite /suites/RK --tasks L1-23,L2-13 --kernels /k/relu.cu "
+                                "--preset full --seeds 20 --out /tmp/b.json"));
+    }
+
+    void testBenchRun() {
+        useWorker("bench_worker.sh");
+        QTemporaryDir tmp;
+        qputenv("KS_FAKE_ARGS", tmp.filePath(QStringLiteral("args")).toUtf8());
+        RunClient client;
+        QSignalSpy progress(&client, &RunClient::progress);
+        QSignalSpy benched(&client, &RunClient::benchFinished);
+        QSignalSpy finished(&client, &RunClient::finished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        QStringList seen; // (done, current) as progress reported it
+        connect(&client, &RunClient::progress, this, [&](int done, int total, const QString& id) {
+            const QString p = QStringLiteral("%1/%2 %3").arg(done).arg(total).arg(id);
+            if (seen.isEmpty() || seen.last() != p) seen << p;
+        });
+        RunClient::BenchOptions o;
+        o.taskIds = QStringList{QStringLiteral("L1-23"), QStringLiteral("L2-13")};
+        client.startBench(o);
+        QCOMPARE(client.mode(), RunClient::Mode::Bench);
+        QVERIFY(client.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(benched.count(), 1, 10000);
+        qunsetenv("KS_FAKE_ARGS");
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(finished.count(), 0); // a kernel run ends with benchFinished instead
+        QCOMPARE(benched.first().at(1).toBool(), false);
+        const auto run = benched.first().at(0).value<ks::BenchRun>();
+        QVERIFY(!run.tasks.empty());
+        QCOMPARE(run.deviceName, std::string("NVIDIA H200"));
+        // The second task starts once the first is done; the log's other lines are no task.
+        QVERIFY2(seen.contains(QStringLiteral("0/2 L1-23")), qPrintable(seen.join(u'|')));
+        QVERIFY2(seen.contains(QStringLiteral("1/2 L2-13")), qPrintable(seen.join(u'|')));
+        QVERIFY(client.currentPhase().isEmpty() || !client.isRunning());
+        QFile argsFile(tmp.filePath(QStringLiteral("args")));
+        QVERIFY(argsFile.open(QIODevice::ReadOnly));
+        QVERIFY(
+            argsFile.readAll().startsWith("validate --suite builtin --tasks L1-23,L2-13 --out "));
+    }
+
+    void testBenchCancelKeepsWhatItHas() {
+        useWorker("bench_worker.sh");
+        qputenv("KS_FAKE_BENCH_DELAY", "0.2");
+        RunClient client;
+        QSignalSpy benched(&client, &RunClient::benchFinished);
+        RunClient::BenchOptions o;
+        o.command = QStringLiteral("bench");
+        o.taskIds =
+            QStringList{QStringLiteral("L1-12"), QStringLiteral("L1-23"), QStringLiteral("L2-13")};
+        client.startBench(o);
+        QTRY_COMPARE_WITH_TIMEOUT(client.currentTask(), QStringLiteral("L1-12"), 5000);
+        QElapsedTimer timer;
+        timer.start();
+        client.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(benched.count(), 1, 3000);
+        qunsetenv("KS_FAKE_BENCH_DELAY");
+        QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(benched.first().at(1).toBool(), true); // cancelled, results kept
+        QVERIFY(!client.isRunning());
+    }
+
+    void testBenchWithoutGpuFails() {
+        useWorker("bench_worker.sh");
+        qputenv("KS_FAKE_BENCH_FAIL", "1");
+        RunClient client;
+        QSignalSpy benched(&client, &RunClient::benchFinished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        client.startBench({});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+        qunsetenv("KS_FAKE_BENCH_FAIL");
+        QCOMPARE(benched.count(), 0);
+        const QString message = failed.first().at(0).toString();
+        QVERIFY2(message.contains(QStringLiteral("exit code 4")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("need a CUDA device")), qPrintable(message));
+        // A filter run afterwards is a filter run again.
+        useWorker("ok_worker.sh");
+        QSignalSpy finished(&client, &RunClient::finished);
+        client.start({});
+        QCOMPARE(client.mode(), RunClient::Mode::Filter);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunClient)

@@ -16,11 +16,14 @@
 #include <models/filtermatrixmodel.h>
 #include <models/redundancymodel.h>
 #include <models/rewritesmodel.h>
+#include <models/variantsmodel.h>
 
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QImage>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -219,10 +222,10 @@ class TestScreenshots : public QObject {
         // Only baseline inefficiency differs: its three columns are the ones shown.
         QTableView* table = w.compareView()->tableView();
         const int ie =
-            CompareModel::columnOf(ks::Criterion::BaselineInefficiency, CompareModel::Part::A);
+            w.compareModel()->columnOf(ks::Criterion::BaselineInefficiency, CompareModel::Part::A);
         QVERIFY(!table->isColumnHidden(ie) && !table->isColumnHidden(ie + 2));
         QVERIFY(table->isColumnHidden(
-            CompareModel::columnOf(ks::Criterion::OutputStd, CompareModel::Part::A)));
+            w.compareModel()->columnOf(ks::Criterion::OutputStd, CompareModel::Part::A)));
         // The compare table wants the room: a shorter matrix above it.
         w.findChild<QSplitter*>(QStringLiteral("mainSplitter"))->setSizes({220, 540});
         QApplication::processEvents();
@@ -233,6 +236,93 @@ class TestScreenshots : public QObject {
         checkNonTrivial(image, QStringLiteral("compare view"));
         const QImage view = w.compareView()->grab().toImage();
         QVERIFY2(statsOf(view).saturated > 0.02, "the compared cells are coloured");
+    }
+
+    // Issue 14, point 6: the matrix (with Task Detail) and the compare view at 1280 x 720 and
+    // 1920 x 1080. The compare view holds three H200 runs of the built-in suite (bench/filters):
+    // 2026-12-01 (A) against 2026-11-29 (B1) and 2026-11-29d (B2), all judged by A's thresholds.
+    void testScreenSizes_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void testScreenSizes() {
+        QFETCH(QSize, size);
+        const QString tag = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+        {
+            MainWindow w;
+            w.resize(size);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.startup(QStringLiteral(KS_UI_TEST_DATA "/results.json"));
+            QTRY_VERIFY(!w.workerDevice().isEmpty());
+            QCOMPARE(w.size(), size); // the window fits the screen it is made for
+            QVERIFY(w.selectTask(QStringLiteral("L1-23")));
+            w.showView(MainWindow::View::TaskDetail);
+            const QImage image = shoot(w, QStringLiteral("matrix-%1.png").arg(tag));
+            checkNonTrivial(image, QStringLiteral("matrix ") + tag);
+            for (auto* c : w.detailView()->charts())
+                checkPlotDrawn(c);
+            // Readable: every chart of the detail view at least 250 px tall, the matrix several
+            // rows.
+            for (auto* c : w.detailView()->charts())
+                QVERIFY2(
+                    c->height() >= 250,
+                    qPrintable(QStringLiteral("%1: %2 px").arg(c->objectName()).arg(c->height())));
+            QTableView* matrix = w.matrixView()->tableView();
+            QVERIFY(matrix->viewport()->height() >=
+                    5 * matrix->verticalHeader()->defaultSectionSize());
+            QCOMPARE(matrix->horizontalScrollBar()->maximum(), 0); // every column in view
+
+            // Kernels with two bench files (built-in and external kernels) on the broken L2-13:
+            // rows tagged with their file, one chart group per file.
+            QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench.json")));
+            QVERIFY(w.addBench(QStringLiteral(KS_UI_TEST_DATA "/bench-external.json")));
+            QVERIFY(w.selectTask(QStringLiteral("L2-13")));
+            w.showView(MainWindow::View::Kernels);
+            checkNonTrivial(shoot(w, QStringLiteral("kernels-%1.png").arg(tag)),
+                            QStringLiteral("kernels ") + tag);
+            for (auto* c : w.kernelsView()->charts())
+                checkPlotDrawn(c);
+            // The table under the charts has a few rows at 720 px; Focus on the Views (the
+            // matrix collapsed) gives it at least five.
+            w.setViewsFocused(true);
+            QApplication::processEvents();
+            QTableView* variants = w.kernelsView()->variantsTable();
+            QVERIFY2(variants->viewport()->height() >=
+                         5 * variants->verticalHeader()->defaultSectionSize(),
+                     qPrintable(QString::number(variants->viewport()->height())));
+            w.setViewsFocused(false);
+            QCOMPARE(w.kernelsView()->variantsModel()->sourceCount(), 2);
+        }
+        const QString dir = QStringLiteral(KS_UI_TEST_DATA "/../../../bench/filters");
+        const QString a = dir + QStringLiteral("/h200-2026-12-01/builtin.json");
+        const QString b1 = dir + QStringLiteral("/h200-2026-11-29-filter.json");
+        const QString b2 = dir + QStringLiteral("/h200-2026-11-29d-filter.json");
+        if (!QFileInfo::exists(a) || !QFileInfo::exists(b1) || !QFileInfo::exists(b2))
+            QSKIP("bench/filters has no three H200 runs to compare");
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startup(a);
+        QTRY_VERIFY(!w.workerDevice().isEmpty());
+        QComboBox* judge = w.compareView()->thresholdsBox();
+        judge->setCurrentIndex(judge->findData(QStringLiteral("a")));
+        QVERIFY(w.compareWith(b1));
+        QVERIFY(w.addComparison(b2));
+        QCOMPARE(w.compareModel()->otherCount(), 2);
+        QCOMPARE(w.compareModel()->diff(0).differingTasks, 8); // as `kernelsieve-cli diff A B1`
+        QTableView* table = w.compareView()->tableView();
+        const int ie = w.compareModel()->columnOf(ks::Criterion::BaselineInefficiency,
+                                                  CompareModel::Part::Delta, 0);
+        table->sortByColumn(ie, Qt::AscendingOrder);
+        QVERIFY(w.compareView()->selectTask(QStringLiteral("L2-23")));
+        const QImage image = shoot(w, QStringLiteral("compare-%1.png").arg(tag));
+        checkNonTrivial(image, QStringLiteral("compare ") + tag);
+        QVERIFY(table->viewport()->height() >= 5 * table->verticalHeader()->defaultSectionSize());
+        QVERIFY2(statsOf(w.compareView()->grab().toImage()).saturated > 0.02,
+                 "the compared cells are coloured");
     }
 
     // External kernels (bench-external.json) on L1-19, a task without built-in kernels: one of

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 namespace {
 constexpr double Inf = std::numeric_limits<double>::infinity();
@@ -30,17 +31,29 @@ FilterMatrixModel::CellState cellState(ks::FlagState s) {
 
 // A differing delta cell: the colour that draws the eye down the column.
 const QColor DiffersColor(0xff, 0xf5, 0x9d);
+
+const ks::ResultsDiff EmptyDiff;
+const ks::RunResults EmptyResults;
+const ks::Thresholds DefaultThresholds = ks::Thresholds::defaults();
 } // namespace
 
 CompareModel::CompareModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-std::optional<ks::Criterion> CompareModel::criterionOf(int column) {
-    if (column < FirstCriterionColumn || column >= ColumnCount) return std::nullopt;
-    return static_cast<ks::Criterion>((column - FirstCriterionColumn) / 3);
+std::optional<ks::Criterion> CompareModel::criterionOf(int column) const {
+    if (column < FirstCriterionColumn || column >= columnCount()) return std::nullopt;
+    return static_cast<ks::Criterion>((column - FirstCriterionColumn) / groupWidth());
 }
 
-CompareModel::Part CompareModel::partOf(int column) {
-    return static_cast<Part>((column - FirstCriterionColumn) % 3);
+CompareModel::Part CompareModel::partOf(int column) const {
+    const int r = (column - FirstCriterionColumn) % groupWidth();
+    if (r == 0) return Part::A;
+    return (r - 1) % 2 == 0 ? Part::B : Part::Delta;
+}
+
+int CompareModel::otherOf(int column) const {
+    if (!criterionOf(column)) return -1;
+    const int r = (column - FirstCriterionColumn) % groupWidth();
+    return r == 0 ? -1 : (r - 1) / 2;
 }
 
 int CompareModel::rowCount(const QModelIndex& parent) const {
@@ -48,29 +61,69 @@ int CompareModel::rowCount(const QModelIndex& parent) const {
 }
 
 int CompareModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : FirstCriterionColumn + groupWidth() * ks::CriterionCount;
 }
 
-const ks::TaskDiff* CompareModel::taskDiff(int row) const {
+const ks::ResultsDiff& CompareModel::diff(int other) const {
+    return other >= 0 && other < otherCount() ? m_others[static_cast<size_t>(other)].diff
+                                              : EmptyDiff;
+}
+
+const ks::RunResults& CompareModel::resultsB(int other) const {
+    return other >= 0 && other < otherCount() ? m_others[static_cast<size_t>(other)].results
+                                              : EmptyResults;
+}
+
+const ks::Thresholds& CompareModel::thresholdsB(int other) const {
+    return other >= 0 && other < otherCount() ? m_others[static_cast<size_t>(other)].thresholds
+                                              : DefaultThresholds;
+}
+
+QString CompareModel::nameB(int other) const {
+    return other >= 0 && other < otherCount() ? m_others[static_cast<size_t>(other)].name
+                                              : QString();
+}
+
+QString CompareModel::letterB(int other) const {
+    return otherCount() == 1 ? QStringLiteral("B") : QStringLiteral("B%1").arg(other + 1);
+}
+
+const ks::TaskDiff* CompareModel::pairDiff(const UnionRow& r, int other) const {
+    if (other < 0 || other >= otherCount()) return nullptr;
+    const int i = r.inDiff[static_cast<size_t>(other)];
+    return i < 0 ? nullptr
+                 : &m_others[static_cast<size_t>(other)].diff.tasks[static_cast<size_t>(i)];
+}
+
+const ks::TaskDiff* CompareModel::anyDiff(const UnionRow& r) const {
+    for (int k = 0; k < otherCount(); ++k)
+        if (const auto* t = pairDiff(r, k)) return t;
+    return nullptr;
+}
+
+const ks::TaskDiff* CompareModel::taskDiff(int row, int other) const {
     if (row < 0 || static_cast<size_t>(row) >= m_rows.size()) return nullptr;
-    return &m_diff.tasks[static_cast<size_t>(m_rows[static_cast<size_t>(row)])];
+    return pairDiff(m_union[static_cast<size_t>(m_rows[static_cast<size_t>(row)])], other);
 }
 
 int CompareModel::rowOf(const QString& id) const {
     const std::string key = id.toStdString();
     for (size_t r = 0; r < m_rows.size(); ++r)
-        if (m_diff.tasks[static_cast<size_t>(m_rows[r])].id == key) return static_cast<int>(r);
+        if (anyDiff(m_union[static_cast<size_t>(m_rows[r])])->id == key) return static_cast<int>(r);
     return -1;
 }
 
-QString CompareModel::cellText(const ks::TaskDiff& t, ks::Criterion c, Part p) const {
-    const auto& cd = t.criteria[static_cast<size_t>(c)];
+QString CompareModel::cellText(const UnionRow& r, ks::Criterion c, Part p, int other) const {
     if (p == Part::Delta) {
-        const double d = cd.delta();
+        const auto* t = pairDiff(r, other);
+        const double d = t ? t->criteria[static_cast<size_t>(c)].delta() : ks::NaN;
         return std::isnan(d) ? QString() : (d > 0 ? QStringLiteral("+") : QString()) + num(d);
     }
     const bool a = p == Part::A;
-    const ks::FlagState s = a ? cd.a : cd.b;
+    const ks::TaskDiff* t = a ? anyDiff(r) : pairDiff(r, other);
+    const ks::FlagState s =
+        !t ? ks::FlagState::Missing
+           : (a ? t->criteria[static_cast<size_t>(c)].a : t->criteria[static_cast<size_t>(c)].b);
     switch (s) {
     case ks::FlagState::Missing:
         return {};
@@ -81,36 +134,54 @@ QString CompareModel::cellText(const ks::TaskDiff& t, ks::Criterion c, Part p) c
     default:
         break;
     }
-    const ks::TaskResult* r =
-        a ? &m_a->tasks[static_cast<size_t>(t.indexA)] : &m_b.tasks[static_cast<size_t>(t.indexB)];
-    const QString text = QString::fromStdString(ks::flagCellText(r, c, a ? m_ta : m_tb));
+    const Other* o = a ? nullptr : &m_others[static_cast<size_t>(other)];
+    const ks::TaskResult* task = a ? &m_a->tasks[static_cast<size_t>(t->indexA)]
+                                   : &o->results.tasks[static_cast<size_t>(t->indexB)];
+    const QString text =
+        QString::fromStdString(ks::flagCellText(task, c, a ? m_ta : o->thresholds));
     return s == ks::FlagState::Flagged ? QStringLiteral("\u2691 ") + text : text;
 }
 
 QVariant CompareModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const ks::TaskDiff& t = *taskDiff(index.row());
+    const UnionRow& r = m_union[static_cast<size_t>(m_rows[static_cast<size_t>(index.row())])];
+    const ks::TaskDiff& first = *anyDiff(r);
     const int column = index.column();
-    if (role == TaskIdRole) return QString::fromStdString(t.id);
+    if (role == TaskIdRole) return QString::fromStdString(first.id);
 
     if (const auto c = criterionOf(column)) {
+        const auto ci = static_cast<size_t>(*c);
         const Part p = partOf(column);
-        const auto& cd = t.criteria[static_cast<size_t>(*c)];
-        const bool differs = cd.differs();
+        const int other = otherOf(column);
+        if (role == OtherRole) return other;
+        // A's side of the criterion is the same in every pair (A judged by A's thresholds).
+        const ks::TaskDiff* pair = p == Part::A ? &first : pairDiff(r, other);
+        const bool aPresent = first.inA();
+        const ks::CriterionDiff none{};
+        const ks::CriterionDiff& cd = pair ? pair->criteria[ci] : none;
+        bool differs = false;
+        if (p == Part::A) {
+            for (int k = 0; k < otherCount() && !differs; ++k)
+                if (const auto* t = pairDiff(r, k)) differs = t->criteria[ci].differs();
+        } else {
+            differs = cd.differs();
+        }
+        const ks::FlagState state =
+            p == Part::A ? (aPresent ? first.criteria[ci].a : ks::FlagState::Missing) : cd.b;
         switch (role) {
         case Qt::DisplayRole:
-            return cellText(t, *c, p);
+            return cellText(r, *c, p, other);
         case DiffersRole:
             return differs;
         case FlagStateRole:
-            return p == Part::Delta ? QVariant() : QVariant(int(p == Part::A ? cd.a : cd.b));
+            return p == Part::Delta ? QVariant() : QVariant(int(state));
         case Qt::TextAlignmentRole:
             return int(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::BackgroundRole:
             if (p == Part::Delta) return differs ? QVariant(DiffersColor) : QVariant();
-            if ((p == Part::A ? cd.a : cd.b) == ks::FlagState::Missing) return {};
-            return FilterMatrixModel::stateColor(cellState(p == Part::A ? cd.a : cd.b));
+            if (state == ks::FlagState::Missing) return {};
+            return FilterMatrixModel::stateColor(cellState(state));
         case Qt::ForegroundRole:
             return QColor(Qt::black);
         case Qt::FontRole:
@@ -125,26 +196,27 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                 const double d = cd.delta();
                 return std::isnan(d) ? Inf : d;
             }
-            const double m = p == Part::A ? cd.metricA : cd.metricB;
+            const double m =
+                p == Part::A ? (aPresent ? first.criteria[ci].metricA : ks::NaN) : cd.metricB;
             return std::isnan(m) ? Inf : m;
         }
         case Qt::ToolTipRole: {
             const auto& info = ks::criterionInfo(*c);
+            const QString id = QString::fromStdString(first.id);
             if (p == Part::Delta)
-                return tr("<b>%1</b> of %2: B \u2212 A of %3 = %4%5")
-                    .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id),
+                return tr("<b>%1</b> of %2: %3 \u2212 A of %4 = %5%6")
+                    .arg(QString::fromUtf8(info.label), id, letterB(other),
                          QString::fromUtf8(info.metricLabel).toHtmlEscaped(), num(cd.delta()),
                          differs ? tr("<br><b>the flags differ</b>") : QString());
             const bool a = p == Part::A;
-            const ks::FlagState s = a ? cd.a : cd.b;
             return tr("<b>%1</b> of %2 in %3: %4<br>%5 = %6<br>flagged iff %7")
-                .arg(QString::fromUtf8(info.label), QString::fromStdString(t.id),
-                     (a ? m_nameA : m_nameB).toHtmlEscaped(),
-                     QString::fromUtf8(ks::flagStateName(s)),
-                     QString::fromUtf8(info.metricLabel).toHtmlEscaped(),
-                     QString::number(a ? cd.metricA : cd.metricB, 'g', 6),
-                     QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : m_tb))
-                         .toHtmlEscaped());
+                .arg(
+                    QString::fromUtf8(info.label), id, (a ? m_nameA : nameB(other)).toHtmlEscaped(),
+                    QString::fromUtf8(ks::flagStateName(state)),
+                    QString::fromUtf8(info.metricLabel).toHtmlEscaped(),
+                    QString::number(a ? first.criteria[ci].metricA : cd.metricB, 'g', 6),
+                    QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
+                        .toHtmlEscaped());
         }
         default:
             return {};
@@ -153,59 +225,91 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
 
     switch (column) {
     case IdColumn:
-        if (role == Qt::DisplayRole) return QString::fromStdString(t.id);
-        if (role == SortRole) return qint64(t.level == 0 ? 99 : t.level) * 1000000 + t.number;
+        if (role == Qt::DisplayRole) return QString::fromStdString(first.id);
+        if (role == SortRole)
+            return qint64(first.level == 0 ? 99 : first.level) * 1000000 + first.number;
         break;
     case NameColumn:
-        if (role == Qt::DisplayRole || role == SortRole) return QString::fromStdString(t.name);
+        if (role == Qt::DisplayRole || role == SortRole) return QString::fromStdString(first.name);
         break;
-    case PresenceColumn:
-        if (role == Qt::DisplayRole)
-            return t.inA() && t.inB() ? tr("both") : t.inA() ? tr("only in A") : tr("only in B");
-        if (role == SortRole) return t.inA() && t.inB() ? 0 : t.inA() ? 1 : 2;
+    case PresenceColumn: {
+        int inOthers = 0;
+        QStringList where;
+        if (first.inA()) where << QStringLiteral("A");
+        for (int k = 0; k < otherCount(); ++k)
+            if (const auto* t = pairDiff(r, k); t && t->inB()) {
+                ++inOthers;
+                where << letterB(k);
+            }
+        const bool all = first.inA() && inOthers == otherCount();
+        if (role == Qt::DisplayRole) {
+            if (otherCount() == 1)
+                return all ? tr("both") : first.inA() ? tr("only in A") : tr("only in B");
+            return all ? tr("all") : where.join(QStringLiteral(", "));
+        }
+        if (role == SortRole) return all ? 0 : first.inA() ? 1 : 2;
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignCenter);
         break;
+    }
     case DiffersColumn: {
-        const int n = t.differingCount();
+        const int n = r.differing;
         if (role == Qt::DisplayRole) return n ? tr("%n flag(s)", nullptr, n) : QString();
         if (role == SortRole) return -n; // ascending: the most differing first
         if (role == Qt::BackgroundRole && n) return DiffersColor;
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignCenter);
+        if (role == Qt::ToolTipRole && n && otherCount() > 1) {
+            QStringList lines;
+            for (int k = 0; k < otherCount(); ++k)
+                if (const auto* t = pairDiff(r, k); t && t->differs())
+                    lines << tr("%1 (%2): %n flag(s) differ from A", nullptr, t->differingCount())
+                                 .arg(letterB(k), nameB(k).toHtmlEscaped());
+            return lines.join(QStringLiteral("<br>"));
+        }
         break;
     }
     default:
         break;
     }
-    if (role == DiffersRole) return t.differs();
+    if (role == DiffersRole) return r.differing > 0;
     return {};
 }
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
     if (const auto c = criterionOf(section)) {
         const auto& info = ks::criterionInfo(*c);
         const auto i = static_cast<size_t>(*c);
         const Part p = partOf(section);
+        const int other = otherOf(section);
+        const ks::ResultsDiff& d = diff(std::max(0, other));
         if (role == Qt::DisplayRole) {
             switch (p) {
             case Part::A:
-                return tr("%1 A (%2)").arg(QString::fromUtf8(info.label)).arg(m_diff.flaggedA[i]);
+                return tr("%1 A (%2)").arg(QString::fromUtf8(info.label)).arg(d.flaggedA[i]);
             case Part::B:
-                return tr("B (%1)").arg(m_diff.flaggedB[i]);
+                return tr("%1 (%2)").arg(letterB(other)).arg(d.flaggedB[i]);
             case Part::Delta:
-                return tr("\u0394 (%1 differ)").arg(m_diff.differing[i]);
+                return otherCount() == 1
+                           ? tr("\u0394 (%1 differ)").arg(d.differing[i])
+                           : tr("\u0394%1 (%2 differ)").arg(other + 1).arg(d.differing[i]);
             }
         }
-        if (role == Qt::ToolTipRole)
-            return tr("<b>%1</b>: flagged in A (%2): %3; in B (%4): %5; the flags differ on %6 "
-                      "task(s). "
-                      "\u0394 is B \u2212 A of %7.")
+        if (role == Qt::ToolTipRole) {
+            if (p == Part::A)
+                return tr("<b>%1</b>: flagged in A (%2): %3; the flags differ from A's in some "
+                          "file on %4 task(s).")
+                    .arg(QString::fromUtf8(info.label), m_nameA.toHtmlEscaped())
+                    .arg(d.flaggedA[i])
+                    .arg(differingAnywhere(*c));
+            return tr("<b>%1</b>: flagged in A (%2): %3; in %4 (%5): %6; the flags differ on %7 "
+                      "task(s). \u0394 is %4 \u2212 A of %8.")
                 .arg(QString::fromUtf8(info.label), m_nameA.toHtmlEscaped())
-                .arg(m_diff.flaggedA[i])
-                .arg(m_nameB.toHtmlEscaped())
-                .arg(m_diff.flaggedB[i])
-                .arg(m_diff.differing[i])
+                .arg(d.flaggedA[i])
+                .arg(letterB(other), nameB(other).toHtmlEscaped())
+                .arg(d.flaggedB[i])
+                .arg(d.differing[i])
                 .arg(QString::fromUtf8(info.metricLabel).toHtmlEscaped());
+        }
         return {};
     }
     if (role != Qt::DisplayRole) return {};
@@ -217,7 +321,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
     case PresenceColumn:
         return tr("In");
     case DiffersColumn:
-        return tr("Differs (%1)").arg(m_diff.differingTasks);
+        return tr("Differs (%1)").arg(m_differingTasks);
     }
     return {};
 }
@@ -229,43 +333,84 @@ void CompareModel::setA(const ks::RunResults* a, const QString& name) {
 }
 
 void CompareModel::setB(ks::RunResults b, const QString& name) {
-    m_b = std::move(b);
-    m_hasB = true;
-    m_nameB = name;
-    refresh();
+    beginResetModel();
+    Other o;
+    o.thresholds = m_thresholdsAll.value_or(b.thresholds);
+    o.results = std::move(b);
+    o.name = name;
+    m_others.clear();
+    m_others.push_back(std::move(o));
+    resetAll();
+}
+
+void CompareModel::addB(ks::RunResults b, const QString& name) {
+    beginResetModel();
+    Other o;
+    o.thresholds = m_thresholdsAll.value_or(b.thresholds);
+    o.results = std::move(b);
+    o.name = name;
+    m_others.push_back(std::move(o));
+    resetAll();
+}
+
+void CompareModel::removeB(int other) {
+    if (other < 0 || other >= otherCount()) return;
+    beginResetModel();
+    m_others.erase(m_others.begin() + other);
+    resetAll();
+}
+
+// Inside beginResetModel(): the pairs' diffs, the union, the rows, then the reset's end.
+void CompareModel::resetAll() {
+    for (auto& o : m_others)
+        o.diff = m_a ? ks::diffResults(*m_a, m_ta, o.results, o.thresholds) : ks::ResultsDiff{};
+    rebuildUnion();
+    recountDiffering();
+    m_rows = shownRows();
+    endResetModel();
+    emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+    emit comparisonChanged();
 }
 
 void CompareModel::setThresholds(const ks::Thresholds& a, const ks::Thresholds& b) {
+    apply(a, std::vector<ks::Thresholds>(m_others.size(), b));
+    m_thresholdsAll = b;
+}
+
+void CompareModel::setThresholds(const ks::Thresholds& a, const std::vector<ks::Thresholds>& b) {
+    apply(a, b);
+    m_thresholdsAll.reset();
+}
+
+void CompareModel::apply(const ks::Thresholds& a, const std::vector<ks::Thresholds>& b) {
     m_ta = a;
-    m_tb = b;
+    for (size_t k = 0; k < m_others.size() && k < b.size(); ++k)
+        m_others[k].thresholds = b[k];
     if (!isActive()) return;
-    ks::rethresholdDiff(m_diff, *m_a, m_ta, m_b, m_tb);
+    for (auto& o : m_others)
+        ks::rethresholdDiff(o.diff, *m_a, m_ta, o.results, o.thresholds);
+    recountDiffering();
     if (m_differingOnly && shownRows() != m_rows) {
         rebuildRows(); // other tasks differ now: a reset, which the views lay out again
     } else if (!m_rows.empty()) {
         // Only the flag, metric (zeros pass) and count columns depend on thresholds.
-        emit dataChanged(index(0, DiffersColumn), index(rowCount() - 1, ColumnCount - 1));
-        emit headerDataChanged(Qt::Horizontal, DiffersColumn, ColumnCount - 1);
+        emit dataChanged(index(0, DiffersColumn), index(rowCount() - 1, columnCount() - 1));
+        emit headerDataChanged(Qt::Horizontal, DiffersColumn, columnCount() - 1);
     }
     emit comparisonChanged();
 }
 
 void CompareModel::refresh() {
-    if (isActive())
-        m_diff = ks::diffResults(*m_a, m_ta, m_b, m_tb);
-    else
-        m_diff = {};
-    rebuildRows();
-    emit comparisonChanged();
+    beginResetModel();
+    resetAll();
 }
 
 void CompareModel::clear() {
+    beginResetModel();
     m_a = nullptr;
-    m_b = {};
-    m_hasB = false;
+    m_others.clear();
     m_nameA.clear();
-    m_nameB.clear();
-    refresh();
+    resetAll();
 }
 
 void CompareModel::setDifferingOnly(bool on) {
@@ -275,10 +420,44 @@ void CompareModel::setDifferingOnly(bool on) {
     emit comparisonChanged();
 }
 
+void CompareModel::rebuildUnion() {
+    m_union.clear();
+    if (!isActive()) return;
+    // A's tasks (in every pair, in A's order), then each file's own extras in file order.
+    std::unordered_map<std::string, size_t> byId;
+    for (int k = 0; k < otherCount(); ++k) {
+        const auto& tasks = m_others[static_cast<size_t>(k)].diff.tasks;
+        for (size_t i = 0; i < tasks.size(); ++i) {
+            auto [it, fresh] = byId.try_emplace(tasks[i].id, m_union.size());
+            if (fresh) m_union.push_back({std::vector<int>(m_others.size(), -1), 0});
+            m_union[it->second].inDiff[static_cast<size_t>(k)] = static_cast<int>(i);
+        }
+    }
+}
+
+void CompareModel::recountDiffering() {
+    m_differingAny.fill(0);
+    m_differingTasks = 0;
+    for (auto& r : m_union) {
+        r.differing = 0;
+        for (int c = 0; c < ks::CriterionCount; ++c) {
+            bool differs = false;
+            for (int k = 0; k < otherCount() && !differs; ++k)
+                if (const auto* t = pairDiff(r, k))
+                    differs = t->criteria[static_cast<size_t>(c)].differs();
+            if (differs) {
+                ++r.differing;
+                ++m_differingAny[static_cast<size_t>(c)];
+            }
+        }
+        if (r.differing) ++m_differingTasks;
+    }
+}
+
 std::vector<int> CompareModel::shownRows() const {
     std::vector<int> rows;
-    for (size_t i = 0; i < m_diff.tasks.size(); ++i)
-        if (!m_differingOnly || m_diff.tasks[i].differs()) rows.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < m_union.size(); ++i)
+        if (!m_differingOnly || m_union[i].differing > 0) rows.push_back(static_cast<int>(i));
     return rows;
 }
 
@@ -286,32 +465,50 @@ void CompareModel::rebuildRows() {
     beginResetModel();
     m_rows = shownRows();
     endResetModel();
-    emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
 }
 
 QString CompareModel::summaryText() const {
     if (!isActive())
         return tr("No comparison: use <b>Compare With\u2026</b> to open a second results file.");
-    QStringList differ;
-    for (const auto& r : m_diff.run)
-        differ << QStringLiteral("%1 %2 | %3")
-                      .arg(QString::fromStdString(r.what), QString::fromStdString(r.a),
-                           QString::fromStdString(r.b))
-                      .toHtmlEscaped();
-    QString text =
-        tr("<b>A</b> %1: %2, thresholds %3<br><b>B</b> %4: %5, thresholds %6<br>")
-            .arg(m_nameA.toHtmlEscaped(),
-                 QString::fromStdString(ks::describeResults(*m_a)).toHtmlEscaped(),
-                 QString::fromStdString(m_ta.profile).toHtmlEscaped(), m_nameB.toHtmlEscaped(),
-                 QString::fromStdString(ks::describeResults(m_b)).toHtmlEscaped(),
-                 QString::fromStdString(m_tb.profile).toHtmlEscaped());
-    text += differ.isEmpty()
-                ? tr("The runs agree in suite, device, preset, seeds and thresholds. ")
-                : tr("The runs differ in: %1. ").arg(differ.join(QStringLiteral("; ")));
-    text += tr("<b>%1 of %2 tasks differ in a flag</b>")
-                .arg(m_diff.differingTasks)
-                .arg(m_diff.tasks.size());
-    if (m_diff.onlyInA || m_diff.onlyInB)
-        text += tr(" (%1 only in A, %2 only in B)").arg(m_diff.onlyInA).arg(m_diff.onlyInB);
-    return text + QLatin1Char('.');
+    QString text = tr("<b>A</b> %1: %2, thresholds %3")
+                       .arg(m_nameA.toHtmlEscaped(),
+                            QString::fromStdString(ks::describeResults(*m_a)).toHtmlEscaped(),
+                            QString::fromStdString(m_ta.profile).toHtmlEscaped());
+    for (int k = 0; k < otherCount(); ++k) {
+        const Other& o = m_others[static_cast<size_t>(k)];
+        QStringList differ;
+        for (const auto& r : o.diff.run)
+            differ << QStringLiteral("%1 %2 | %3")
+                          .arg(QString::fromStdString(r.what), QString::fromStdString(r.a),
+                               QString::fromStdString(r.b))
+                          .toHtmlEscaped();
+        text += tr("<br><b>%1</b> %2: %3, thresholds %4. ")
+                    .arg(letterB(k), o.name.toHtmlEscaped(),
+                         QString::fromStdString(ks::describeResults(o.results)).toHtmlEscaped(),
+                         QString::fromStdString(o.thresholds.profile).toHtmlEscaped());
+        if (otherCount() == 1)
+            text += differ.isEmpty()
+                        ? tr("The runs agree in suite, device, preset, seeds and thresholds. ")
+                        : tr("The runs differ in: %1. ").arg(differ.join(QStringLiteral("; ")));
+        else
+            // One line per file where the window allows: the settings only when they differ.
+            text += (differ.isEmpty()
+                         ? tr("Same settings as A; ")
+                         : tr("Differs from A in: %1; ").arg(differ.join(QStringLiteral("; ")))) +
+                    tr("<b>%1</b> of %2 tasks differ in a flag.")
+                        .arg(o.diff.differingTasks)
+                        .arg(o.diff.tasks.size());
+    }
+    if (otherCount() == 1) {
+        const auto& d = m_others.front().diff;
+        text +=
+            tr("<b>%1 of %2 tasks differ in a flag</b>").arg(d.differingTasks).arg(d.tasks.size());
+        if (d.onlyInA || d.onlyInB)
+            text += tr(" (%1 only in A, %2 only in B)").arg(d.onlyInA).arg(d.onlyInB);
+        return text + QLatin1Char('.');
+    }
+    return text + tr("<br><b>%1 of %2 tasks differ from A in a flag in some file</b>.")
+                      .arg(m_differingTasks)
+                      .arg(m_union.size());
 }

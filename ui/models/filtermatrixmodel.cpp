@@ -198,6 +198,11 @@ bool FilterMatrixModel::borderline(int row, ks::Criterion c) const {
            ((m_borderline[static_cast<size_t>(row)] >> static_cast<int>(c)) & 1);
 }
 
+double FilterMatrixModel::metric(int row, ks::Criterion c) const {
+    const auto* t = task(row);
+    return t ? t->metric(c, m_thresholds) : ks::NaN;
+}
+
 FilterMatrixModel::CellState FilterMatrixModel::anyFlagState(int row) const {
     const auto* t = task(row);
     if (!t) return CellState::NotRun;

@@ -87,6 +87,8 @@ class FilterMatrixModel : public QAbstractTableModel {
     // filters 5-6 the dominant reason ("34.5x diag-matmul", "eff 0.03", "50%, 2 ops").
     QString cellText(int row, ks::Criterion c) const;
     bool borderline(int row, ks::Criterion c) const;
+    // TaskResult::metric under the active thresholds (MetricRole): NaN when not run.
+    double metric(int row, ks::Criterion c) const;
     CellState anyFlagState(int row) const;
     bool anyFlag(int row) const;
     // Tasks flagged per criterion, under the active thresholds.

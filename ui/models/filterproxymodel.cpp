@@ -22,12 +22,29 @@ void FilterProxyModel::setSourceModel(QAbstractItemModel* model) {
     }
 }
 
+void FilterProxyModel::setTwoLineHeaders(bool on) {
+    if (on == m_twoLineHeaders) return;
+    m_twoLineHeaders = on;
+    if (columnCount() > 0) emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+}
+
+QVariant FilterProxyModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    QVariant v = QSortFilterProxyModel::headerData(section, orientation, role);
+    if (!m_twoLineHeaders || role != Qt::DisplayRole || orientation != Qt::Horizontal) return v;
+    QString text = v.toString();
+    const qsizetype count = text.lastIndexOf(QStringLiteral(" ("));
+    if (count > 0) text[count] = QLatin1Char('\n');
+    return text;
+}
+
 void FilterProxyModel::onFlagsChanged() {
     const bool sortedByFlags = sortColumn() >= FilterMatrixModel::OutputRangeColumn &&
                                sortColumn() <= FilterMatrixModel::AnyFlagColumn;
     if (sortedByFlags || (m_unsortedRows && sortColumn() >= 0))
         invalidate(); // re-sort and re-filter in one layout change
-    else if (m_flaggedOnly)
+    else if (m_flaggedOnly || !m_activeRanges.empty())
+        // Ranges too: the zeros pass metric (tolerance used) moves with its tolerances, and a
+        // streamed task brings its metrics.
         invalidateRowsFilter();
     m_unsortedRows = false;
 }
@@ -62,6 +79,37 @@ void FilterProxyModel::setFlaggedCriterion(std::optional<ks::Criterion> c) {
     if (m_flaggedOnly) invalidateRowsFilter();
 }
 
+void FilterProxyModel::setMetricRange(ks::Criterion c, MetricRange range) {
+    auto& slot = m_ranges[static_cast<size_t>(c)];
+    if (slot == range) return;
+    slot = range;
+    m_activeRanges.clear();
+    for (const auto& info : ks::criteria())
+        if (m_ranges[static_cast<size_t>(info.criterion)].active())
+            m_activeRanges.push_back(info.criterion);
+    invalidateRowsFilter();
+}
+
+void FilterProxyModel::clearMetricRanges() {
+    if (m_activeRanges.empty()) return;
+    m_ranges.fill({});
+    m_activeRanges.clear();
+    invalidateRowsFilter();
+}
+
+int FilterProxyModel::activeRangeCount() const {
+    return static_cast<int>(m_activeRanges.size());
+}
+
+QString FilterProxyModel::rangeDescription(ks::Criterion c, const MetricRange& r) {
+    const QString label = QString::fromUtf8(ks::criterionInfo(c).label);
+    auto n = [](double v) { return QString::number(v, 'g', 6); };
+    if (r.min && r.max) return tr("%1 in [%2, %3]").arg(label, n(*r.min), n(*r.max));
+    if (r.min) return tr("%1 \u2265 %2").arg(label, n(*r.min));
+    if (r.max) return tr("%1 \u2264 %2").arg(label, n(*r.max));
+    return {};
+}
+
 QString FilterProxyModel::filterDescription() const {
     QStringList parts;
     if (m_flaggedOnly)
@@ -72,6 +120,8 @@ QString FilterProxyModel::filterDescription() const {
     if (m_level != 0) parts << tr("level %1").arg(m_level);
     if (!m_category.isEmpty()) parts << tr("category %1").arg(m_category);
     if (!m_search.isEmpty()) parts << tr("search \"%1\"").arg(m_search);
+    for (const ks::Criterion c : m_activeRanges)
+        parts << rangeDescription(c, m_ranges[static_cast<size_t>(c)]);
     return parts.join(QStringLiteral(", "));
 }
 
@@ -86,7 +136,8 @@ bool FilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& righ
 }
 
 bool FilterProxyModel::isFiltering() const {
-    return !m_search.isEmpty() || m_level != 0 || !m_category.isEmpty() || m_flaggedOnly;
+    return !m_search.isEmpty() || m_level != 0 || !m_category.isEmpty() || m_flaggedOnly ||
+           !m_activeRanges.empty();
 }
 
 QList<int> FilterProxyModel::acceptedSourceRows() const {
@@ -108,6 +159,8 @@ bool FilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& source
                                : !model->anyFlag(sourceRow))
             return false;
     }
+    for (const ks::Criterion c : m_activeRanges)
+        if (!m_ranges[static_cast<size_t>(c)].contains(model->metric(sourceRow, c))) return false;
     if (m_level != 0 && task->level != m_level) return false;
     if (!m_category.isEmpty() && QString::fromStdString(task->category) != m_category) return false;
     if (!m_search.isEmpty()) {

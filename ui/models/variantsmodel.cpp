@@ -38,6 +38,46 @@ QString logTail(const std::string& log, int lines) {
 
 VariantsModel::VariantsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+const std::vector<VariantsModel::ColumnSpec>& VariantsModel::columnSpecs() {
+    static const std::vector<ColumnSpec> specs{
+        {FileColumn, QT_TR_NOOP("File"),
+         QT_TR_NOOP("The bench file the row comes from, and its device (several files open)"),
+         true},
+        {NameColumn, QT_TR_NOOP("Variant"), nullptr, false},
+        {FormatColumn, QT_TR_NOOP("Format"),
+         QT_TR_NOOP("built-in, or how an external kernel was given: torch-extension, modelnew, "
+                    "robust-kbench"),
+         false},
+        {VerdictColumn, QT_TR_NOOP("Verdict"),
+         QT_TR_NOOP("First match wins: compile error, failed, cheat (a guard fired), invalid, "
+                    "valid; \"library\": valid, but no CUDA kernel of its own ran"),
+         false},
+        {ExpectColumn, QT_TR_NOOP("Expect"),
+         QT_TR_NOOP("What the corpus manifest expects (never used for the verdict); \u26a0 where "
+                    "the verdict disagrees"),
+         true},
+        {GuardsColumn, QT_TR_NOOP("Guards"),
+         QT_TR_NOOP("Guards that fired (detail in the cell's tooltip)"), false},
+        {SpeedupColumn, QT_TR_NOOP("Speedup"), nullptr, false},
+        {ValidationColumn, QT_TR_NOOP("Validation"), nullptr, false},
+        {PrecisionColumn, QT_TR_NOOP("Precision"),
+         QT_TR_NOOP("Kernel error against float64 \u00f7 eager float32's own error; above "
+                    "--precision-ratio (32) the precision guard fires"),
+         true},
+        {MedianColumn, QT_TR_NOOP("Median ms"), nullptr, false},
+        {IqrColumn, QT_TR_NOOP("IQR ms"), nullptr, false},
+        {BandwidthColumn, QT_TR_NOOP("GB/s"), nullptr, false},
+        {NoteColumn, QT_TR_NOOP("Note"), nullptr, false},
+    };
+    return specs;
+}
+
+const VariantsModel::ColumnSpec& VariantsModel::spec(int column) {
+    const ColumnSpec& c = columnSpecs()[static_cast<size_t>(column)];
+    Q_ASSERT(c.column == column); // the table lists the columns in enum order
+    return c;
+}
+
 bool VariantsModel::isBadVerdict(const QString& verdict) {
     return verdict == QLatin1String("cheat") || verdict == QLatin1String("invalid") ||
            verdict == QLatin1String("failed") || verdict == QLatin1String("compile error") ||
@@ -45,28 +85,47 @@ bool VariantsModel::isBadVerdict(const QString& verdict) {
 }
 
 bool VariantsModel::columnUsed(int column) const {
-    if (m_task)
-        for (const auto& v : m_task->variants) {
+    if (column < 0 || column >= ColumnCount) return false;
+    if (!spec(column).hiddenWhenUnused) return true;
+    if (column == FileColumn) return m_parts.size() > 1;
+    for (const auto& part : m_parts)
+        for (const auto& v : part.task.variants) {
             if (column == ExpectColumn && !v.external.expect.empty()) return true;
             if (column == PrecisionColumn && std::isfinite(v.external.precisionRatio)) return true;
         }
-    return column != ExpectColumn && column != PrecisionColumn;
+    return false;
 }
 
 void VariantsModel::setTask(const ks::TaskBench* task) {
+    std::vector<Source> sources;
+    if (task) sources.push_back({task, {}, {}});
+    setSources(sources);
+}
+
+void VariantsModel::setSources(const std::vector<Source>& sources) {
     beginResetModel();
-    if (task) {
-        m_task = *task;
-        m_bars = ResultsUtil::speedupBars(*task);
-    } else {
-        m_task.reset();
-        m_bars.clear();
+    m_parts.clear();
+    m_rows.clear();
+    for (const auto& s : sources) {
+        if (!s.task) continue;
+        Part part{*s.task, s.file, s.device, ResultsUtil::speedupBars(*s.task)};
+        for (size_t r = 0; r < part.bars.size(); ++r)
+            m_rows.emplace_back(static_cast<int>(m_parts.size()), static_cast<int>(r));
+        m_parts.push_back(std::move(part));
     }
     endResetModel();
 }
 
+int VariantsModel::sourceOf(int row) const {
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<size_t>(row)].first : -1;
+}
+
+int VariantsModel::variantOf(int row) const {
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<size_t>(row)].second - 1 : -1;
+}
+
 int VariantsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_bars.size());
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
 int VariantsModel::columnCount(const QModelIndex& parent) const {
@@ -74,21 +133,21 @@ int VariantsModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant VariantsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
-        !m_task)
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const int row = index.row(), column = index.column();
-    const ks::VariantResult* v =
-        row == 0 ? nullptr : &m_task->variants[static_cast<size_t>(row - 1)];
+    const int column = index.column();
+    const auto [partIndex, r] = m_rows[static_cast<size_t>(index.row())];
+    const Part& part = m_parts[static_cast<size_t>(partIndex)];
+    const ks::VariantResult* v = r == 0 ? nullptr : &part.task.variants[static_cast<size_t>(r - 1)];
     const QString verdict =
-        v ? m_bars[static_cast<size_t>(row)].verdict : QStringLiteral("reference");
+        v ? part.bars[static_cast<size_t>(r)].verdict : QStringLiteral("reference");
     switch (role) {
     case Qt::DisplayRole:
-        return display(row, column, v);
+        return display(part, r, column, v);
     case Qt::ToolTipRole:
-        return toolTip(row, column, v);
+        return toolTip(part, r, column, v);
     case Qt::BackgroundRole:
-        return background(row, column, v);
+        return background(part, r, column, v);
     case VerdictRole:
         return verdict;
     case ExpectMetRole:
@@ -120,10 +179,14 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant VariantsModel::display(int row, int column, const ks::VariantResult* v) const {
-    const auto& bar = m_bars[static_cast<size_t>(row)];
-    const ks::TimingStats& timing = v ? v->timing : m_task->baseline;
+QVariant VariantsModel::display(const Part& part, int r, int column,
+                                const ks::VariantResult* v) const {
+    const auto& bar = part.bars[static_cast<size_t>(r)];
+    const ks::TimingStats& timing = v ? v->timing : part.task.baseline;
     switch (column) {
+    case FileColumn:
+        return part.device.isEmpty() ? part.file
+                                     : QStringLiteral("%1 \u00b7 %2").arg(part.file, part.device);
     case NameColumn:
         return v ? bar.label : tr("PyTorch eager (baseline)");
     case VerdictColumn:
@@ -180,8 +243,12 @@ QVariant VariantsModel::display(int row, int column, const ks::VariantResult* v)
     return {};
 }
 
-QVariant VariantsModel::toolTip(int row, int column, const ks::VariantResult* v) const {
-    const auto& bar = m_bars[static_cast<size_t>(row)];
+QVariant VariantsModel::toolTip(const Part& part, int r, int column,
+                                const ks::VariantResult* v) const {
+    const auto& bar = part.bars[static_cast<size_t>(r)];
+    if (column == FileColumn)
+        return tr("%1, %2").arg(part.file,
+                                part.device.isEmpty() ? tr("device not recorded") : part.device);
     if (!v) return column == NoteColumn ? QVariant(bar.note) : QVariant();
     switch (column) {
     case NameColumn:
@@ -249,8 +316,9 @@ QVariant VariantsModel::toolTip(int row, int column, const ks::VariantResult* v)
     return {};
 }
 
-QVariant VariantsModel::background(int row, int column, const ks::VariantResult* v) const {
-    const auto& bar = m_bars[static_cast<size_t>(row)];
+QVariant VariantsModel::background(const Part& part, int r, int column,
+                                   const ks::VariantResult* v) const {
+    const auto& bar = part.bars[static_cast<size_t>(r)];
     if (column == VerdictColumn) {
         if (!v) return FilterMatrixModel::stateColor(State::Passed);
         if (isBadVerdict(bar.verdict)) return FilterMatrixModel::stateColor(State::Flagged);
@@ -286,52 +354,9 @@ QVariant VariantsModel::background(int row, int column, const ks::VariantResult*
 }
 
 QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal) return {};
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case VerdictColumn:
-            return tr("First match wins: compile error, failed, cheat (a guard fired), invalid, "
-                      "valid; \"library\": valid, but no CUDA kernel of its own ran");
-        case FormatColumn:
-            return tr("built-in, or how an external kernel was given: torch-extension, "
-                      "modelnew, robust-kbench");
-        case GuardsColumn:
-            return tr("Guards that fired (detail in the cell's tooltip)");
-        case PrecisionColumn:
-            return tr("Kernel error against float64 \u00f7 eager float32's own error; above "
-                      "--precision-ratio (32) the precision guard fires");
-        case ExpectColumn:
-            return tr("What the corpus manifest expects (never used for the verdict); \u26a0 "
-                      "where the verdict disagrees");
-        }
-        return {};
-    }
-    if (role != Qt::DisplayRole) return {};
-    switch (section) {
-    case NameColumn:
-        return tr("Variant");
-    case VerdictColumn:
-        return tr("Verdict");
-    case FormatColumn:
-        return tr("Format");
-    case GuardsColumn:
-        return tr("Guards");
-    case ValidationColumn:
-        return tr("Validation");
-    case PrecisionColumn:
-        return tr("Precision");
-    case MedianColumn:
-        return tr("Median ms");
-    case IqrColumn:
-        return tr("IQR ms");
-    case SpeedupColumn:
-        return tr("Speedup");
-    case BandwidthColumn:
-        return tr("GB/s");
-    case ExpectColumn:
-        return tr("Expect");
-    case NoteColumn:
-        return tr("Note");
-    }
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    const ColumnSpec& c = spec(section);
+    if (role == Qt::DisplayRole) return tr(c.title);
+    if (role == Qt::ToolTipRole && c.toolTip) return tr(c.toolTip);
     return {};
 }
