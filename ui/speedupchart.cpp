@@ -103,7 +103,7 @@ void SpeedupChart::rebuild() {
             m_bars.push_back(bar);
             // One task: the variant and, on a second line, what it changes (elided to the bar).
             const QString summary = QFontMetrics(labelFont).elidedText(
-                bar.kind == Kind::Baseline ? tr("PyTorch eager") : bar.summary, Qt::ElideRight,
+                bar.baseline == QLatin1String("eager") ? tr("PyTorch eager") : bar.summary, Qt::ElideRight,
                 int(width() * 0.8 / double(std::max<size_t>(1, barCount))));
             // Several groups: the task (or file) over the variant while the bars are few
             // enough to label flat; rotated "task · variant" when there are many.
@@ -170,7 +170,7 @@ void SpeedupChart::rebuild() {
             m_valueLabels << t;
             text->setColor(isBad(bar) ? styleOf(Kind::Failed).pen : QColor(0x21, 0x21, 0x21));
             QFont f = labelFont;
-            f.setBold(bar.kind != Kind::Baseline);
+            f.setBold(bar.baseline.isEmpty());
             text->setFont(f);
             key += 1;
         }

@@ -223,6 +223,63 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // Issue 12: a bench file with the compiled and CUDA-graph baselines (the H200 run of
+    // bench/kernels/h200-2026-12-02): their rows after eager's, the variants' speedups over each
+    // with intervals, an unavailable compiled baseline with its reason, the clock record.
+    void testVariantsWithBaselines() {
+        using Kind = ResultsUtil::SpeedupBar::Kind;
+        VariantsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const std::string path = KS_UI_TEST_DATA "/bench-baselines.json";
+        const ks::BenchRun b = ks::benchFromJson(ks::readFile(path), path);
+        QCOMPARE(b.baselines, (std::vector<std::string>{"eager", "compiled", "graph"}));
+        model.setTask(benchTask(b, "L1-36"));
+        QCOMPARE(model.rowCount(), 5); // eager, compiled, graph, 2 variants
+        QVERIFY(model.columnUsed(VariantsModel::VsCompiledColumn));
+        QVERIFY(model.columnUsed(VariantsModel::VsGraphColumn));
+        QCOMPARE(model.variantOf(0), -1);
+        QCOMPARE(model.variantOf(1), -1);
+        QCOMPARE(model.variantOf(2), -1);
+        QCOMPARE(model.variantOf(3), 0);
+        QCOMPARE(model.index(1, VariantsModel::NameColumn).data().toString(),
+                 QStringLiteral("compiled (AOTInductor) (baseline)"));
+        QCOMPARE(model.index(1, VariantsModel::SpeedupColumn).data().toString(),
+                 QStringLiteral("1.29x [1.29, 1.29]"));
+        QVERIFY(model.index(1, VariantsModel::ValidationColumn).data().toString().startsWith(
+            QStringLiteral("passed (100 seeds")));
+        QCOMPARE(model.index(1, VariantsModel::MedianColumn).data().toString(), QStringLiteral("0.3278"));
+        QCOMPARE(model.index(2, VariantsModel::NameColumn).data().toString(),
+                 QStringLiteral("eager in a CUDA graph (baseline)"));
+        // rmsnorm_kernel2: 3.11x eager, 2.40x compiled, 3.08x graph, each with its interval
+        QCOMPARE(model.index(4, VariantsModel::SpeedupColumn).data().toString(),
+                 QStringLiteral("3.11x [3.11, 3.11]"));
+        QCOMPARE(model.index(4, VariantsModel::VsCompiledColumn).data().toString(),
+                 QStringLiteral("2.4x [2.4, 2.4]"));
+        QCOMPARE(model.index(4, VariantsModel::VsGraphColumn).data().toString(),
+                 QStringLiteral("3.08x [3.08, 3.08]"));
+        QVERIFY(model.index(4, VariantsModel::MedianColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("2000 runs in 10 interleaved blocks; SM clock 1980-1980 MHz (NVML), 0 of 10")));
+        // The chart's bars: the compiled baseline's own speedup over eager, with its interval.
+        const auto bars = ResultsUtil::speedupBars(*benchTask(b, "L1-36"));
+        QCOMPARE(bars[1].baseline, QStringLiteral("compiled"));
+        QVERIFY(bars[1].interval);
+        QCOMPARE(bars[1].kind, Kind::Baseline);
+        QCOMPARE(bars[3].variant, 0);
+        // L2-13's compile failed in that run: an unavailable row that says why, no comparison.
+        model.setTask(benchTask(b, "L2-13"));
+        QCOMPARE(model.index(1, VariantsModel::VerdictColumn).data().toString(), QStringLiteral("unavailable"));
+        QVERIFY(model.index(1, VariantsModel::NoteColumn).data().toString().contains(QStringLiteral("compile failed")));
+        QCOMPARE(model.index(3, VariantsModel::VsCompiledColumn).data().toString(), QStringLiteral("\u2014"));
+        // A file without them keeps its table.
+        const auto old = benchFixture();
+        model.setTask(benchTask(old, "L1-23"));
+        QVERIFY(!model.columnUsed(VariantsModel::VsCompiledColumn));
+        QCOMPARE(model.rowCount(), 5);
+    }
+
     // Issue 14, point 5: one task's rows from several bench files, each tagged with its file and
     // device; the File column is used only then. The column table is what the header shows.
     void testVariantsSeveralFiles() {

@@ -353,6 +353,31 @@ class TestScreenshots : public QObject {
         w.kernelsView()->setScope(KernelsView::Scope::SelectedTask);
     }
 
+    // Issue 12: the H200 bench of the built-in kernels against eager, compiled (AOTInductor)
+    // and CUDA-graph baselines (bench/kernels/h200-2026-12-02): RMSNorm, where the best kernel's
+    // 3.1x over eager is 2.4x over compiled, and softmax, where compiled is slower than eager.
+    void testCompiledBaselines() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startup(QStringLiteral(KS_UI_TEST_DATA "/results.json"));
+        QVERIFY(w.openBench(QStringLiteral(KS_UI_TEST_DATA "/bench-baselines.json")));
+        QTRY_VERIFY(!w.workerDevice().isEmpty());
+        QVERIFY(w.selectTask(QStringLiteral("L1-36")));
+        roomForKernels(w);
+        w.showView(MainWindow::View::Kernels);
+        QTableView* table = w.kernelsView()->variantsTable();
+        QVERIFY(!table->isColumnHidden(VariantsModel::VsCompiledColumn));
+        QVERIFY(!table->isColumnHidden(VariantsModel::VsGraphColumn));
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-baselines.png")), QStringLiteral("kernels (baselines)"));
+        for (auto* c : w.kernelsView()->charts())
+            checkPlotDrawn(c);
+        QVERIFY(w.selectTask(QStringLiteral("L1-23")));
+        checkNonTrivial(shoot(w, QStringLiteral("kernels-baselines-softmax.png")),
+                        QStringLiteral("kernels (baselines, softmax)"));
+        checkPlotDrawn(w.kernelsView()->speedupChart());
+    }
+
     // Optional: the same views over a results file from a real engine run (set
     // KS_SCREENSHOT_RESULTS), saved as real-*.png, to eyeball real data beside the fixture.
     void testRealResults() {

@@ -98,10 +98,46 @@ std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task) {
         b.high = base / task.baseline.q1Ms;
     }
     b.note = QString::fromStdString(task.baselineError);
+    b.baseline = QStringLiteral("eager");
     bars.push_back(b);
-    for (const auto& v : task.variants) {
+    for (const auto& o : task.otherBaselines) {
         SpeedupBar s;
         s.taskId = id;
+        s.baseline = QString::fromStdString(o.kind);
+        s.label = s.baseline == QLatin1String("graph") ? QObject::tr("CUDA graph") : s.baseline;
+        // Short: the chart prints it under the bar, beside the variants' summaries.
+        s.summary = s.baseline == QLatin1String("compiled") ? QObject::tr("AOTInductor")
+                    : s.baseline == QLatin1String("graph")  ? QObject::tr("eager, replayed")
+                                                            : baselineName(s.baseline);
+        s.verdict = !o.usable() ? QObject::tr("unavailable")
+                    : o.validation.run && !o.validation.passed ? QStringLiteral("invalid")
+                                                               : QObject::tr("reference");
+        if (!o.usable()) {
+            s.kind = SpeedupBar::Kind::NotRun;
+            s.note = QString::fromStdString(o.error);
+        } else {
+            s.kind = o.validation.run && !o.validation.passed ? SpeedupBar::Kind::Failed : SpeedupBar::Kind::Baseline;
+            s.speedup = o.vsEager.ratio;
+            if (o.vsEager.measured()) {
+                s.low = o.vsEager.lo;
+                s.high = o.vsEager.hi;
+                s.interval = true;
+                s.noDifference = o.vsEager.noMeasurableDifference();
+            }
+            if (s.kind == SpeedupBar::Kind::Failed)
+                s.note = o.validation.failures.empty() ? QObject::tr("wrong against the float64 reference")
+                                                       : QString::fromStdString(o.validation.failures.front());
+            else if (o.kind == "compiled")
+                s.note = o.cacheHit ? QObject::tr("compiled package from the cache")
+                                    : QObject::tr("compiled in %1 s").arg(o.compileSeconds, 0, 'f', 0);
+        }
+        bars.push_back(s);
+    }
+    for (size_t vi = 0; vi < task.variants.size(); ++vi) {
+        const ks::VariantResult& v = task.variants[vi];
+        SpeedupBar s;
+        s.taskId = id;
+        s.variant = static_cast<int>(vi);
         s.label = variantLabel(task, v);
         // An external kernel rarely has a summary: its format says more than nothing.
         s.summary = QString::fromStdString(v.summary.empty() ? v.external.format : v.summary);
@@ -220,6 +256,42 @@ std::optional<bool> expectMet(const ks::VariantResult& v) {
                               "not run", "unsupported"})
         if (e == known) return verdict == e;
     return std::nullopt;
+}
+
+QString baselineName(const QString& kind) {
+    if (kind == QLatin1String("eager")) return QObject::tr("PyTorch eager");
+    if (kind == QLatin1String("compiled")) return QObject::tr("compiled (AOTInductor)");
+    if (kind == QLatin1String("graph")) return QObject::tr("eager in a CUDA graph");
+    return kind;
+}
+
+QString clockSummary(const ks::TimingStats& t) {
+    QStringList parts;
+    if (t.runs > 0)
+        parts << (t.blocks > 0 ? QObject::tr("%1 runs in %2 interleaved blocks").arg(t.runs).arg(t.blocks)
+                               : QObject::tr("%1 runs").arg(t.runs));
+    if (!t.clockBlocks.empty()) {
+        double lo = 1e300, hi = 0;
+        uint64_t reasons = 0;
+        for (const auto& b : t.clockBlocks) {
+            for (double m : {b.smMhzBefore, b.smMhzAfter})
+                if (std::isfinite(m)) {
+                    lo = std::min(lo, m);
+                    hi = std::max(hi, m);
+                }
+            reasons |= b.reasonsBefore | b.reasonsAfter;
+        }
+        QString c = QObject::tr("SM clock %1-%2 MHz (NVML), %3 of %4 blocks moved more than %5 %")
+                        .arg(lo, 0, 'f', 0).arg(hi, 0, 'f', 0).arg(t.movedBlocks()).arg(t.clockBlocks.size())
+                        .arg(ks::ClockDriftLimit * 100, 0, 'f', 0);
+        QStringList names;
+        for (const auto& n : ks::clockReasonNames(reasons)) names << QString::fromStdString(n);
+        if (!names.isEmpty()) c += QObject::tr("; clock-event reasons seen: %1").arg(names.join(QStringLiteral(", ")));
+        parts << c;
+    } else if (!t.clockSource.empty()) {
+        parts << QObject::tr("no clock record (%1)").arg(QString::fromStdString(t.clockSource));
+    }
+    return parts.join(QStringLiteral("; "));
 }
 
 QString speedupKindName(SpeedupBar::Kind kind) {

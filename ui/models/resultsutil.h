@@ -55,8 +55,19 @@ struct SpeedupBar {
     QString verdict;                      // ks::variantVerdict; empty for the baseline
     QStringList guards;                   // guards that fired, "library" included
     bool library = false;                 // valid, but no CUDA kernel of its own ran
+    // Which row of the task it is: a baseline ("eager", "compiled", "graph"; `variant` -1) or
+    // the variant task.variants[variant] (`baseline` empty).
+    QString baseline;
+    int variant = -1;
 };
+// The eager baseline, the task's other baselines (compiled, graph: their speedup over eager),
+// then every variant.
 std::vector<SpeedupBar> speedupBars(const ks::TaskBench& task);
+// "PyTorch eager", "compiled (AOTInductor)", "eager in a CUDA graph".
+QString baselineName(const QString& kind);
+// "2000 runs in 10 interleaved blocks; SM clock 1980-1980 MHz (NVML), 0 blocks moved", or what
+// the file lacks; empty for a timing with nothing recorded.
+QString clockSummary(const ks::TimingStats& t);
 // "v3", "v2 online": the variant's version and its name without the op prefix the kernel
 // registry puts on every name ("softmax_kernel2" -> "v2"). External kernels have no version
 // (and their task may have no op): their name as given.

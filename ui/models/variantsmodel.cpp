@@ -58,7 +58,18 @@ const std::vector<VariantsModel::ColumnSpec>& VariantsModel::columnSpecs() {
          true},
         {GuardsColumn, QT_TR_NOOP("Guards"),
          QT_TR_NOOP("Guards that fired (detail in the cell's tooltip)"), false},
-        {SpeedupColumn, QT_TR_NOOP("Speedup"), nullptr, false},
+        {SpeedupColumn, QT_TR_NOOP("Speedup"),
+         QT_TR_NOOP("Over PyTorch eager: ratio of medians with its bootstrap 95 % interval (both "
+                    "sample sets resampled); baselines: their own speedup over eager"),
+         false},
+        {VsCompiledColumn, QT_TR_NOOP("\u00d7 compiled"),
+         QT_TR_NOOP("Over the compiled baseline (PyTorch Inductor ahead of time, AOTInductor), "
+                    "timed interleaved in the variant's own worker, with its 95 % interval"),
+         true},
+        {VsGraphColumn, QT_TR_NOOP("\u00d7 CUDA graph"),
+         QT_TR_NOOP("Over eager replayed from a CUDA graph (launch overhead gone), timed "
+                    "interleaved in the variant's own worker, with its 95 % interval"),
+         true},
         {ValidationColumn, QT_TR_NOOP("Validation"), nullptr, false},
         {PrecisionColumn, QT_TR_NOOP("Precision"),
          QT_TR_NOOP("Kernel error against float64 \u00f7 eager float32's own error; above "
@@ -92,6 +103,8 @@ bool VariantsModel::columnUsed(int column) const {
         for (const auto& v : part.task.variants) {
             if (column == ExpectColumn && !v.external.expect.empty()) return true;
             if (column == PrecisionColumn && std::isfinite(v.external.precisionRatio)) return true;
+            if (column == VsCompiledColumn && v.versus("compiled")) return true;
+            if (column == VsGraphColumn && v.versus("graph")) return true;
         }
     return false;
 }
@@ -121,7 +134,9 @@ int VariantsModel::sourceOf(int row) const {
 }
 
 int VariantsModel::variantOf(int row) const {
-    return row >= 0 && row < rowCount() ? m_rows[static_cast<size_t>(row)].second - 1 : -1;
+    if (row < 0 || row >= rowCount()) return -1;
+    const auto [p, r] = m_rows[static_cast<size_t>(row)];
+    return m_parts[static_cast<size_t>(p)].bars[static_cast<size_t>(r)].variant;
 }
 
 int VariantsModel::rowCount(const QModelIndex& parent) const {
@@ -138,9 +153,10 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
     const int column = index.column();
     const auto [partIndex, r] = m_rows[static_cast<size_t>(index.row())];
     const Part& part = m_parts[static_cast<size_t>(partIndex)];
-    const ks::VariantResult* v = r == 0 ? nullptr : &part.task.variants[static_cast<size_t>(r - 1)];
-    const QString verdict =
-        v ? part.bars[static_cast<size_t>(r)].verdict : QStringLiteral("reference");
+    const auto& bar = part.bars[static_cast<size_t>(r)];
+    const ks::VariantResult* v =
+        bar.variant < 0 ? nullptr : &part.task.variants[static_cast<size_t>(bar.variant)];
+    const QString verdict = v || !bar.verdict.isEmpty() ? bar.verdict : QStringLiteral("reference");
     switch (role) {
     case Qt::DisplayRole:
         return display(part, r, column, v);
@@ -182,8 +198,51 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
 QVariant VariantsModel::display(const Part& part, int r, int column,
                                 const ks::VariantResult* v) const {
     const auto& bar = part.bars[static_cast<size_t>(r)];
-    const ks::TimingStats& timing = v ? v->timing : part.task.baseline;
+    // A baseline other than eager: its own run (timing, validation, error).
+    const ks::BaselineRun* other =
+        v || bar.baseline == QLatin1String("eager") ? nullptr : part.task.baselineOf(bar.baseline.toStdString());
+    const ks::TimingStats& timing = v ? v->timing : other ? other->timing : part.task.baseline;
+    auto versus = [&](const char* kind) -> QVariant {
+        if (!v) return QString();
+        const ks::BaselineComparison* c = v->versus(kind);
+        if (!c || !std::isfinite(c->stats.ratio)) return Dash;
+        if (c->stats.noMeasurableDifference())
+            return tr("\u2248 1x [%1, %2]").arg(c->stats.lo, 0, 'g', 3).arg(c->stats.hi, 0, 'g', 3);
+        if (c->stats.measured())
+            return QStringLiteral("%1x [%2, %3]").arg(c->stats.ratio, 0, 'g', 3).arg(c->stats.lo, 0, 'g', 3).arg(c->stats.hi, 0, 'g', 3);
+        return QStringLiteral("%1x").arg(c->stats.ratio, 0, 'g', 3);
+    };
+    if (other) {
+        switch (column) {
+        case NameColumn:
+            return ResultsUtil::baselineName(bar.baseline) + tr(" (baseline)");
+        case VerdictColumn:
+            return bar.verdict;
+        case FormatColumn:
+            return bar.baseline == QLatin1String("compiled") ? tr("AOTInductor") : tr("CUDA graph");
+        case ValidationColumn:
+            if (!other->usable()) return Dash;
+            if (!other->validation.run) return tr("not checked");
+            return other->validation.passed ? tr("passed (%1 seeds, max err %2)")
+                                                  .arg(other->validation.seeds)
+                                                  .arg(other->validation.maxAbsErr, 0, 'g', 2)
+                                            : tr("FAILED (%1)").arg(other->validation.failures.size());
+        case VsCompiledColumn:
+        case VsGraphColumn:
+        case GuardsColumn:
+        case PrecisionColumn:
+        case BandwidthColumn:
+        case ExpectColumn:
+            return QString();
+        default:
+            break; // median, IQR, speedup over eager, note, file: as for any row
+        }
+    }
     switch (column) {
+    case VsCompiledColumn:
+        return versus("compiled");
+    case VsGraphColumn:
+        return versus("graph");
     case FileColumn:
         return part.device.isEmpty() ? part.file
                                      : QStringLiteral("%1 \u00b7 %2").arg(part.file, part.device);
@@ -237,7 +296,11 @@ QVariant VariantsModel::display(const Part& part, int r, int column,
         const QString kind = v && bar.kind == Kind::NotRun && isBadVerdict(bar.verdict)
                                  ? bar.verdict
                                  : ResultsUtil::speedupKindName(bar.kind);
-        return bar.note.isEmpty() ? kind : kind + QStringLiteral(": ") + bar.note;
+        QString note = bar.note.isEmpty() ? kind : kind + QStringLiteral(": ") + bar.note;
+        // A timed block whose SM clock moved (NVML) is said where the number is read.
+        if (const int moved = timing.movedBlocks())
+            note += tr("; \u26a0 clock moved in %1 of %2 timed blocks").arg(moved).arg(timing.clockBlocks.size());
+        return note;
     }
     }
     return {};
@@ -249,6 +312,13 @@ QVariant VariantsModel::toolTip(const Part& part, int r, int column,
     if (column == FileColumn)
         return tr("%1, %2").arg(part.file,
                                 part.device.isEmpty() ? tr("device not recorded") : part.device);
+    if (column == MedianColumn) {
+        const ks::BaselineRun* other = v || bar.baseline == QLatin1String("eager")
+                                           ? nullptr
+                                           : part.task.baselineOf(bar.baseline.toStdString());
+        const ks::TimingStats& t = v ? v->timing : other ? other->timing : part.task.baseline;
+        return ResultsUtil::clockSummary(t);
+    }
     if (!v) return column == NoteColumn ? QVariant(bar.note) : QVariant();
     switch (column) {
     case NameColumn:
@@ -320,7 +390,10 @@ QVariant VariantsModel::background(const Part& part, int r, int column,
                                    const ks::VariantResult* v) const {
     const auto& bar = part.bars[static_cast<size_t>(r)];
     if (column == VerdictColumn) {
-        if (!v) return FilterMatrixModel::stateColor(State::Passed);
+        if (!v)
+            return FilterMatrixModel::stateColor(bar.verdict == QLatin1String("invalid") ? State::Flagged
+                                                 : bar.kind == Kind::NotRun             ? State::NotRun
+                                                                                        : State::Passed);
         if (isBadVerdict(bar.verdict)) return FilterMatrixModel::stateColor(State::Flagged);
         if (bar.verdict == QLatin1String("valid"))
             return FilterMatrixModel::stateColor(v->shortcut ? State::Error : State::Passed);

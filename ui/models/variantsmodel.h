@@ -30,6 +30,8 @@ class VariantsModel : public QAbstractTableModel {
         ExpectColumn,
         GuardsColumn,
         SpeedupColumn,
+        VsCompiledColumn, // against the compiled (AOTInductor) baseline, when the file has it
+        VsGraphColumn,    // against eager replayed from a CUDA graph
         ValidationColumn,
         PrecisionColumn,
         MedianColumn,
@@ -68,7 +70,7 @@ class VariantsModel : public QAbstractTableModel {
     void setTask(const ks::TaskBench* task); // one file; nullptr clears
     void setSources(const std::vector<Source>& sources);
     int sourceCount() const { return static_cast<int>(m_parts.size()); }
-    // The source (index into setSources()' list) and the variant (-1: the baseline) of a row.
+    // The source (index into setSources()' list) and the variant (-1: a baseline) of a row.
     int sourceOf(int row) const;
     int variantOf(int row) const;
 
@@ -92,7 +94,7 @@ class VariantsModel : public QAbstractTableModel {
     struct Part {
         ks::TaskBench task;
         QString file, device;
-        std::vector<ResultsUtil::SpeedupBar> bars; // bars[0]: the baseline
+        std::vector<ResultsUtil::SpeedupBar> bars; // the baselines (eager first), then the variants
     };
     QVariant display(const Part& part, int r, int column, const ks::VariantResult* v) const;
     QVariant toolTip(const Part& part, int r, int column, const ks::VariantResult* v) const;
