@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     bool bL2 = false, bNoEdges = false, bList = false;
     bool bCountLaunch = false;
     std::vector<std::string> bDims;
-    std::string bKernels, bCacheDir, bPython;
+    std::string bKernels, bCacheDir, bPython, bCsv;
     bool bCompileOnly = false;
     int bCompileJobs = 0;
     double bCompileTimeout = 600, bPrecisionRatio = 32;
@@ -153,6 +153,8 @@ int main(int argc, char** argv) {
         sc->add_option("--preset", bPreset, "Task shapes: small|full")->capture_default_str()
             ->check(CLI::IsMember({"small", "full"}));
         sc->add_option("--out", bOut, "Write the results (kernelsieve.bench JSON) here");
+        sc->add_option("--csv", bCsv, "Also write one CSV row per baseline and variant (speedups over each baseline "
+                                      "with intervals and p-values, clock records)");
         sc->add_option("--dim", bDims,
                        "Run tasks at another size: NAME=SIZE sets that dim at the preset (repeatable; "
                        "e.g. --dim dim=393216 --dim batch_size=1024 for long softmax rows)");
@@ -588,10 +590,16 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "note: the SM clock moved by more than %.0f %% within a timed block in %d timings "
                                  "(see the notes and the bench file's clock_blocks)\n",
                          ks::ClockDriftLimit * 100, movedTimings);
-        if (!bOut.empty()) {
+        if (!bOut.empty() || !bCsv.empty()) {
             try {
-                ks::writeFileAtomic(bOut, ks::benchToJson(run));
-                std::cerr << "results in " << bOut << "\n";
+                if (!bOut.empty()) {
+                    ks::writeFileAtomic(bOut, ks::benchToJson(run));
+                    std::cerr << "results in " << bOut << "\n";
+                }
+                if (!bCsv.empty()) {
+                    ks::writeFileAtomic(bCsv, ks::benchToCsv(run));
+                    std::cerr << "CSV in " << bCsv << "\n";
+                }
             } catch (const ks::Error& e) {
                 std::cerr << "error: " << e.what() << "\n";
                 return Exit::WriteFailed;

@@ -206,6 +206,29 @@ TEST(BenchOrchestration, CompiledBaselinesReachEveryJobAndTheResults) {
     EXPECT_DOUBLE_EQ(back.tasks[0].variants[0].speedupVs("compiled"), 2.0);
     // the options told every worker which baselines to time
     EXPECT_EQ(harnessOptionsFromJson(harnessOptionsToJson(o)).baselines, o.baselines);
+    // bench --csv: a column group per baseline, a row per baseline and variant, the clock record
+    const std::string csv = benchToCsv(run);
+    EXPECT_EQ(csv.rfind("task_id,task_name,row,name,kind,verdict,valid,median_ms,q1_ms,q3_ms,runs,blocks,"
+                        "speedup_vs_eager,ci95_lo_vs_eager,ci95_hi_vs_eager,p_value_vs_eager,"
+                        "speedup_vs_compiled,ci95_lo_vs_compiled,ci95_hi_vs_compiled,p_value_vs_compiled,"
+                        "speedup_vs_graph,ci95_lo_vs_graph,ci95_hi_vs_graph,p_value_vs_graph,"
+                        "clock_source,clock_min_mhz,clock_max_mhz,clock_blocks,clock_blocks_moved,clock_reasons,note\r\n",
+                        0),
+              0u)
+        << csv.substr(0, 400);
+    // L1-12's compiled baseline: 2x eager [1.8, 2.3], the clock fell to 1500 MHz in one of 3 blocks
+    EXPECT_NE(csv.find("L1-12,12_Matmul_with_diagonal_matrices_,baseline,compiled,compiled,reference,true,1,0.95,1.05,3,3,"
+                       "2,1.8,2.3,0.1,1,,,,,,,,nvml,1500,1980,3,1,SwPowerCap,\r\n"),
+              std::string::npos)
+        << csv;
+    // a variant: 4x eager [3.7, 4.3], 2x compiled [1.8, 2.2], nothing against graph
+    EXPECT_NE(csv.find(",0.5,0.5,0.5,3,0,4,3.7,4.3,0.1,2,1.8,2.2,0.1,,,,,"), std::string::npos) << csv;
+    // L1-23's compiled baseline: unavailable, with the compile's reason
+    EXPECT_NE(csv.find("baseline,compiled,compiled,unavailable,,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("export failed: the TorchScript converter said: no\r\n"), std::string::npos) << csv;
+    size_t lines = 0;
+    for (char c : csv) lines += c == '\n';
+    EXPECT_EQ(lines, 1u + 2 * 3 + 3 + 6); // header; per task eager, compiled, graph; L1-12 3 variants, L1-23 6
 }
 
 // Files written before the compiled baseline: eager only, no clock records.

@@ -217,7 +217,11 @@ double VariantResult::speedupVs(const std::string& kind) const {
 }
 
 SpeedupStats VariantResult::statsVs(const std::string& kind) const {
-    if (kind == "eager") return speedupStats;
+    if (kind == "eager") {
+        SpeedupStats s = speedupStats;
+        if (!std::isfinite(s.ratio)) s.ratio = speedup; // a point estimate without its interval
+        return s;
+    }
     const auto* c = versus(kind);
     return c ? c->stats : SpeedupStats{};
 }
@@ -358,6 +362,86 @@ std::string benchToJson(const BenchRun& b, int indent) {
         j["tasks"].push_back(std::move(tj));
     }
     return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+std::string csvNum(double v) {
+    if (!std::isfinite(v)) return "";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+// The SM clock range, the moved blocks and the reasons seen over a timing's blocks.
+struct ClockSpan {
+    double lo = NaN, hi = NaN;
+    uint64_t reasons = 0;
+};
+ClockSpan clockSpan(const TimingStats& t) {
+    ClockSpan c;
+    for (const auto& b : t.clockBlocks) {
+        for (double m : {b.smMhzBefore, b.smMhzAfter})
+            if (std::isfinite(m)) {
+                c.lo = std::isfinite(c.lo) ? std::min(c.lo, m) : m;
+                c.hi = std::isfinite(c.hi) ? std::max(c.hi, m) : m;
+            }
+        c.reasons |= b.reasonsBefore | b.reasonsAfter;
+    }
+    return c;
+}
+} // namespace
+
+std::string benchToCsv(const BenchRun& b) {
+    std::string out = "task_id,task_name,row,name,kind,verdict,valid,median_ms,q1_ms,q3_ms,runs,blocks";
+    for (const auto& k : b.baselines)
+        out += ",speedup_vs_" + k + ",ci95_lo_vs_" + k + ",ci95_hi_vs_" + k + ",p_value_vs_" + k;
+    out += ",clock_source,clock_min_mhz,clock_max_mhz,clock_blocks,clock_blocks_moved,clock_reasons,note\r\n";
+    auto timingCells = [](const TimingStats& t) {
+        return csvNum(t.medianMs) + "," + csvNum(t.q1Ms) + "," + csvNum(t.q3Ms) + "," + std::to_string(t.runs) + "," +
+               std::to_string(t.blocks);
+    };
+    auto clockCells = [](const TimingStats& t) {
+        const ClockSpan c = clockSpan(t);
+        std::string reasons;
+        for (const auto& n : clockReasonNames(c.reasons)) reasons += (reasons.empty() ? "" : ";") + n;
+        return csvField(t.clockSource) + "," + csvNum(c.lo) + "," + csvNum(c.hi) + "," +
+               std::to_string(t.clockBlocks.size()) + "," + std::to_string(t.movedBlocks()) + "," + csvField(reasons);
+    };
+    auto statCells = [](const SpeedupStats& st) {
+        return "," + csvNum(st.ratio) + "," + csvNum(st.lo) + "," + csvNum(st.hi) + "," + csvNum(st.pValue);
+    };
+    for (const auto& t : b.tasks) {
+        const std::string id = csvField(t.taskId) + "," + csvField(t.taskName) + ",";
+        // eager, against itself 1 (no interval), against the other baselines: their inverse is
+        // not recorded, so empty
+        out += id + "baseline,eager,eager,reference,," + timingCells(t.baseline);
+        for (const auto& k : b.baselines) {
+            SpeedupStats self;
+            if (k == "eager" && std::isfinite(t.baseline.medianMs)) self.ratio = 1.0;
+            out += statCells(self);
+        }
+        out += "," + clockCells(t.baseline) + "," + csvField(t.baselineError) + "\r\n";
+        for (const auto& o : t.otherBaselines) {
+            const std::string verdict = !o.usable() ? "unavailable" : o.validation.run && !o.validation.passed ? "invalid" : "reference";
+            out += id + "baseline," + csvField(o.kind) + "," + csvField(o.kind) + "," + verdict + "," +
+                   (o.validation.run ? (o.validation.passed ? "true" : "false") : "") + "," + timingCells(o.timing);
+            for (const auto& k : b.baselines) {
+                SpeedupStats st;
+                if (k == "eager") st = o.vsEager;
+                else if (k == o.kind && o.usable()) st.ratio = 1.0;
+                out += statCells(st);
+            }
+            out += "," + clockCells(o.timing) + "," + csvField(o.error) + "\r\n";
+        }
+        for (const auto& v : t.variants) {
+            out += id + "variant," + csvField(v.name) + "," + (v.isExternal() ? csvField(v.external.format) : "built-in") +
+                   "," + csvField(variantVerdict(v)) + "," + (v.validation.passed ? "true" : "false") + "," +
+                   timingCells(v.timing);
+            for (const auto& k : b.baselines) out += statCells(v.statsVs(k));
+            out += "," + clockCells(v.timing) + "," + csvField(verdictDetail(v)) + "\r\n";
+        }
+    }
+    return out;
 }
 
 BenchRun benchFromJson(const std::string& text, const std::string& path) {

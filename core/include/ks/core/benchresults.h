@@ -160,6 +160,10 @@ struct BenchRun {
 };
 
 std::string benchToJson(const BenchRun& b, int indent = 1);
+// One row per baseline and variant of every task (`bench --csv`): identity, verdict, timing,
+// the speedup over each baseline of the run with its 95 % interval and p-value, the clock
+// record. RFC 4180 quoting, CRLF line ends; the columns are named in the header row.
+std::string benchToCsv(const BenchRun& b);
 BenchRun benchFromJson(const std::string& text, const std::string& path); // throws ks::Error
 
 } // namespace ks
