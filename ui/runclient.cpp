@@ -245,10 +245,10 @@ void RunClient::handleBenchLog(const QString& line) {
     const int colon = line.indexOf(QStringLiteral(": "));
     if (colon <= 0) return;
     const QString id = line.left(colon);
-    // Without a task list, any id-like prefix; the CLI's own "compile: ...", "warning: ..." and
-    // "error: ..." lines are no task.
+    // Without a task list, any id-like prefix; the CLI's own "compile: ...", "warning: ...",
+    // "note: ..." and "error: ..." lines are no task.
     static const QStringList notTasks{QStringLiteral("compile"), QStringLiteral("warning"),
-                                      QStringLiteral("error")};
+                                      QStringLiteral("error"), QStringLiteral("note")};
     const bool known = m_benchOptions.taskIds.isEmpty()
                            ? !id.contains(QLatin1Char(' ')) && !notTasks.contains(id)
                            : m_benchOptions.taskIds.contains(id);
