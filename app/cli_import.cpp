@@ -268,6 +268,8 @@ int runImport(const ImportOptions& o) {
                 } else {
                     details = ev.value("error", "failed");
                 }
+                // Out of GPU memory beside other import workers, then retried alone.
+                if (ev.contains("note") && ev["note"].is_string()) details += " [" + ev["note"].get<std::string>() + "]";
                 std::printf("%-5s %-9s %-44s %s\n", good ? "ok" : "error", ev.value("id", "").c_str(),
                             ev.value("file", "").c_str(), details.c_str());
                 std::fflush(stdout);

@@ -1316,6 +1316,12 @@ def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
     for line in jobs:
         job = json.loads(line)
         path = Path(job["file"])
+        # A retry after running out of GPU memory beside other workers runs with the device to
+        # itself; the variable says so to the task file (a test fixture checks it).
+        if job.get("alone"):
+            os.environ["KS_IMPORT_ALONE"] = "1"
+        else:
+            os.environ.pop("KS_IMPORT_ALONE", None)
         try:
             torch.set_default_dtype(torch.float32)
             r = JOB_HANDLERS[job.get("kind", "kernelbench")](job)
@@ -1426,35 +1432,74 @@ def find_task_files(folder: Path, globs: str) -> List[Path]:
     return sorted(files, key=natural)
 
 
+def is_out_of_memory(error: str) -> bool:
+    e = error.lower()
+    return "out of memory" in e or "outofmemoryerror" in e
+
+
 def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, timeout: float, njobs: int,
              threads: int) -> Dict[str, int]:
     """Runs every job on `njobs` worker processes and emits one "file" event per job, in job order
     (`labels[i]` as its "file"); `cleanup(i)` removes what a failed job may have left. Returns the
-    ok / error counts."""
+    ok / error counts.
+
+    Workers share the GPU: a job that runs out of GPU memory beside others is retried once alone
+    (the others finish and their processes, CUDA contexts and cached memory, are gone) before its
+    error is reported."""
     results: Dict[int, Dict[str, Any]] = {}
     pending = list(range(len(jobs_list)))
     workers: List[Worker] = []
     next_emit = 0
     counts = {"ok": 0, "error": 0}
+    alone: List[int] = []       # out-of-memory jobs waiting for the device to themselves
+    retried: Dict[int, str] = {}  # job -> its first error
+    running_alone = False
 
     def finish(i: int, r: Dict[str, Any]) -> None:
         r = dict(r)
+        if (r.get("status") != "ok" and i not in retried and njobs > 1
+                and is_out_of_memory(str(r.get("error", "")))):
+            retried[i] = str(r.get("error", ""))
+            cleanup(i)
+            alone.append(i)
+            return
+        if i in retried:
+            r["note"] = ("out of GPU memory beside other import workers (" + retried[i][:200] +
+                         "); retried alone")
         r.update({"event": "file", "index": i, "file": labels[i]})
         if r.get("status") != "ok":
             cleanup(i)
         results[i] = r
 
     try:
-        while pending or any(w.job is not None for w in workers):
-            for w in workers:
-                if w.job is None and pending:
+        while pending or alone or any(w.job is not None for w in workers):
+            busy_now = [w for w in workers if w.job is not None]
+            if alone or running_alone:
+                # Drain: nothing new starts while a job waits for the device or runs alone.
+                if alone and not busy_now:
+                    for w in list(workers):  # their contexts and cached memory go with them
+                        w.reap()
+                        workers.remove(w)
+                    w = Worker(threads)
+                    workers.append(w)
+                    i = alone.pop(0)
+                    job = dict(jobs_list[i])
+                    job["alone"] = True
+                    w.send(i, job, timeout)
+                    running_alone = True
+                elif running_alone and not busy_now:
+                    running_alone = False
+                    continue
+            else:
+                for w in workers:
+                    if w.job is None and pending:
+                        i = pending.pop(0)
+                        w.send(i, dict(jobs_list[i], alone=njobs == 1), timeout)
+                while pending and len(workers) < njobs:
+                    w = Worker(threads)
+                    workers.append(w)
                     i = pending.pop(0)
-                    w.send(i, jobs_list[i], timeout)
-            while pending and len(workers) < njobs:
-                w = Worker(threads)
-                workers.append(w)
-                i = pending.pop(0)
-                w.send(i, jobs_list[i], timeout)
+                    w.send(i, dict(jobs_list[i], alone=njobs == 1), timeout)
             busy = [w for w in workers if w.job is not None]
             if not busy:
                 continue

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Issue 17: parallel import workers share the GPU; a file that runs out of GPU memory beside
+# others is retried alone (the other workers gone) before its error is reported.
+# Usage: test_import_oom.sh CLI PYTHON FIXTURE_DIR WORK_DIR
+set -uo pipefail
+CLI=$1 PY=$2 FIX=$3 WORK=$4
+"$PY" -c 'import torch' 2>/dev/null || { echo "SKIP: $PY has no torch"; exit 77; }
+rm -rf "$WORK"; mkdir -p "$WORK"
+fail() { echo "FAIL: $*"; echo "--- output"; cat "$WORK/out.txt"; exit 1; }
+
+"$CLI" import-kernelbench "$FIX" --out "$WORK/two" --jobs 2 --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"
+rc=$?
+[[ $rc == 0 || $rc == 1 ]] || fail "exit $rc with --jobs 2 ($(tail -3 "$WORK/err.txt"))"
+grep -E '^ok .*1_Needs_the_device_alone.*retried alone' "$WORK/out.txt" >/dev/null \
+    || fail "the out-of-memory file was not imported by its retry alone"
+grep -E '^error .*2_Always_out_of_memory.*CUDA out of memory.*retried alone' "$WORK/out.txt" >/dev/null \
+    || fail "a file out of memory even alone must be an error naming the retry"
+grep -E '^ok .*3_Plain_tanh' "$WORK/out.txt" >/dev/null || fail "the ordinary file was not imported"
+grep -E '3_Plain_tanh.*retried' "$WORK/out.txt" >/dev/null && fail "an ordinary file was retried"
+# output in file order, whatever ran when
+order=$(grep -oE '[123]_(Needs|Always|Plain)' "$WORK/out.txt" | tr '\n' ' ')
+[[ "$order" == "1_Needs 2_Always 3_Plain " ]] || fail "events out of file order: $order"
+
+# One worker: every file already has the device alone; nothing is retried.
+"$CLI" import-kernelbench "$FIX" --out "$WORK/one" --jobs 1 --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"
+grep -E '^ok .*1_Needs_the_device_alone' "$WORK/out.txt" >/dev/null || fail "--jobs 1: the file should have had the device alone"
+grep -q 'retried' "$WORK/out.txt" && fail "--jobs 1 retried something"
+grep -E '^error .*2_Always_out_of_memory' "$WORK/out.txt" >/dev/null || fail "--jobs 1: the always-OOM file must fail"
+echo "PASS"
