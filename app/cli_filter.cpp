@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -359,8 +360,9 @@ void Driver::record(ks::TaskResult r) {
     }
     const size_t i = it->second;
     const int n = static_cast<int>(m_tasks.size());
-    std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
-                 r.id.c_str(), r.name.c_str(), r.wallSeconds, verdictLine(r, m_th).c_str());
+    const std::string onGpu = r.gpu.empty() ? "" : " gpu " + r.gpu; // --devices
+    std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs%s %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
+                 r.id.c_str(), r.name.c_str(), r.wallSeconds, onGpu.c_str(), verdictLine(r, m_th).c_str());
     const std::string line = ks::taskResultToJson(r); // once, for the stream and the journal
     jsonl("{\"event\":\"task\",\"index\":" + std::to_string(i) + ",\"total\":" + std::to_string(n) +
           ",\"result\":" + line + "}");
@@ -909,6 +911,10 @@ int Driver::run() {
 
     ks::RunResults results;
     results.run = m_info;
+    // --devices: the GPUs in ordinal order (their workers started in any order).
+    std::sort(results.run.gpus.begin(), results.run.gpus.end(), [](const std::string& x, const std::string& y) {
+        return std::atoi(x.c_str()) < std::atoi(y.c_str());
+    });
     results.thresholds = m_th;
     results.tasks = loadFailures;
     for (size_t i = 0; i < m_tasks.size(); ++i)
