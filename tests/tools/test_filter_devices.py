@@ -5,7 +5,8 @@ records which device ran each task and when, KS_TEST_TASK_SLEEP makes tasks last
 errors; every task ran exactly once, on the devices given, one task per device at a time, the
 devices in parallel; results in task order with the flags, and the CSV byte for byte, of the
 one-device run; a crashing worker, a task past --task-timeout, a killed run resumed and Ctrl-C,
-each on one device, lose nothing of the others.
+each on one device, lose nothing of the others. Last, validate/bench --shard K/N: the split and
+its refusals, which come before the device check.
 Usage: test_filter_devices.py CLI DATA WORK"""
 import json
 import os
@@ -243,4 +244,23 @@ one = {t["id"]: t for t in results("syn-one.json")["tasks"]}
 for t in c["tasks"]:
     if t["flags"] != one[t["id"]]["flags"] or t["status"] != "ok":
         fail(f"Ctrl-C: kept task {t['id']} differs from the one-device run")
-print("ok: filter --devices")
+# --- validate / bench --shard: the split is made (and refused) before the device is needed. ---
+def cli_rc(args):
+    p = subprocess.run([cli, *args], cwd=work, env=BASE_ENV, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+for cmd in ("validate", "bench"):
+    rc, out = cli_rc([cmd, "--shard", "3/2"])
+    if rc != 2 or "expected K/N with 1 <= K <= N" not in out:
+        fail(f"{cmd} --shard 3/2: exit {rc}\n{out}")
+    rc, out = cli_rc([cmd, "--shard", "2/2", "--tasks", "L1-12"])
+    if rc != 3 or "shard 2/2 has no task (1 selected)" not in out:
+        fail(f"{cmd} --shard 2/2 of one task: exit {rc}\n{out}")
+    # the built-in tasks with kernels: L1-12, L1-23, L1-36, L2-13, L2-13r; a --dim none has stops
+    # the run right after the split, on a GPU machine too
+    for k, n in (("1/2", "3 of 5"), ("2/2", "2 of 5"), ("5/5", "1 of 5")):
+        rc, out = cli_rc([cmd, "--shard", k, "--dim", "no_such_dim=1"])
+        if rc != 2 or f"shard {k}: {n} tasks" not in out or "no_such_dim" not in out:
+            fail(f"{cmd} --shard {k}: exit {rc}\n{out}")
+print("ok: filter --devices, validate/bench --shard")
