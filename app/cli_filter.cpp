@@ -302,7 +302,8 @@ private:
     // Runs one worker over the tasks not done yet. False when the run must stop.
     bool runWorkerOnce(bool first, int& startupFailures);
     // --devices: the tasks not done, spread over m_gpus, until none is left (or the run stops).
-    void runOnDevices();
+    // `first`: the run's first workers (--remeasure-ceilings goes to them), not the OOM retry's.
+    void runOnDevices(bool first);
     // One worker on GPU `g`, handed tasks from m_queue one at a time. False when this GPU is done.
     bool runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures);
 };
@@ -548,7 +549,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     return true;
 }
 
-void Driver::runOnDevices() {
+void Driver::runOnDevices(bool firstWorkers) {
     // A worker whose reader is gone must not end us with SIGPIPE; the write says EPIPE instead.
     std::signal(SIGPIPE, SIG_IGN);
     // A second round only when a GPU gave up on tasks after the others had finished.
@@ -564,10 +565,10 @@ void Driver::runOnDevices() {
     const size_t n = m_queue.empty() ? 1 : std::min(m_gpus.size(), m_queue.size());
     std::vector<std::thread> threads;
     for (size_t d = 0; d < n; ++d)
-        threads.emplace_back([this, d] {
+        threads.emplace_back([this, d, firstWorkers] {
             const ks::GpuSlot& g = m_gpus[d];
             int failures = 0;
-            bool first = true;
+            bool first = firstWorkers;
             while (!m_cancel && !m_stop) {
                 {
                     std::lock_guard<std::mutex> lock(m_mu);
@@ -875,7 +876,7 @@ int Driver::run() {
     int startupFailures = 0;
     // A resumed run whose tasks are all done still starts one worker: it reports the device the
     // journal is checked against.
-    if (!m_gpus.empty()) runOnDevices();
+    if (!m_gpus.empty()) runOnDevices(true);
     while (m_gpus.empty() && !m_cancel) {
         if (m_started && m_done.size() == m_tasks.size()) break;
         if (!runWorkerOnce(first, startupFailures)) break;
@@ -892,7 +893,7 @@ int Driver::run() {
             std::cerr << "retrying " << firstTry.size() << " task(s) that ran out of memory, alone in a fresh worker\n";
             for (const auto& [i, r] : firstTry) m_done.erase(i);
             int failures = 0;
-            if (!m_gpus.empty()) runOnDevices(); // each GPU's retries alone on it, in fresh workers
+            if (!m_gpus.empty()) runOnDevices(false); // each GPU's retries alone on it, in fresh workers
             while (m_gpus.empty() && !m_cancel && m_done.size() < m_tasks.size() && runWorkerOnce(false, failures)) {
             }
             for (auto& [i, r] : firstTry) {

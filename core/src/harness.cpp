@@ -26,8 +26,8 @@
 #include <csignal>
 #include <cstring>
 #include <cstdio>
-#include <filesystem>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
