@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -37,6 +38,12 @@ inline int checkSandbox() {
     }
     if (const std::string w = ks::sandboxWarning(); !w.empty()) std::cerr << "WARNING: " << w << "\n";
     return 0;
+}
+
+// `--shard K/N` (filter, bench, validate): true and K, N when `s` is K/N with 1 <= K <= N.
+inline bool parseShard(const std::string& s, int& k, int& n) {
+    char extra = 0;
+    return std::sscanf(s.c_str(), "%d/%d%c", &k, &n, &extra) == 2 && n >= 1 && k >= 1 && k <= n;
 }
 
 } // namespace ks::cli

@@ -3,6 +3,7 @@
 #include "cli_common.h"
 
 #include "ks/core/analysisreports.h"
+#include "ks/core/devices.h"
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/sandbox.h"
@@ -15,16 +16,21 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 namespace ks::cli {
@@ -40,6 +46,7 @@ struct FilterArgs {
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
     std::string shard; // "K/N"
+    std::string devices; // --devices all|0,1,...: one worker per GPU
     // The worker side (hidden): the protocol fd and the file of task ids to run.
     int workerFd = -1;
     std::string taskIdsFile;
@@ -137,11 +144,13 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     ks::Thresholds th;
     ks::Suite s;
     std::vector<ks::TaskSpec> tasks;
+    // `--task-ids -`: the ids come on stdin, one at a time, as the driver hands them out (--devices).
+    const bool streamed = a.taskIdsFile == "-";
     try {
         th = resolveThresholds(a.profile, a.thresholds);
         s = ks::loadSuite(a.suite);
         std::set<std::string> seen;
-        std::string text = ks::readFile(a.taskIdsFile);
+        std::string text = streamed ? std::string() : ks::readFile(a.taskIdsFile);
         size_t pos = 0;
         while (pos < text.size()) {
             const size_t nl = text.find('\n', pos);
@@ -194,6 +203,48 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(engine->runInfo(s.name)) + "}");
     // Fault injection for the tests (tests/results_safety_test.cmake): a worker that crashes.
     const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
+    if (streamed) {
+        // For the tests of --devices (tests/filter_devices_test.cmake), also test-only: each task
+        // takes KS_TEST_TASK_SLEEP seconds longer, and KS_TEST_WORKER_LOG gets "id
+        // CUDA_VISIBLE_DEVICES start end" (seconds since the epoch) per task.
+        const char* sleepFor = std::getenv("KS_TEST_TASK_SLEEP");
+        const char* logTo = std::getenv("KS_TEST_WORKER_LOG");
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        auto epoch = [] {
+            return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        };
+        bool cancelled = false;
+        std::string id;
+        while (!cancelled && std::getline(std::cin, id)) {
+            if (id.empty()) continue;
+            const ks::TaskSpec* t = s.find(id);
+            if (!t) {
+                std::cerr << "error: --task-ids -: no task '" << id << "' in suite '" << a.suite << "'\n";
+                return Exit::BadSuite;
+            }
+            const double t0 = epoch();
+            emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
+            if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
+            if (sleepFor) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(sleepFor)));
+            ks::TaskResult tr;
+            try {
+                tr = engine->runTask(*t);
+            } catch (const ks::Cancelled&) {
+                cancelled = true;
+                break;
+            }
+            if (logTo) {
+                std::ofstream log(logTo, std::ios::app);
+                char line[256];
+                std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epoch());
+                log << t->id << line;
+            }
+            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
+        }
+        emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
+        std::fclose(proto);
+        return cancelled ? Exit::Cancelled : Exit::Ok;
+    }
     ks::RunResults r = engine->runAll(
         tasks, s.name, th,
         [&](const ks::TaskSpec& t, int, int) {
@@ -233,6 +284,14 @@ private:
     bool m_sinkFailed = false; // begin() refused: nothing may be written
     int m_shardK = 0, m_shardN = 0;
     int m_rc = Exit::Ok;
+    // --devices: one worker per GPU, fed task by task from m_queue (positions in m_tasks, in
+    // order); m_mu guards the queue and everything record() and onStart() touch.
+    std::vector<ks::GpuSlot> m_gpus;
+    std::string m_workerDevice; // what the workers are told (--device; cuda for real GPUs)
+    std::deque<size_t> m_queue;
+    std::mutex m_mu;
+    std::atomic<bool> m_stop{false}; // a worker's problem ends the whole run (usage, unwritable)
+    std::map<int, std::string> m_gpuNames; // ordinal -> device name its worker reported
 
     void jsonl(const std::string& line) const {
         if (m_a.jsonl) std::cout << line << "\n" << std::flush;
@@ -242,6 +301,11 @@ private:
     void record(ks::TaskResult r);
     // Runs one worker over the tasks not done yet. False when the run must stop.
     bool runWorkerOnce(bool first, int& startupFailures);
+    // --devices: the tasks not done, spread over m_gpus, until none is left (or the run stops).
+    // `first`: the run's first workers (--remeasure-ceilings goes to them), not the OOM retry's.
+    void runOnDevices(bool first);
+    // One worker on GPU `g`, handed tasks from m_queue one at a time. False when this GPU is done.
+    bool runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures);
 };
 
 std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first) const {
@@ -249,7 +313,8 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     std::vector<std::string> v = {ec ? std::string("kernelsieve-cli") : self.string(), "filter", "--worker-fd", "3",
                                   "--task-ids", idsFile, "--suite", m_a.suite, "--seeds", std::to_string(m_a.seeds),
-                                  "--rng", m_a.rng, "--device", m_a.device, "--criteria", m_a.criteria};
+                                  "--rng", m_a.rng, "--device", m_workerDevice.empty() ? m_a.device : m_workerDevice,
+                                  "--criteria", m_a.criteria};
     if (!m_a.preset.empty()) v.insert(v.end(), {"--preset", m_a.preset});
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
@@ -296,8 +361,9 @@ void Driver::record(ks::TaskResult r) {
     }
     const size_t i = it->second;
     const int n = static_cast<int>(m_tasks.size());
-    std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
-                 r.id.c_str(), r.name.c_str(), r.wallSeconds, verdictLine(r, m_th).c_str());
+    const std::string onGpu = r.gpu.empty() ? "" : " gpu " + r.gpu; // --devices
+    std::fprintf(stderr, "[%*zu/%d] %-8s %-44.44s %6.2fs%s %s\n", static_cast<int>(std::to_string(n).size()), i + 1, n,
+                 r.id.c_str(), r.name.c_str(), r.wallSeconds, onGpu.c_str(), verdictLine(r, m_th).c_str());
     const std::string line = ks::taskResultToJson(r); // once, for the stream and the journal
     jsonl("{\"event\":\"task\",\"index\":" + std::to_string(i) + ",\"total\":" + std::to_string(n) +
           ",\"result\":" + line + "}");
@@ -483,6 +549,231 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     return true;
 }
 
+void Driver::runOnDevices(bool firstWorkers) {
+    // A worker whose reader is gone must not end us with SIGPIPE; the write says EPIPE instead.
+    std::signal(SIGPIPE, SIG_IGN);
+    // A second round only when a GPU gave up on tasks after the others had finished.
+    for (int round = 0; round < 2 && !m_cancel && !m_stop; ++round) {
+    {
+        std::lock_guard<std::mutex> lock(m_mu);
+        m_queue.clear();
+        for (size_t i = 0; i < m_tasks.size(); ++i)
+            if (!m_done.count(i)) m_queue.push_back(i);
+        if (m_started && m_queue.empty()) return;
+    }
+    // With nothing left, one worker still starts: it reports the device (as runWorkerOnce does).
+    const size_t n = m_queue.empty() ? 1 : std::min(m_gpus.size(), m_queue.size());
+    std::vector<std::thread> threads;
+    for (size_t d = 0; d < n; ++d)
+        threads.emplace_back([this, d, firstWorkers] {
+            const ks::GpuSlot& g = m_gpus[d];
+            int failures = 0;
+            bool first = firstWorkers;
+            while (!m_cancel && !m_stop) {
+                {
+                    std::lock_guard<std::mutex> lock(m_mu);
+                    if (m_started && m_queue.empty()) break;
+                }
+                if (!runOnGpu(g, first, failures)) break;
+                first = false;
+            }
+        });
+    for (auto& t : threads) t.join();
+    }
+}
+
+bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
+    std::unique_ptr<ks::ChildProcess> child;
+    try {
+        ks::SandboxSpec box;
+        box.writable = {ks::defaultCeilingsCacheDir()};
+        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs("-", first), box), 2,
+                                                   ks::ChildProcess::Protocol::Fd3, std::vector<std::string>{g.env()},
+                                                   true);
+    } catch (const ks::Error& e) {
+        std::lock_guard<std::mutex> lock(m_mu);
+        std::cerr << "error: cannot start the filter worker on " << g.label() << ": " << e.what() << "\n";
+        m_rc = Exit::BadDevice;
+        m_stop = true;
+        return false;
+    }
+    const std::string tag = "[" + g.label() + "] ";
+    const size_t none = static_cast<size_t>(-1);
+    size_t given = none;     // the task handed to it and not reported yet
+    std::string current;     // id of the task it said it started
+    // Hands it the next task of the queue, or end of input when none is left.
+    auto handOut = [&] {
+        std::lock_guard<std::mutex> lock(m_mu);
+        if (m_queue.empty() || m_cancel || m_stop) {
+            child->closeInput();
+            return;
+        }
+        given = m_queue.front();
+        m_queue.pop_front();
+        if (!child->writeInput(m_tasks[given].id + "\n")) child->closeInput(); // it is gone: found below
+    };
+    handOut();
+    auto taskT0 = std::chrono::steady_clock::now();
+    bool sentInt = false, sawDone = false, sawTask = false, killedForTimeout = false;
+    auto graceEnd = std::chrono::steady_clock::time_point::max();
+    std::string protocolError;
+    for (;;) {
+        std::string line;
+        ks::ChildProcess::Read got;
+        try {
+            got = child->readLine(line, 0.2);
+        } catch (const ks::Error& e) {
+            protocolError = e.what();
+            child->kill();
+            got = ks::ChildProcess::Read::Eof;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (got == ks::ChildProcess::Read::Line) {
+            std::lock_guard<std::mutex> lock(m_mu);
+            try {
+                if (const std::string p = ks::jsonNestingProblem(line); !p.empty()) throw ks::Error(p);
+                const nlohmann::json j = nlohmann::json::parse(line);
+                if (!j.is_object() || !j.contains("event") || !j.at("event").is_string())
+                    throw ks::Error("no \"event\" string");
+                const std::string ev = j.at("event").get<std::string>();
+                if (ev == "start") {
+                    const ks::RunInfo info = ks::runInfoFromJson(j.at("run").dump(), "filter worker");
+                    if (!m_gpuNames.count(g.ordinal)) {
+                        m_gpuNames[g.ordinal] = info.deviceName;
+                        m_info.gpus.push_back(std::to_string(g.ordinal) + ": " + info.deviceName +
+                                              ", CUDA_VISIBLE_DEVICES=" + g.visibleId);
+                        if (m_started && info.deviceName != m_info.deviceName)
+                            std::cerr << "warning: " << g.label() << " is a " << info.deviceName << ", not a "
+                                      << m_info.deviceName << " like the first: its tasks' timings (filter 5) are "
+                                      << "not comparable with the others'\n";
+                    }
+                    const std::vector<std::string> gpus = m_info.gpus;
+                    if (!onStart(info)) {
+                        m_stop = true;
+                        child->kill();
+                        child->wait();
+                        return false;
+                    }
+                    m_info.gpus = gpus; // onStart took the first worker's run info
+                } else if (ev == "task_start") {
+                    current = j.at("id").get<std::string>();
+                    taskT0 = now;
+                    if (auto it = m_index.find(current); it != m_index.end())
+                        jsonl("{\"event\":\"task_start\",\"index\":" + std::to_string(it->second) + ",\"total\":" +
+                              std::to_string(m_tasks.size()) + ",\"id\":" + jsonString(current) + ",\"gpu\":" +
+                              std::to_string(g.ordinal) + "}");
+                } else if (ev == "task_phase") {
+                    const std::string id = j.at("id").get<std::string>();
+                    if (auto it = m_index.find(id); it != m_index.end())
+                        jsonl("{\"event\":\"task_phase\",\"index\":" + std::to_string(it->second) + ",\"id\":" +
+                              jsonString(id) + ",\"phase\":" + jsonString(j.at("phase").get<std::string>()) + "}");
+                } else if (ev == "task") {
+                    ks::TaskResult r = ks::taskResultFromJson(j.at("result").dump(), "filter worker");
+                    r.gpu = std::to_string(g.ordinal);
+                    if (given == none || r.id != m_tasks[given].id) {
+                        std::cerr << "warning: the worker on " << g.label() << " reported task '" << r.id
+                                  << "', which it was not given; ignored\n";
+                    } else {
+                        record(std::move(r));
+                        sawTask = true;
+                        current.clear();
+                        given = none;
+                    }
+                } else if (ev == "done") {
+                    sawDone = true;
+                }
+            } catch (const std::exception& e) {
+                std::cerr << "warning: unreadable line from the filter worker on " << g.label() << " (" << e.what()
+                          << "): " << line.substr(0, 200) << "\n";
+            }
+        } else if (got == ks::ChildProcess::Read::Eof) {
+            break;
+        }
+        if (got == ks::ChildProcess::Read::Line) {
+            if (given == none && !sawDone) handOut(); // the next task as soon as one is reported
+            continue;
+        }
+        // Timeout of the read: the clocks and the flags.
+        if (m_kill || m_stop) {
+            child->kill();
+            continue;
+        }
+        if (m_cancel && !sentInt) {
+            sentInt = true;
+            child->closeInput();
+            child->signal(SIGINT); // it stops after the current seed
+            graceEnd = now + std::chrono::seconds(10);
+            std::lock_guard<std::mutex> lock(m_mu);
+            std::cerr << tag << "stopping after the current seed (Ctrl-C again to stop now)\n";
+        }
+        if (now > graceEnd) {
+            std::cerr << tag << "the worker did not stop within 10 s; killing it\n";
+            child->kill();
+            continue;
+        }
+        if (!current.empty() && !m_cancel &&
+            std::chrono::duration<double>(now - taskT0).count() > m_a.taskTimeout) {
+            killedForTimeout = true;
+            child->kill();
+        }
+    }
+    const ks::ProcessResult pr = child->wait();
+    std::lock_guard<std::mutex> lock(m_mu);
+    // A task handed out but not started goes back to the front of the queue: order is kept.
+    auto giveBack = [&] {
+        if (given != none && current.empty() && !m_done.count(given)) m_queue.push_front(given);
+        given = none;
+    };
+    if (m_cancel || m_stop) {
+        if (m_cancel) m_cancelled = true;
+        return false;
+    }
+    auto failTask = [&](const std::string& why) {
+        const auto it = m_index.find(current);
+        if (it == m_index.end() || m_done.count(it->second)) return false;
+        ks::TaskResult r = ks::resultSkeleton(m_tasks[it->second]);
+        r.status = ks::TaskStatus::Error;
+        r.error = "task " + current + ": " + why;
+        r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - taskT0).count();
+        r.gpu = std::to_string(g.ordinal);
+        record(std::move(r));
+        return true;
+    };
+    if (killedForTimeout) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", m_a.taskTimeout);
+        failTask(std::string("timed out: it ran longer than ") + buf +
+                 " s (--task-timeout); its worker was killed and the run went on");
+        startupFailures = 0;
+        return true;
+    }
+    if (sawDone && pr.exitCode == 0) {
+        giveBack();
+        return !m_queue.empty(); // normally none left; a task given back goes to a new worker
+    }
+    if (!current.empty()) {
+        failTask("the filter worker died while running it (" + pr.describe() + ")" +
+                 (protocolError.empty() ? "" : ": " + protocolError) + "; the run went on in a new worker");
+        startupFailures = 0;
+        return true;
+    }
+    giveBack();
+    // It died between tasks, or before the first: try once more, then give up on this GPU.
+    if (!m_started && pr.exitCode > 0 && pr.exitCode < 128) {
+        m_rc = pr.exitCode; // a usage or device error the worker printed
+        m_stop = true;
+        return false;
+    }
+    if (sawTask) startupFailures = 0;
+    if (++startupFailures >= 2) {
+        std::cerr << "error: the filter worker on " << g.label() << " keeps failing between tasks (" << pr.describe()
+                  << "); its tasks go to the other GPUs\n";
+        m_rc = Exit::BadDevice;
+        return false;
+    }
+    return true;
+}
+
 int Driver::run() {
     try {
         m_th = resolveThresholds(m_a.profile, m_a.thresholds);
@@ -492,6 +783,29 @@ int Driver::run() {
     } catch (const ks::Error& e) {
         std::cerr << "error: " << e.what() << "\n";
         return Exit::Usage;
+    }
+    if (!m_a.devices.empty()) {
+        // KS_FAKE_DEVICES (tests only) stands for GPUs on a machine without one: the workers then
+        // run on --device as given, each told its CUDA_VISIBLE_DEVICES.
+        try {
+            const bool fake = ks::fakeDeviceCount() >= 0;
+            if (m_a.device == "cpu" && !fake) {
+                std::cerr << "error: --devices spreads the tasks over GPUs; it does not go with --device cpu\n";
+                return Exit::Usage;
+            }
+            if (ks::visibleCudaDeviceCount() <= 0) {
+                std::cerr << "error: --devices " << m_a.devices << ": no CUDA device is visible here\n";
+                return Exit::BadDevice;
+            }
+            m_gpus = ks::resolveDevices(m_a.devices);
+            m_workerDevice = fake ? m_a.device : "cuda";
+        } catch (const ks::Error& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return Exit::Usage;
+        }
+        std::string which;
+        for (const auto& g : m_gpus) which += (which.empty() ? "" : ", ") + std::to_string(g.ordinal);
+        std::cerr << "devices: " << m_gpus.size() << " GPU(s) (" << which << "), one filter worker on each\n";
     }
     try {
         m_suite = ks::loadSuite(m_a.suite);
@@ -562,7 +876,8 @@ int Driver::run() {
     int startupFailures = 0;
     // A resumed run whose tasks are all done still starts one worker: it reports the device the
     // journal is checked against.
-    while (!m_cancel) {
+    if (!m_gpus.empty()) runOnDevices(true);
+    while (m_gpus.empty() && !m_cancel) {
         if (m_started && m_done.size() == m_tasks.size()) break;
         if (!runWorkerOnce(first, startupFailures)) break;
         first = false;
@@ -578,7 +893,8 @@ int Driver::run() {
             std::cerr << "retrying " << firstTry.size() << " task(s) that ran out of memory, alone in a fresh worker\n";
             for (const auto& [i, r] : firstTry) m_done.erase(i);
             int failures = 0;
-            while (!m_cancel && m_done.size() < m_tasks.size() && runWorkerOnce(false, failures)) {
+            if (!m_gpus.empty()) runOnDevices(false); // each GPU's retries alone on it, in fresh workers
+            while (m_gpus.empty() && !m_cancel && m_done.size() < m_tasks.size() && runWorkerOnce(false, failures)) {
             }
             for (auto& [i, r] : firstTry) {
                 auto it = m_done.find(i);
@@ -596,6 +912,10 @@ int Driver::run() {
 
     ks::RunResults results;
     results.run = m_info;
+    // --devices: the GPUs in ordinal order (their workers started in any order).
+    std::sort(results.run.gpus.begin(), results.run.gpus.end(), [](const std::string& x, const std::string& y) {
+        return std::atoi(x.c_str()) < std::atoi(y.c_str());
+    });
     results.thresholds = m_th;
     results.tasks = loadFailures;
     for (size_t i = 0; i < m_tasks.size(); ++i)
@@ -666,6 +986,9 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_option("--shard", a->shard,
                        "K/N: run only the tasks at positions K-1, K-1+N, ... of the selection (a Slurm array "
                        "task); kernelsieve-cli merge joins the N files");
+    filter->add_option("--devices", a->devices,
+                       "Spread the tasks over these GPUs of this host: all, or ordinals like 0,1 (one worker per "
+                       "GPU, tasks taken in order from one queue; the results are in task order, as one GPU's)");
     filter->add_option("--criteria", a->criteria,
                        "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
                        "inefficiency (5), redundancy (6)")

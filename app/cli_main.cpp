@@ -2,6 +2,7 @@
 // kernelsieve-cli: the headless front end of the engine the GUI uses (GPU servers, scripts, CI).
 
 #include "ks/core/compiledbaseline.h"
+#include "ks/core/devices.h"
 #include "ks/core/engine.h"
 #ifdef KS_WITH_KERNELS
 #include "ks/core/harness.h"
@@ -16,6 +17,7 @@
 #include "cli_redundancy.h"
 #include "ks/core/analysisreports.h"
 #include "ks/core/results.h"
+#include "ks/core/resultsmerge.h"
 #include "ks/core/suite.h"
 
 #include <CLI/CLI.hpp>
@@ -141,7 +143,14 @@ int main(int argc, char** argv) {
     bool bCompileOnly = false;
     int bCompileJobs = 0;
     double bCompileTimeout = 600, bPrecisionRatio = 32;
+    std::string bDevices, bShard;
     for (auto* sc : {bench, validate}) {
+        sc->add_option("--devices", bDevices,
+                       "Spread the tasks over these GPUs of this host: all, or ordinals like 0,1 (all jobs of a "
+                       "task on one GPU, one job per GPU at a time; ceilings measured on each)");
+        sc->add_option("--shard", bShard,
+                       "K/N: only the tasks at positions K-1, K-1+N, ... of the selected tasks with kernels "
+                       "(as filter --shard)");
         sc->add_option("--suite", bSuite, "'builtin' or a suite folder")->capture_default_str();
         sc->add_option("--tasks", bTasks, "Only these tasks (globs); default: every task with kernels");
         sc->add_option("--variants", bVariants, "Only these variants (globs on names)");
@@ -397,6 +406,34 @@ int main(int argc, char** argv) {
                 std::cerr << "error: no kernel found under " << bKernels << "\n";
                 return Exit::Usage;
             }
+            if (!bShard.empty()) {
+                // The tasks that have kernels, in suite order, split as filter --shard splits a
+                // selection; only their kernels are compiled.
+                int k = 0, n = 0;
+                if (!ks::cli::parseShard(bShard, k, n)) {
+                    std::cerr << "error: --shard '" << bShard << "': expected K/N with 1 <= K <= N, e.g. 3/8\n";
+                    return Exit::Usage;
+                }
+                std::vector<std::string> withKernels;
+                for (const auto& t : bs.tasks)
+                    for (const auto& fk : found)
+                        if (fk.taskId == t.id) {
+                            withKernels.push_back(t.id);
+                            break;
+                        }
+                std::set<std::string> mine;
+                for (size_t i : ks::shardPositions(withKernels.size(), k, n)) mine.insert(withKernels[i]);
+                std::vector<ks::ExternalKernel> kept;
+                for (auto& fk : found)
+                    if (mine.count(fk.taskId)) kept.push_back(std::move(fk));
+                std::cerr << "shard " << k << "/" << n << ": " << mine.size() << " of " << withKernels.size()
+                          << " tasks with kernels (" << kept.size() << " kernels)\n";
+                if (kept.empty()) {
+                    std::cerr << "error: shard " << bShard << " has no task with kernels\n";
+                    return Exit::BadSuite;
+                }
+                found = std::move(kept);
+            }
             ks::CompileOptions copt;
             copt.cacheDir = bCacheDir;
             copt.jobs = bCompileJobs;
@@ -462,6 +499,25 @@ int main(int argc, char** argv) {
             for (const auto& t : ks::selectTasks(bs, bTasks))
                 if (!ks::opForTask(t.id).empty()) btasks.push_back(t);
         }
+        int shardK = 0, shardN = 0;
+        if (!bShard.empty()) {
+            if (!ks::cli::parseShard(bShard, shardK, shardN)) {
+                std::cerr << "error: --shard '" << bShard << "': expected K/N with 1 <= K <= N, e.g. 3/8\n";
+                return Exit::Usage;
+            }
+            // Over the built-ins' tasks here; with --kernels the kernels were sharded by task before compiling.
+            if (bKernels.empty()) {
+                std::vector<ks::TaskSpec> mine;
+                for (size_t i : ks::shardPositions(btasks.size(), shardK, shardN)) mine.push_back(btasks[i]);
+                std::cerr << "shard " << shardK << "/" << shardN << ": " << mine.size() << " of " << btasks.size()
+                          << " tasks\n";
+                if (mine.empty() && !btasks.empty()) {
+                    std::cerr << "error: shard " << bShard << " has no task (" << btasks.size() << " selected)\n";
+                    return Exit::BadSuite;
+                }
+                btasks = std::move(mine);
+            }
+        }
         if (btasks.empty() && !bKernels.empty()) {
             std::cerr << "error: none of the kernels under " << bKernels << " could be placed on a task of suite '" << bSuite
                       << "' (see the refusals above)\n";
@@ -484,6 +540,17 @@ int main(int argc, char** argv) {
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
             return Exit::BadDevice;
+        }
+        if (!bDevices.empty()) {
+            try {
+                ho.devices = ks::resolveDevices(bDevices);
+            } catch (const ks::Error& e) {
+                std::cerr << "error: " << e.what() << "\n";
+                return Exit::Usage;
+            }
+            std::string which;
+            for (const auto& g : ho.devices) which += (which.empty() ? "" : ", ") + std::to_string(g.ordinal);
+            std::cerr << "devices: " << ho.devices.size() << " GPU(s) (" << which << "), one task per GPU at a time\n";
         }
         std::signal(SIGINT, onSignal);
         std::signal(SIGTERM, onSignal);
@@ -515,6 +582,8 @@ int main(int argc, char** argv) {
             std::cerr << "error: " << e.what() << "\n";
             return Exit::BadDevice;
         }
+        run.shardIndex = shardK;
+        run.shardCount = shardN;
         // Summary table: one column pair (speedup, 95 % interval) per baseline of the run.
         const std::vector<std::string>& kinds = run.baselines;
         auto clockNote = [](const ks::TimingStats& t) -> std::string {

@@ -2,6 +2,7 @@
 // The harness's orchestration on a machine without a GPU: a fake worker script answers the jobs,
 // and crashes on some variants, to check isolation, assembly and the results file round trip.
 #include "ks/core/harness.h"
+#include "ks/core/process.h"
 #include "ks/core/suite.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace ks;
 
@@ -252,4 +257,217 @@ TEST(BenchOrchestration, OldBenchFilesHaveOnlyTheEagerBaseline) {
             EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
         }
     }
+}
+
+// --devices (issue 17): the tasks' job sequences spread over the GPUs of one host.
+namespace {
+struct JobRecord {
+    std::string job, task, gpu;
+    double start = 0, end = 0;
+};
+std::vector<JobRecord> readDeviceLog(const std::string& path) {
+    std::vector<JobRecord> out;
+    std::ifstream in(path);
+    JobRecord r;
+    while (in >> r.job >> r.task >> r.gpu >> r.start >> r.end) out.push_back(r);
+    return out;
+}
+std::vector<TaskSpec> tasksWithKernelsOfBuiltins() {
+    std::vector<TaskSpec> out;
+    for (const auto& t : loadBuiltinSuite().tasks)
+        if (!opForTask(t.id).empty()) out.push_back(t);
+    return out;
+}
+// Pairs of jobs that ran at once on one GPU.
+int overlapsOnOneGpu(const std::vector<JobRecord>& jobs) {
+    int n = 0;
+    for (size_t a = 0; a < jobs.size(); ++a)
+        for (size_t b = a + 1; b < jobs.size(); ++b)
+            n += jobs[a].gpu == jobs[b].gpu && jobs[a].start < jobs[b].end && jobs[b].start < jobs[a].end;
+    return n;
+}
+// The file without what says where and when it ran.
+std::string withoutProvenance(BenchRun b) {
+    b.created.clear();
+    b.gpus.clear();
+    for (auto& t : b.tasks) t.gpu.clear();
+    return benchToJson(b);
+}
+} // namespace
+
+TEST(BenchDevices, ParsesTheDeviceList) {
+    auto ids = [](const std::vector<GpuSlot>& v) {
+        std::string s;
+        for (const auto& g : v) s += std::to_string(g.ordinal) + "=" + g.visibleId + " ";
+        return s;
+    };
+    EXPECT_EQ(ids(parseDeviceList("all", 3, nullptr)), "0=0 1=1 2=2 ");
+    EXPECT_EQ(ids(parseDeviceList("2,0", 3, nullptr)), "2=2 0=0 ");
+    // inside an allocation (CUDA_VISIBLE_DEVICES=4,GPU-ab12): ordinal i is its i-th entry
+    EXPECT_EQ(ids(parseDeviceList("all", 2, "4,GPU-ab12")), "0=4 1=GPU-ab12 ");
+    EXPECT_EQ(ids(parseDeviceList("1", 2, "4,5")), "1=5 ");
+    EXPECT_EQ(parseDeviceList("0", 1, nullptr)[0].env(), "CUDA_VISIBLE_DEVICES=0");
+    for (const auto& [spec, count, needle] :
+         std::vector<std::tuple<std::string, int, std::string>>{{"2", 2, "does not exist"}, {"0,0", 2, "given twice"},
+                                                                {"x", 2, "ordinals"}, {"", 2, "ordinals"},
+                                                                {"-1", 2, "ordinals"}, {"all", 0, "no CUDA device"}}) {
+        try {
+            parseDeviceList(spec, count, nullptr);
+            ADD_FAILURE() << spec;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << spec << ": " << e.what();
+        }
+    }
+    setenv("KS_FAKE_DEVICES", "4", 1);
+    EXPECT_EQ(ids(resolveDevices("all")), "0=0 1=1 2=2 3=3 ");
+    EXPECT_EQ(visibleCudaDeviceCount(), 4);
+    setenv("KS_FAKE_DEVICES", "lots", 1);
+    EXPECT_THROW(resolveDevices("all"), Error);
+    unsetenv("KS_FAKE_DEVICES");
+}
+
+// Every task ran exactly once, all its jobs on one GPU of those given, never two jobs on one GPU
+// at once, the GPUs in parallel; the file is the one-GPU run's, in task order.
+TEST(BenchDevices, SpreadsTasksOverTheGpusOneJobPerGpuAtATime) {
+    unsetenv("FAKE_CRASH");
+    const auto tasks = tasksWithKernelsOfBuiltins();
+    ASSERT_GE(tasks.size(), 4u);
+    const WorkerCommand fake{std::string(KS_TEST_DATA) + "/fake_worker.sh", {}};
+    HarnessOptions o;
+    const BenchRun one = runBench(tasks, "builtin", o, fake);
+    ASSERT_EQ(one.tasks.size(), tasks.size());
+    EXPECT_TRUE(one.gpus.empty());
+
+    const std::string log = ::testing::TempDir() + "ks_fake_devices.log";
+    std::remove(log.c_str());
+    setenv("FAKE_DEVICE_LOG", log.c_str(), 1);
+    setenv("FAKE_SLEEP", "0.05", 1);
+    o.devices = parseDeviceList("0,2,3", 4, nullptr);
+    std::vector<std::string> lines;
+    const BenchRun many = runBench(tasks, "builtin", o, fake, [&](const std::string& l) { lines.push_back(l); });
+    unsetenv("FAKE_DEVICE_LOG");
+    unsetenv("FAKE_SLEEP");
+
+    ASSERT_EQ(many.tasks.size(), tasks.size());
+    EXPECT_EQ(withoutProvenance(many), withoutProvenance(one));
+    for (size_t i = 0; i < tasks.size(); ++i) EXPECT_EQ(many.tasks[i].taskId, one.tasks[i].taskId);
+    ASSERT_EQ(many.gpus.size(), 3u);
+    EXPECT_EQ(many.gpus[1].id, "2");
+    EXPECT_EQ(many.gpus[1].name, "Fake GPU");
+    EXPECT_DOUBLE_EQ(many.gpus[2].copyBandwidthGBs, 4000);
+    const BenchRun back = benchFromJson(benchToJson(many), "mem");
+    EXPECT_EQ(benchToJson(back), benchToJson(many));
+
+    const auto jobs = readDeviceLog(log);
+    std::map<std::string, int> ceilings;
+    std::map<std::string, std::set<std::string>> gpusOfTask;
+    std::map<std::string, int> baselines;
+    for (const auto& j : jobs) {
+        EXPECT_TRUE(j.gpu == "0" || j.gpu == "2" || j.gpu == "3") << j.job << " " << j.task << " ran on " << j.gpu;
+        if (j.job == "ceilings") ++ceilings[j.gpu];
+        else gpusOfTask[j.task].insert(j.gpu);
+        if (j.job == "baseline") ++baselines[j.task];
+    }
+    EXPECT_EQ(ceilings, (std::map<std::string, int>{{"0", 1}, {"2", 1}, {"3", 1}})); // measured on each GPU
+    std::set<std::string> used;
+    for (const auto& t : many.tasks) {
+        EXPECT_EQ(baselines[t.taskId], 1) << t.taskId; // ran exactly once
+        ASSERT_EQ(gpusOfTask[t.taskId].size(), 1u) << t.taskId; // all its jobs on one GPU
+        EXPECT_EQ(*gpusOfTask[t.taskId].begin(), t.gpu) << t.taskId; // the one the file names
+        used.insert(t.gpu);
+    }
+    EXPECT_EQ(used.size(), 3u); // every GPU got work
+    // No two jobs on one GPU at once; jobs on different GPUs did overlap (it ran in parallel).
+    bool parallel = false;
+    for (size_t a = 0; a < jobs.size(); ++a)
+        for (size_t b = a + 1; b < jobs.size(); ++b) {
+            const bool overlap = jobs[a].start < jobs[b].end && jobs[b].start < jobs[a].end;
+            if (jobs[a].gpu == jobs[b].gpu)
+                EXPECT_FALSE(overlap) << jobs[a].job << " " << jobs[a].task << " and " << jobs[b].job << " "
+                                      << jobs[b].task << " overlap on GPU " << jobs[a].gpu;
+            else parallel = parallel || overlap;
+        }
+    EXPECT_TRUE(parallel);
+    EXPECT_EQ(overlapsOnOneGpu(jobs), 0);
+    // progress lines say which GPU
+    bool tagged = false;
+    for (const auto& l : lines) tagged = tagged || l.rfind("[gpu 2] ", 0) == 0;
+    EXPECT_TRUE(tagged);
+
+    // The check can fail: two slots handed the same GPU do share it.
+    std::remove(log.c_str());
+    setenv("FAKE_DEVICE_LOG", log.c_str(), 1);
+    setenv("FAKE_SLEEP", "0.05", 1);
+    o.devices = {GpuSlot{0, "7"}, GpuSlot{1, "7"}};
+    runBench(tasks, "builtin", o, fake);
+    unsetenv("FAKE_DEVICE_LOG");
+    unsetenv("FAKE_SLEEP");
+    EXPECT_GT(overlapsOnOneGpu(readDeviceLog(log)), 0);
+}
+
+// A worker that crashes on one GPU fails its own variants only; the other GPU's results stand.
+TEST(BenchDevices, ACrashOnOneGpuLosesNothingOfTheOther) {
+    unsetenv("FAKE_CRASH");
+    setenv("FAKE_CRASH_DEVICE", "1", 1);
+    setenv("FAKE_SLEEP", "0.02", 1);
+    const auto tasks = tasksWithKernelsOfBuiltins();
+    HarnessOptions o;
+    o.devices = parseDeviceList("all", 2, nullptr);
+    const BenchRun run = runBench(tasks, "builtin", o, {std::string(KS_TEST_DATA) + "/fake_worker.sh", {}});
+    unsetenv("FAKE_CRASH_DEVICE");
+    unsetenv("FAKE_SLEEP");
+    ASSERT_EQ(run.tasks.size(), tasks.size());
+    int on0 = 0, on1 = 0;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        const TaskBench& t = run.tasks[i];
+        EXPECT_EQ(t.taskId, tasks[i].id);
+        EXPECT_DOUBLE_EQ(t.baseline.medianMs, 2.0) << t.taskId;
+        ASSERT_FALSE(t.variants.empty()) << t.taskId;
+        for (const auto& v : t.variants) {
+            if (t.gpu == "1") {
+                EXPECT_FALSE(v.validation.passed) << t.taskId << " " << v.name;
+                EXPECT_NE(v.error.find("signal 11"), std::string::npos) << v.error;
+                EXPECT_NE(v.error.find("crashing on GPU 1"), std::string::npos) << v.error;
+            } else {
+                EXPECT_EQ(t.gpu, "0");
+                EXPECT_TRUE(v.validation.passed) << t.taskId << " " << v.name;
+                EXPECT_DOUBLE_EQ(v.speedup, 4.0);
+            }
+        }
+        (t.gpu == "1" ? on1 : on0)++;
+    }
+    EXPECT_GT(on0, 0);
+    EXPECT_GT(on1, 0);
+}
+
+// What the --devices schedulers rely on: a child gets the variables given (over ours) and, with an
+// input pipe, the lines written to it and end of input when it is closed.
+TEST(BenchDevices, ChildProcessEnvironmentAndInput) {
+    setenv("KS_TEST_PARENT_VAR", "parent", 1);
+    setenv("KS_TEST_REPLACED", "old", 1);
+    ChildProcess c({"/bin/sh", "-c",
+                    "read a; echo \"$a $KS_TEST_PARENT_VAR $KS_TEST_REPLACED $CUDA_VISIBLE_DEVICES\" >&3; cat >&3; "
+                    "echo end >&3"},
+                   -1, ChildProcess::Protocol::Fd3, {"KS_TEST_REPLACED=new", "CUDA_VISIBLE_DEVICES=3"}, true);
+    ASSERT_TRUE(c.writeInput("L1-12\n"));
+    std::string line;
+    ASSERT_EQ(c.readLine(line, 20), ChildProcess::Read::Line);
+    EXPECT_EQ(line, "L1-12 parent new 3");
+    ASSERT_TRUE(c.writeInput("more\n"));
+    ASSERT_EQ(c.readLine(line, 20), ChildProcess::Read::Line);
+    EXPECT_EQ(line, "more");
+    c.closeInput();
+    EXPECT_FALSE(c.writeInput("late\n"));
+    ASSERT_EQ(c.readLine(line, 20), ChildProcess::Read::Line);
+    EXPECT_EQ(line, "end");
+    EXPECT_EQ(c.readLine(line, 20), ChildProcess::Read::Eof);
+    EXPECT_EQ(c.wait().exitCode, 0);
+    // runProcess too
+    const std::string out = ::testing::TempDir() + "ks_env_out.txt";
+    const ProcessResult r = runProcess({"/bin/sh", "-c", "echo $CUDA_VISIBLE_DEVICES $KS_TEST_REPLACED"}, out, 20,
+                                       nullptr, {}, false, {"CUDA_VISIBLE_DEVICES=GPU-ab"});
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(fileTail(out), "GPU-ab old\n");
+    unsetenv("KS_TEST_PARENT_VAR");
+    unsetenv("KS_TEST_REPLACED");
 }

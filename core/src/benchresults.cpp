@@ -302,11 +302,25 @@ std::string benchToJson(const BenchRun& b, int indent) {
     if (!b.dims.empty()) j["run"]["dims"] = b.dims;
     j["run"]["baselines"] = b.baselines;
     if (!b.clockSource.empty()) j["run"]["clock_source"] = b.clockSource;
+    if (!b.gpus.empty()) {
+        j["run"]["gpus"] = json::array();
+        for (const auto& g : b.gpus)
+            j["run"]["gpus"].push_back({{"id", g.id},
+                                        {"visible_id", g.visibleId},
+                                        {"device_name", g.name},
+                                        {"sm_clock", g.smClock},
+                                        {"mem_clock", g.memClock},
+                                        {"clock_source", g.clockSource},
+                                        {"copy_bandwidth_gbs", num(g.copyBandwidthGBs)},
+                                        {"fp32_peak_tflops", num(g.fp32PeakTflops)}});
+    }
+    if (b.shardCount > 0) j["run"]["shard"] = {{"index", b.shardIndex}, {"count", b.shardCount}};
     j["tasks"] = json::array();
     for (const auto& t : b.tasks) {
         json tj{{"task_id", t.taskId},        {"task_name", t.taskName},     {"op", t.op},
                 {"shape", t.shape},           {"min_bytes", num(t.minBytes)}, {"flops", num(t.flops)},
                 {"baseline", timingToJson(t.baseline)}, {"baseline_error", t.baselineError}};
+        if (!t.gpu.empty()) tj["gpu"] = t.gpu;
         tj["variants"] = json::array();
         for (const auto& v : t.variants)
             tj["variants"].push_back({{"name", v.name},
@@ -480,9 +494,28 @@ BenchRun benchFromJson(const std::string& text, const std::string& path) {
                 b.dims[name] = size.get<int64_t>();
             }
         }
+        if (r.contains("gpus") && !r.at("gpus").is_array()) throw Error("run.gpus must be an array");
+        for (const auto& gj : r.value("gpus", json::array())) {
+            BenchGpu g;
+            g.id = getString(gj, "id");
+            g.visibleId = getString(gj, "visible_id");
+            g.name = getString(gj, "device_name");
+            g.smClock = getString(gj, "sm_clock");
+            g.memClock = getString(gj, "mem_clock");
+            g.clockSource = getString(gj, "clock_source");
+            g.copyBandwidthGBs = getNum(gj, "copy_bandwidth_gbs");
+            g.fp32PeakTflops = getNum(gj, "fp32_peak_tflops");
+            b.gpus.push_back(std::move(g));
+        }
+        if (r.contains("shard")) {
+            const json& sh = r.at("shard");
+            b.shardCount = static_cast<int>(getInt(sh, "count", 0, 1, 1'000'000));
+            b.shardIndex = static_cast<int>(getInt(sh, "index", 0, 1, b.shardCount));
+        }
         for (const auto& tj : j.value("tasks", json::array())) {
             TaskBench t;
             t.taskId = getString(tj, "task_id");
+            t.gpu = getString(tj, "gpu");
             t.taskName = getString(tj, "task_name");
             t.op = getString(tj, "op");
             t.shape = jsonutil::getShape(tj, "shape");

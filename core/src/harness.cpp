@@ -26,9 +26,11 @@
 #include <csignal>
 #include <cstring>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -668,14 +670,14 @@ struct SpawnResult {
 
 // A worker runs through runProcess: its own process group, killed whole on a timeout or cancel.
 SpawnResult spawnWorker(const WorkerCommand& w, const std::vector<std::string>& args, const std::string& logPath,
-                        double timeoutSeconds, const std::atomic<bool>* cancel) {
+                        double timeoutSeconds, const std::atomic<bool>* cancel, const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv{w.executable};
     argv.insert(argv.end(), w.prefixArgs.begin(), w.prefixArgs.end());
     argv.insert(argv.end(), args.begin(), args.end());
     // External kernels are strangers' native code: the worker may write its job folder only.
     SandboxSpec box;
     box.writable = {std::filesystem::path(logPath).parent_path().string()};
-    const ProcessResult p = runProcess(sandboxed(argv, box), logPath, timeoutSeconds, cancel);
+    const ProcessResult p = runProcess(sandboxed(argv, box), logPath, timeoutSeconds, cancel, {}, false, env);
     SpawnResult res;
     if (!p.startError.empty()) {
         res.logTail = "cannot start worker: " + p.startError;
@@ -861,6 +863,10 @@ VariantResult externalSkeleton(const ExternalJob& job) {
 
 // The interval and the U test from the samples both workers kept. The point estimate stays the
 // worker's ratio of its full-sample medians.
+// runBench's progress lines from the thread of a GPU (--devices) start with its name. At namespace
+// scope: a block-scope thread_local is only constructed in threads that pass its declaration.
+thread_local std::string sayPrefix;
+
 static void attachSpeedupStats(VariantResult& vr, const TimingStats& baseline) {
     // Workers time the baselines interleaved with the variant and bring their own interval;
     // this fallback (the separate baseline job's kept samples) is for a worker that could not.
@@ -876,18 +882,21 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                   const std::map<std::string, BaselineCompileResult>& compiled) {
     namespace fs = std::filesystem;
     const bool wantCompiled = std::find(opt.baselines.begin(), opt.baselines.end(), "compiled") != opt.baselines.end();
+    // With --devices, one thread per GPU reports: lines are whole and say which GPU.
+    std::mutex sayMutex;
     auto say = [&](const std::string& s) {
-        if (progress) progress(s);
+        std::lock_guard<std::mutex> lock(sayMutex);
+        if (progress) progress(sayPrefix + s);
     };
     const fs::path dir = fs::temp_directory_path() / ("kernelsieve-bench-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    int jobNo = 0;
+    std::atomic<int> jobNo{0};
     const std::string optJson = harnessOptionsToJson(opt);
-    // Runs one job; returns its JSON or sets `failure`.
-    auto runJob = [&](std::vector<std::string> args, std::string& failure) -> json {
+    // Runs one job (on the GPU `env` gives it, with --devices); returns its JSON or sets `failure`.
+    auto runJobOn = [&](const std::vector<std::string>& env, std::vector<std::string> args, std::string& failure) -> json {
         const std::string base = (dir / ("job" + std::to_string(++jobNo))).string();
         args.insert(args.end(), {"--options", optJson, "--result", base + ".json"});
-        const SpawnResult s = spawnWorker(worker, args, base + ".log", opt.jobTimeoutSeconds, cancel);
+        const SpawnResult s = spawnWorker(worker, args, base + ".log", opt.jobTimeoutSeconds, cancel, env);
         json j;
         if (fs::exists(base + ".json")) {
             try {
@@ -918,11 +927,30 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
         say(std::string("task dims set for this run (") + presetName(opt.preset) + " preset): " + set);
     }
     say("measuring the device's copy bandwidth and FP32 peak");
-    std::string failure;
-    const json ceil = runJob({"--job", "ceilings"}, failure);
+    std::string ceilFailure;
+    // With --devices, on every GPU at once (each on its own): a task's variants are judged by the
+    // ceilings of the GPU they ran on. The run's device fields are the first GPU's.
+    std::vector<json> gpuCeil(opt.devices.size());
+    json ceil;
+    if (opt.devices.empty()) {
+        ceil = runJobOn({}, {"--job", "ceilings"}, ceilFailure);
+    } else {
+        std::vector<std::string> why(opt.devices.size());
+        std::vector<std::thread> threads;
+        for (size_t d = 0; d < opt.devices.size(); ++d)
+            threads.emplace_back([&, d] { gpuCeil[d] = runJobOn({opt.devices[d].env()}, {"--job", "ceilings"}, why[d]); });
+        for (auto& t : threads) t.join();
+        ceil = gpuCeil[0];
+        for (size_t d = 0; d < opt.devices.size(); ++d)
+            if (gpuCeil[d].is_null()) {
+                ceil = json();
+                ceilFailure = opt.devices[d].label() + " (CUDA_VISIBLE_DEVICES=" + opt.devices[d].visibleId + "): " + why[d];
+                break;
+            }
+    }
     if (ceil.is_null()) {
         removeTree(dir.string());
-        throw Error("cannot measure the device (" + failure + ")");
+        throw Error("cannot measure the device (" + ceilFailure + ")");
     }
     run.deviceName = ceil.value("device_name", "");
     run.driver = ceil.value("driver", "");
@@ -938,10 +966,38 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
     const double l2 = ceil.value("l2_bytes", 0.0);
     say("copy " + std::to_string(static_cast<int>(run.copyBandwidthGBs)) + " GB/s, FP32 " +
         std::to_string(run.fp32PeakTflops) + " TFLOP/s on " + run.deviceName);
-    const std::vector<std::string> ceilArgs{"--copy-gbs", exact(run.copyBandwidthGBs), "--fp32-tflops",
-                                            exact(run.fp32PeakTflops), "--l2-bytes", exact(l2)};
+    const std::vector<std::string> runCeilArgs{"--copy-gbs", exact(run.copyBandwidthGBs), "--fp32-tflops",
+                                               exact(run.fp32PeakTflops), "--l2-bytes", exact(l2)};
+    for (size_t d = 0; d < opt.devices.size(); ++d) {
+        const json& c = gpuCeil[d];
+        BenchGpu g;
+        g.id = std::to_string(opt.devices[d].ordinal);
+        g.visibleId = opt.devices[d].visibleId;
+        g.name = c.value("device_name", "");
+        g.smClock = c.value("sm_clock", "");
+        g.memClock = c.value("mem_clock", "");
+        g.clockSource = c.value("clock_source", "");
+        g.copyBandwidthGBs = c.value("copy_bandwidth_gbs", 0.0);
+        g.fp32PeakTflops = c.value("fp32_peak_tflops", 0.0);
+        if (d > 0)
+            say(opt.devices[d].label() + ": copy " + std::to_string(static_cast<int>(g.copyBandwidthGBs)) + " GB/s, FP32 " +
+                std::to_string(g.fp32PeakTflops) + " TFLOP/s on " + g.name +
+                (g.name == run.deviceName ? "" : " -- NOT the first GPU's model (" + run.deviceName +
+                                                     "): its tasks' timings are not comparable with the others'"));
+        run.gpus.push_back(std::move(g));
+    }
 
-    for (TaskSpec spec : tasks) {
+    // The tasks' job sequences: in order on the one device, or (--devices) pulled in order from a
+    // shared queue by one thread per GPU, each running one job at a time on its GPU. run.tasks is
+    // assembled in task order either way.
+    std::vector<std::optional<TaskBench>> benched(tasks.size());
+    std::atomic<size_t> nextTask{0};
+    auto benchTasks = [&](const std::vector<std::string>& env, const std::vector<std::string>& ceilArgs,
+                          const std::string& gpu) {
+    std::string failure;
+    auto runJob = [&](std::vector<std::string> args, std::string& f) { return runJobOn(env, std::move(args), f); };
+    for (size_t ti; (ti = nextTask++) < tasks.size();) {
+        TaskSpec spec = tasks[ti];
         if (cancel && cancel->load()) break;
         spec.overrideDims(opt.preset, opt.dims); // as the workers will see it
         const auto bit = bindings().find(spec.id);
@@ -1070,8 +1126,38 @@ BenchRun runBench(const std::vector<TaskSpec>& tasks, const std::string& suite, 
                 (verdictDetail(vr).empty() ? "" : " (" + verdictDetail(vr).substr(0, 300) + ")"));
             tb.variants.push_back(std::move(vr));
         }
-        run.tasks.push_back(std::move(tb));
+        tb.gpu = gpu;
+        benched[ti] = std::move(tb);
     }
+    };
+    if (opt.devices.empty()) {
+        benchTasks({}, runCeilArgs, "");
+    } else {
+        std::vector<std::thread> threads;
+        std::vector<std::exception_ptr> errors(opt.devices.size());
+        for (size_t d = 0; d < opt.devices.size(); ++d)
+            threads.emplace_back([&, d] {
+                sayPrefix = "[" + opt.devices[d].label() + "] ";
+                const json& c = gpuCeil[d];
+                const std::vector<std::string> ceilArgs{"--copy-gbs", exact(c.value("copy_bandwidth_gbs", 0.0)),
+                                                        "--fp32-tflops", exact(c.value("fp32_peak_tflops", 0.0)),
+                                                        "--l2-bytes", exact(c.value("l2_bytes", 0.0))};
+                try {
+                    benchTasks({opt.devices[d].env()}, ceilArgs, std::to_string(opt.devices[d].ordinal));
+                } catch (...) {
+                    errors[d] = std::current_exception();
+                    nextTask = tasks.size(); // the others finish their task and stop
+                }
+            });
+        for (auto& t : threads) t.join();
+        for (const auto& e : errors)
+            if (e) {
+                removeTree(dir.string());
+                std::rethrow_exception(e);
+            }
+    }
+    for (auto& tb : benched)
+        if (tb) run.tasks.push_back(std::move(*tb));
     removeTree(dir.string());
     return run;
 }

@@ -31,8 +31,32 @@ std::string ProcessResult::describe() const {
     return "exit status " + std::to_string(exitCode);
 }
 
+std::vector<std::string> environmentWith(const std::vector<std::string>& extra) {
+    std::vector<std::string> env;
+    auto nameOf = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+    for (char** e = environ; e && *e; ++e) {
+        const std::string kv = *e;
+        bool replaced = false;
+        for (const auto& x : extra) replaced = replaced || nameOf(x) == nameOf(kv);
+        if (!replaced) env.push_back(kv);
+    }
+    env.insert(env.end(), extra.begin(), extra.end());
+    return env;
+}
+
+namespace {
+// NULL-terminated pointers into `env` (which must outlive them); environ when `env` is empty.
+std::vector<char*> envPointers(std::vector<std::string>& env) {
+    std::vector<char*> p;
+    for (auto& s : env) p.push_back(s.data());
+    p.push_back(nullptr);
+    return p;
+}
+} // namespace
+
 ProcessResult runProcess(const std::vector<std::string>& argvIn, const std::string& outputPath, double timeoutSeconds,
-                         const std::atomic<bool>* cancel, const std::string& workDir, bool append) {
+                         const std::atomic<bool>* cancel, const std::string& workDir, bool append,
+                         const std::vector<std::string>& extraEnv) {
     ProcessResult res;
     if (argvIn.empty()) {
         res.startError = "no command";
@@ -56,9 +80,12 @@ ProcessResult runProcess(const std::vector<std::string>& argvIn, const std::stri
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attr, 0);
     pid_t pid = 0;
+    std::vector<std::string> envS = extraEnv.empty() ? std::vector<std::string>{} : environmentWith(extraEnv);
+    std::vector<char*> envP = envPointers(envS);
+    char** envp = extraEnv.empty() ? environ : envP.data();
     const int rc = argvS[0].find('/') == std::string::npos
-                       ? posix_spawnp(&pid, argvS[0].c_str(), &fa, &attr, argv.data(), environ)
-                       : posix_spawn(&pid, argvS[0].c_str(), &fa, &attr, argv.data(), environ);
+                       ? posix_spawnp(&pid, argvS[0].c_str(), &fa, &attr, argv.data(), envp)
+                       : posix_spawn(&pid, argvS[0].c_str(), &fa, &attr, argv.data(), envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
@@ -88,15 +115,27 @@ ProcessResult runProcess(const std::vector<std::string>& argvIn, const std::stri
     return res;
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd, Protocol where) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd, Protocol where,
+                           const std::vector<std::string>& extraEnv, bool inputPipe) {
     if (argvIn.empty()) throw Error("no command");
     std::vector<std::string> argvS = argvIn;
     std::vector<char*> argv;
     for (auto& s : argvS) argv.push_back(s.data());
     argv.push_back(nullptr);
+    // Built before fork: the child may only make async-signal-safe calls.
+    std::vector<std::string> envS = extraEnv.empty() ? std::vector<std::string>{} : environmentWith(extraEnv);
+    std::vector<char*> envP = envPointers(envS);
+    char** envp = extraEnv.empty() ? environ : envP.data();
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
-    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int in[2] = {-1, -1};
+    if (inputPipe && ::pipe2(in, O_CLOEXEC) != 0) {
+        const int err = errno;
+        ::close(p[0]);
+        ::close(p[1]);
+        throw Error(std::string("cannot create a pipe: ") + std::strerror(err));
+    }
+    const int devnull = inputPipe ? in[0] : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -104,6 +143,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd,
         ::close(p[0]);
         ::close(p[1]);
         if (devnull >= 0) ::close(devnull);
+        if (in[1] >= 0) ::close(in[1]);
         throw Error("cannot start " + argvS[0] + ": " + std::strerror(err));
     }
     if (pid == 0) {
@@ -126,8 +166,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd,
             ::dup2(p[1], 3);
             ::syscall(SYS_close_range, 4U, ~0U, 0U);
         }
-        if (std::strchr(argv[0], '/')) ::execv(argv[0], argv.data());
-        else ::execvp(argv[0], argv.data());
+        if (std::strchr(argv[0], '/')) ::execve(argv[0], argv.data(), envp);
+        else ::execvpe(argv[0], argv.data(), envp);
         const char msg[] = "kernelsieve: cannot exec the worker\n";
         [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
         ::_exit(127);
@@ -136,6 +176,24 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argvIn, int stdoutFd,
     if (devnull >= 0) ::close(devnull);
     m_pid = pid;
     m_fd = p[0];
+    m_in = in[1];
+}
+
+bool ChildProcess::writeInput(const std::string& text) {
+    size_t off = 0;
+    while (m_in >= 0 && off < text.size()) {
+        // A reader that is gone raises SIGPIPE: callers that feed workers ignore it, and get EPIPE.
+        const ssize_t n = ::write(m_in, text.data() + off, text.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        off += static_cast<size_t>(n);
+    }
+    return m_in >= 0;
+}
+
+void ChildProcess::closeInput() {
+    if (m_in >= 0) ::close(m_in);
+    m_in = -1;
 }
 
 ChildProcess::~ChildProcess() {
@@ -146,6 +204,7 @@ ChildProcess::~ChildProcess() {
         ::kill(-m_pid, SIGKILL); // leftovers of the group
     }
     if (m_fd >= 0) ::close(m_fd);
+    closeInput();
 }
 
 ChildProcess::Read ChildProcess::readLine(std::string& line, double seconds, size_t maxLine) {

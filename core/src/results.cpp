@@ -114,6 +114,7 @@ json taskToJsonObj(const TaskResult& t) {
     j["timings"] = {{"wall_s", num(t.wallSeconds)},
                     {"run_ms_median", num(t.runMsMedian)},
                     {"peak_memory_bytes", t.peakMemoryBytes}};
+    if (!t.gpu.empty()) j["gpu"] = t.gpu;
     if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
     if (t.redundancy) j["redundancy"] = redundancyReportToJson(*t.redundancy);
     j["source"] = t.source;
@@ -169,6 +170,7 @@ TaskResult taskFromJsonObj(const json& j) {
         t.wallSeconds = getNum(tim, "wall_s", 0);
         t.runMsMedian = getNum(tim, "run_ms_median");
         t.peakMemoryBytes = getCount(tim, "peak_memory_bytes");
+        t.gpu = getString(j, "gpu");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {
             if (j.contains("inefficiency") && !j.at("inefficiency").is_null())
@@ -213,6 +215,7 @@ json runInfoToObj(const RunInfo& r) {
     // Only when set: files of unsharded, unmerged runs stay as they were.
     if (r.shardCount > 0) j["shard"] = {{"index", r.shardIndex}, {"count", r.shardCount}};
     if (!r.mergedFrom.empty()) j["merged_from"] = r.mergedFrom;
+    if (!r.gpus.empty()) j["gpus"] = r.gpus;
     return j;
 }
 
@@ -251,6 +254,7 @@ RunInfo runInfoFromObj(const json& j) {
                 r.mergedFrom.push_back(x.get<std::string>());
             }
         }
+        if (j.contains("gpus")) r.gpus = jsonutil::getStrings(j, "gpus");
     } catch (const Error& e) {
         throw Error(std::string("run: ") + e.what());
     }

@@ -5,11 +5,16 @@
 # FAKE_OPTIONS_LOG=FILE appends each job's --options JSON to FILE.
 # FAKE_BASELINES=1: the baseline job also times the compiled (when given --compiled) and graph
 # baselines, and variants report interleaved comparisons; FAKE_ARGS_LOG=FILE logs each job's args.
-job="" result="" variant="" options="" compiled=""
+# --devices (tests/tst_bench_orchestration.cpp): FAKE_DEVICE_LOG=FILE appends
+# "job task CUDA_VISIBLE_DEVICES start end" per job (seconds since the epoch), FAKE_SLEEP=S makes
+# each job take S seconds, FAKE_CRASH_DEVICE=ID crashes every variant job on that GPU.
+job="" result="" variant="" options="" compiled="" task=""
+t_start=$(date +%s.%N)
 all_args="$*"
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --job) job=$2 ;; --result) result=$2 ;; --variant) variant=$2 ;; --options) options=$2 ;; --compiled) compiled=$2 ;;
+    --task) task=$2 ;;
     esac
     shift 2
 done
@@ -27,6 +32,14 @@ if [[ "${FAKE_BASELINES:-0}" == 1 ]]; then
     baselines=",\"baselines\":[$c,{\"kind\":\"graph\",\"error\":\"the eager forward cannot be captured in a CUDA graph: fake\"}]"
     vs=',"speedup_ci95":[3.7,4.3],"speedup_p_value":0.1,"speedup_resamples":2000'
     if [[ -n "$compiled" ]]; then vs="$vs"',"vs":[{"baseline":"compiled","baseline_median_ms":1.0,"speedup":2.0,"speedup_ci95":[1.8,2.2],"speedup_p_value":0.1,"speedup_resamples":2000}]'; fi
+fi
+if [[ -n "${FAKE_SLEEP:-}" ]]; then sleep "$FAKE_SLEEP"; fi
+if [[ -n "${FAKE_DEVICE_LOG:-}" ]]; then
+    echo "$job ${task:--} ${CUDA_VISIBLE_DEVICES:-unset} $t_start $(date +%s.%N)" >>"$FAKE_DEVICE_LOG"
+fi
+if [[ "$job" == variant && -n "${FAKE_CRASH_DEVICE:-}" && "${CUDA_VISIBLE_DEVICES:-}" == "$FAKE_CRASH_DEVICE" ]]; then
+    echo "crashing on GPU $CUDA_VISIBLE_DEVICES" >&2
+    kill -SEGV $$
 fi
 case "$job" in
 ceilings) echo '{"device_name":"Fake GPU","driver":"0.0","cuda":"13.0","libtorch":"2.11.0","copy_bandwidth_gbs":4000,"fp32_peak_tflops":50,"l2_bytes":62914560,"sm_clock":"1980 MHz","mem_clock":"3201 MHz"}' >"$result" ;;

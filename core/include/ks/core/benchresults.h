@@ -144,6 +144,17 @@ struct TaskBench {
     std::vector<BaselineRun> otherBaselines; // compiled, graph: those the run asked for
     const BaselineRun* baselineOf(const std::string& kind) const;
     std::vector<VariantResult> variants;
+    // `--devices`: the GPU every job of this task ran on (BenchGpu::id); empty on a one-GPU run.
+    std::string gpu;
+};
+
+// One GPU of a `--devices` run, with the ceilings measured on it (its tasks' % of copy bandwidth
+// and impossible-speed checks use these).
+struct BenchGpu {
+    std::string id;   // the ordinal (--devices), as the run's tasks name it
+    std::string visibleId; // what its workers' CUDA_VISIBLE_DEVICES was
+    std::string name, smClock, memClock, clockSource;
+    double copyBandwidthGBs = NaN, fp32PeakTflops = NaN;
 };
 
 struct BenchRun {
@@ -156,6 +167,11 @@ struct BenchRun {
     // The baselines timed ("eager" first); files written before the compiled baseline: {"eager"}.
     std::vector<std::string> baselines{"eager"};
     std::string clockSource; // NVML for the clock records, or why it could not be read
+    // `--devices`: the GPUs the tasks were spread over (the run's device fields are the first's);
+    // empty on a one-GPU run.
+    std::vector<BenchGpu> gpus;
+    // `--shard K/N`: the tasks at positions K-1, K-1+N, ... of the selection (0/0: not sharded).
+    int shardIndex = 0, shardCount = 0;
     std::vector<TaskBench> tasks;
 };
 

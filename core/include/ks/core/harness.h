@@ -6,6 +6,7 @@
 
 #include "ks/core/benchresults.h"
 #include "ks/core/compiledbaseline.h"
+#include "ks/core/devices.h"
 #include "ks/core/external.h"
 #include "ks/core/taskspec.h"
 
@@ -43,6 +44,11 @@ struct HarnessOptions {
     // "compiled" (AOTInductor, compiledbaseline.h), "graph" (eager replayed from a CUDA graph).
     std::vector<std::string> baselines{"eager"};
     int blocks = 10; // the timed runs of each contender are split into this many interleaved blocks
+    // `--devices`: the tasks' job sequences run on these GPUs in parallel, one task per GPU at a
+    // time (all jobs of a task on one GPU, so no timing shares a GPU); the ceilings are measured on
+    // each. Empty: every job on the workers' default device, one after another (one GPU). Not
+    // passed to workers: each sees its GPU alone.
+    std::vector<GpuSlot> devices;
 };
 
 // Task ids of a suite that have kernels, and the op serving each.

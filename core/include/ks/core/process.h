@@ -23,7 +23,11 @@ struct ProcessResult {
 // (appended to when `append`), in `workDir` when set. Never throws.
 ProcessResult runProcess(const std::vector<std::string>& argv, const std::string& outputPath, double timeoutSeconds,
                          const std::atomic<bool>* cancel = nullptr, const std::string& workDir = {},
-                         bool append = false);
+                         bool append = false, const std::vector<std::string>& env = {});
+
+// This process's environment with `extra` ("NAME=VALUE", e.g. CUDA_VISIBLE_DEVICES=1 for a worker
+// of one GPU) replacing or adding variables, as an exec's environment.
+std::vector<std::string> environmentWith(const std::vector<std::string>& extra);
 
 // A worker that talks over a pipe on its fd 3 (its "protocol"), so nothing the code it runs prints
 // on stdout can pass for a protocol line. Started with fork + exec in its own process group; it
@@ -36,7 +40,10 @@ public:
     enum class Protocol { Fd3, Stdout };
     // Starts argv[0] (searched on PATH when it has no slash) with stdin from /dev/null and stderr
     // on ours. Throws ks::Error when it cannot start.
-    explicit ChildProcess(const std::vector<std::string>& argv, int stdoutFd = -1, Protocol where = Protocol::Fd3);
+    // `env`: variables set for it ("NAME=VALUE", over ours). `inputPipe`: its stdin is a pipe that
+    // writeInput() feeds (a worker handed its tasks one at a time) instead of /dev/null.
+    explicit ChildProcess(const std::vector<std::string>& argv, int stdoutFd = -1, Protocol where = Protocol::Fd3,
+                          const std::vector<std::string>& env = {}, bool inputPipe = false);
     ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
@@ -52,10 +59,15 @@ public:
     // Waits for it to end (after Eof or kill()); the exit code or signal.
     ProcessResult wait();
     int pid() const { return m_pid; }
+    // With `inputPipe`: writes `text` to its stdin (false when it cannot: it is gone); closeInput()
+    // gives it end-of-file.
+    bool writeInput(const std::string& text);
+    void closeInput();
 
 private:
     int m_pid = -1;
     int m_fd = -1;
+    int m_in = -1;
     bool m_reaped = false;
     ProcessResult m_result;
     std::string m_buf;

@@ -101,6 +101,8 @@ struct TaskResult {
     double wallSeconds = 0.0;   // whole task, both passes
     double runMsMedian = NaN;   // one forward call, median over the calls made
     int64_t peakMemoryBytes = 0; // device peak during this task (CUDA), 0 if unknown
+    // `filter --devices`: the GPU (ordinal) whose worker ran it; empty on a one-device run.
+    std::string gpu;
 
     // Filters 5 and 6 (absent: not run, e.g. results from before they existed or a run without
     // them). A report whose `error` is set counts as not run, with that error.
@@ -158,6 +160,9 @@ struct RunInfo {
     int shardIndex = 0, shardCount = 0;
     // `merge`: the files it was made from, one line each ("FILE: shard K/N, host, created").
     std::vector<std::string> mergedFrom;
+    // `filter --devices`: the GPUs the tasks were spread over, one line each ("1: NVIDIA H200,
+    // CUDA_VISIBLE_DEVICES=1"); the device fields above are the first worker's.
+    std::vector<std::string> gpus;
 };
 
 struct RunResults {

@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: MIT
+"""filter --devices (issue 17) on a machine without a GPU: KS_FAKE_DEVICES=N stands for N GPUs and
+the real filter workers run on the CPU, each told its CUDA_VISIBLE_DEVICES; KS_TEST_WORKER_LOG
+records which device ran each task and when, KS_TEST_TASK_SLEEP makes tasks last. Checks: usage
+errors; every task ran exactly once, on the devices given, one task per device at a time, the
+devices in parallel; results in task order with the flags, and the CSV byte for byte, of the
+one-device run; a crashing worker, a task past --task-timeout, a killed run resumed and Ctrl-C,
+each on one device, lose nothing of the others. Last, validate/bench --shard K/N: the split and
+its refusals, which come before the device check.
+Usage: test_filter_devices.py CLI DATA WORK"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+cli, data, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+SYN = os.path.join(data, "synthetic")
+BAD = os.path.join(data, "bad")
+HOSTILE = os.path.join(data, "hostile", "filter_suite")
+BASE_ENV = {k: v for k, v in os.environ.items()
+            if k not in ("KS_FAKE_DEVICES", "KS_TEST_TASK_SLEEP", "KS_TEST_WORKER_LOG", "KS_TEST_CRASH_ON_TASK",
+                         "CUDA_VISIBLE_DEVICES")}
+# The sandboxed workers may write the ceilings cache folder only: the logs go there.
+BASE_ENV["XDG_CACHE_HOME"] = os.path.join(work, "cache")
+LOGS = os.path.join(work, "cache", "kernelsieve")
+os.makedirs(LOGS)
+
+
+def fail(msg: str) -> None:
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, rc=0, **env) -> str:
+    e = dict(BASE_ENV, **{k: str(v) for k, v in env.items()})
+    p = subprocess.run([cli, "filter", *args], cwd=work, env=e, capture_output=True, text=True, timeout=600)
+    if p.returncode != rc:
+        fail(f"filter {' '.join(args)} (env {env}): exit {p.returncode}, expected {rc}\n{p.stdout}\n{p.stderr}")
+    return p.stdout + p.stderr
+
+
+def read(name: str) -> bytes:
+    with open(os.path.join(work, name), "rb") as f:
+        return f.read()
+
+
+def results(name: str) -> dict:
+    return json.loads(read(name))
+
+
+def worker_log(name: str) -> list:
+    """(task, device, start, end) per task a worker ran."""
+    out = []
+    path = os.path.join(LOGS, name)
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            task, dev, start, end = line.split()
+            out.append((task, dev, float(start), float(end)))
+    return out
+
+
+def check_schedule(log: list, devices: set, tasks: list, what: str) -> None:
+    ran = [t for t, _, _, _ in log]
+    if sorted(ran) != sorted(tasks):
+        fail(f"{what}: the workers ran {sorted(ran)}, expected each of {sorted(tasks)} once")
+    used = {d for _, d, _, _ in log}
+    if not used <= devices:
+        fail(f"{what}: tasks ran on {used}, not only on {devices}")
+    if len(tasks) >= 2 * len(devices) and used != devices:
+        fail(f"{what}: only {used} of {devices} got tasks")
+    parallel = False
+    for i, (ta, da, sa, ea) in enumerate(log):
+        for tb, db, sb, eb in log[i + 1:]:
+            overlap = sa < eb and sb < ea
+            if overlap and da == db:
+                fail(f"{what}: {ta} and {tb} ran at once on device {da}")
+            parallel = parallel or (overlap and da != db)
+    if len(devices) > 1 and not parallel:
+        fail(f"{what}: no two devices ever ran at once")
+
+
+def same_run(one: str, many: str, what: str, devices: int) -> dict:
+    """The multi-device results equal the one-device run's: same tasks in the same order, same
+    flags, statuses and errors; the CSV byte for byte."""
+    a, b = results(one + ".json"), results(many + ".json")
+    ids_a, ids_b = [t["id"] for t in a["tasks"]], [t["id"] for t in b["tasks"]]
+    if ids_a != ids_b:
+        fail(f"{what}: task order {ids_b}, the one-device run's is {ids_a}")
+    for ta, tb in zip(a["tasks"], b["tasks"]):
+        for key in ("flags", "status", "error", "metrics"):
+            if ta.get(key) != tb.get(key):
+                fail(f"{what}: {ta['id']}: {key} differs: {tb.get(key)} vs one device's {ta.get(key)}")
+    if read(one + ".csv") != read(many + ".csv"):
+        fail(f"{what}: {many}.csv differs from {one}.csv")
+    if len(b["run"].get("gpus", [])) != devices:
+        fail(f"{what}: run.gpus is {b['run'].get('gpus')}, expected {devices} entries")
+    if "gpus" in a["run"] or any("gpu" in t for t in a["tasks"]):
+        fail(f"{what}: the one-device run's file names GPUs")
+    return b
+
+
+COMMON = ["--device", "cpu", "--criteria", "stat,redundancy", "--seeds", "2", "-q"]
+
+# --- Usage. ------------------------------------------------------------------------------------
+out = run(["--suite", SYN, *COMMON, "--devices", "0", "--no-out"], rc=2)
+if "does not go with --device cpu" not in out:
+    fail("--devices with --device cpu: " + out)
+out = run(["--suite", SYN, *COMMON, "--devices", "2", "--no-out"], rc=2, KS_FAKE_DEVICES=2)
+if "device 2 does not exist (2 visible: 0-1)" not in out:
+    fail("--devices 2 of 2: " + out)
+out = run(["--suite", SYN, *COMMON, "--devices", "0,0", "--no-out"], rc=2, KS_FAKE_DEVICES=2)
+if "given twice" not in out:
+    fail("--devices 0,0: " + out)
+out = run(["--suite", SYN, *COMMON, "--devices", "one", "--no-out"], rc=2, KS_FAKE_DEVICES=2)
+if "expected 'all' or device ordinals" not in out:
+    fail("--devices one: " + out)
+out = run(["--suite", SYN, *COMMON, "--devices", "all", "--no-out"], rc=4, KS_FAKE_DEVICES=0)
+if "no CUDA device is visible" not in out:
+    fail("--devices all without devices: " + out)
+
+# --- Spread over three devices, and over two of them: the one-device run's results. ----------
+for suite, name in ((SYN, "syn"), (BAD, "bad")):
+    run(["--suite", suite, *COMMON, "--out", f"{name}-one.json", "--csv", f"{name}-one.csv"])
+    out = run(["--suite", suite, *COMMON, "--devices", "all", "--out", f"{name}-all.json", "--csv", f"{name}-all.csv"],
+              KS_FAKE_DEVICES=3, KS_TEST_TASK_SLEEP=0.3, KS_TEST_WORKER_LOG=os.path.join(LOGS, f"{name}-all.log"))
+    if "devices: 3 GPU(s) (0, 1, 2)" not in out:
+        fail("the run says which devices: " + out)
+    b = same_run(f"{name}-one", f"{name}-all", f"{name} on 3 devices", 3)
+    log = worker_log(f"{name}-all.log")
+    ran = [t for t, _, _, _ in log]
+    check_schedule(log, {"0", "1", "2"}, ran, f"{name} on 3 devices")
+    # every task of the file that is not a load failure ran once; one out of memory twice (the
+    # retry alone in a fresh worker), as on one device
+    expected = []
+    for t in b["tasks"]:
+        if "gpu" in t:
+            expected += [t["id"]] * (2 if "retried alone in a fresh worker" in t.get("error", "") else 1)
+    if sorted(expected) != sorted(ran):
+        fail(f"{name}: the workers ran {sorted(ran)}, expected {sorted(expected)}")
+    if name == "bad" and "that ran out of memory, alone in a fresh worker" not in out:
+        fail("bad: the out-of-memory task was not retried: " + out)
+    where = {t: d for t, d, _, _ in log}
+    for t in b["tasks"]:
+        if "gpu" in t and t["gpu"] != where[t["id"]]:
+            fail(f"{name}: {t['id']} says gpu {t['gpu']}, its worker ran on {where[t['id']]}")
+
+run(["--suite", SYN, *COMMON, "--devices", "2,0", "--out", "two.json", "--csv", "two.csv"],
+    KS_FAKE_DEVICES=3, KS_TEST_TASK_SLEEP=0.2, KS_TEST_WORKER_LOG=os.path.join(LOGS, "two.log"))
+same_run("syn-one", "two", "syn on devices 2,0", 2)
+log = worker_log("two.log")
+check_schedule(log, {"0", "2"}, [t for t, _, _, _ in log], "syn on devices 2,0")
+
+# --- A worker that crashes: its task is an error, as on one device; nothing else is lost. ------
+run(["--suite", SYN, *COMMON, "--out", "crash-one.json", "--csv", "crash-one.csv"], KS_TEST_CRASH_ON_TASK="T-normal")
+run(["--suite", SYN, *COMMON, "--devices", "all", "--out", "crash-all.json", "--csv", "crash-all.csv"],
+    KS_FAKE_DEVICES=2, KS_TEST_TASK_SLEEP=0.2, KS_TEST_CRASH_ON_TASK="T-normal",
+    KS_TEST_WORKER_LOG=os.path.join(LOGS, "crash.log"))
+b = same_run("crash-one", "crash-all", "a crash on 2 devices", 2)
+clean = {t["id"]: t["status"] for t in results("syn-one.json")["tasks"]}
+for t in b["tasks"]:
+    if t["id"] == "T-normal":
+        if "the filter worker died while running it" not in t.get("error", ""):
+            fail("the crashed task's error: " + t.get("error", ""))
+    elif t["status"] != clean[t["id"]]:
+        fail(f"a crash on 2 devices: {t['id']} has status {t['status']} ({t.get('error')})")
+log = worker_log("crash.log")
+check_schedule(log, {"0", "1"}, [t for t, _, _, _ in log], "a crash on 2 devices")
+
+# --- A task past --task-timeout on one device; a task that prints protocol lines. -------------
+HOST = ["--suite", HOSTILE, "--device", "cpu", "--criteria", "stat", "--seeds", "2", "--task-timeout", "3", "-q"]
+run([*HOST, "--out", "hostile-one.json", "--csv", "hostile-one.csv"])
+run([*HOST, "--devices", "all", "--out", "hostile-all.json", "--csv", "hostile-all.csv"], KS_FAKE_DEVICES=2)
+h = same_run("hostile-one", "hostile-all", "a task past --task-timeout on 2 devices", 2)
+status = {t["id"]: (t["status"], t.get("error", "")) for t in h["tasks"]}
+if sorted(status) != ["H-first", "H-forge", "H-hang", "H-last"]:
+    fail(f"hostile: tasks {list(status)}")
+if status["H-hang"][0] != "error" or "timed out" not in status["H-hang"][1]:
+    fail(f"hostile: H-hang {status['H-hang']}")
+for t in ("H-first", "H-forge", "H-last"):
+    if status[t][0] != "ok":
+        fail(f"hostile: {t} {status[t]}")
+
+# --- kill -9 of the driver, then --resume on the devices: the one-device run's results. ------
+env = dict(BASE_ENV, KS_FAKE_DEVICES="2", KS_TEST_TASK_SLEEP="1", KS_TEST_WORKER_LOG=os.path.join(LOGS, "killed.log"))
+p = subprocess.Popen([cli, "filter", "--suite", SYN, *COMMON, "--devices", "all", "--out", "resumed.json", "--csv",
+                      "resumed.csv"], cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+journal = os.path.join(work, "resumed.json.journal")
+deadline = time.monotonic() + 120
+while True:
+    n = 0
+    if os.path.exists(journal):
+        with open(journal) as f:
+            n = max(0, sum(1 for line in f if line.endswith("\n")) - 2)
+    if n >= 3:
+        break
+    if p.poll() is not None or time.monotonic() > deadline:
+        fail("the run to be killed ended or stalled")
+    time.sleep(0.1)
+p.send_signal(signal.SIGKILL)
+p.wait()
+with open(journal) as f:
+    kept = max(0, sum(1 for line in f if line.endswith("\n")) - 2)
+run(["--suite", SYN, *COMMON, "--devices", "all", "--out", "resumed.json", "--csv", "resumed.csv"], rc=5,
+    KS_FAKE_DEVICES=2)  # an unfinished journal: refused without --resume
+out = run(["--suite", SYN, *COMMON, "--devices", "all", "--out", "resumed.json", "--csv", "resumed.csv", "--resume"],
+          KS_FAKE_DEVICES=2, KS_TEST_WORKER_LOG=os.path.join(LOGS, "resume2.log"))
+same_run("syn-one", "resumed", "killed and resumed on 2 devices", 2)
+rerun = [t for t, _, _, _ in worker_log("resume2.log")]
+total = len(results("syn-one.json")["tasks"])
+if len(rerun) != total - kept:
+    fail(f"--resume ran {len(rerun)} tasks; {kept} of {total} were in the journal")
+if os.path.exists(journal):
+    fail("the journal is left after the resumed run finished")
+
+# --- Ctrl-C: each worker stops after its current seed; what finished is kept, exit 130. -------
+p = subprocess.Popen([cli, "filter", "--suite", SYN, *COMMON, "--devices", "all", "--out", "cancel.json"], cwd=work,
+                     env=dict(BASE_ENV, KS_FAKE_DEVICES="2", KS_TEST_TASK_SLEEP="1"), stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, text=True)
+journal = os.path.join(work, "cancel.json.journal")
+deadline = time.monotonic() + 120
+while not (os.path.exists(journal) and sum(1 for _ in open(journal)) >= 4):
+    if p.poll() is not None or time.monotonic() > deadline:
+        fail("the run to be cancelled ended or stalled")
+    time.sleep(0.1)
+p.send_signal(signal.SIGINT)
+try:
+    err = p.communicate(timeout=60)[1]
+except subprocess.TimeoutExpired:
+    p.kill()
+    fail("Ctrl-C did not end the run within 60 s")
+if p.returncode != 130:
+    fail(f"Ctrl-C: exit {p.returncode}\n{err}")
+c = results("cancel.json")
+if not c["run"]["cancelled"] or not (2 <= len(c["tasks"]) < 14):
+    fail(f"Ctrl-C: cancelled={c['run']['cancelled']}, {len(c['tasks'])} tasks kept")
+one = {t["id"]: t for t in results("syn-one.json")["tasks"]}
+for t in c["tasks"]:
+    if t["flags"] != one[t["id"]]["flags"] or t["status"] != "ok":
+        fail(f"Ctrl-C: kept task {t['id']} differs from the one-device run")
+# --- validate / bench --shard: the split is made (and refused) before the device is needed. ---
+def cli_rc(args):
+    p = subprocess.run([cli, *args], cwd=work, env=BASE_ENV, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+for cmd in ("validate", "bench"):
+    rc, out = cli_rc([cmd, "--shard", "3/2"])
+    if rc != 2 or "expected K/N with 1 <= K <= N" not in out:
+        fail(f"{cmd} --shard 3/2: exit {rc}\n{out}")
+    rc, out = cli_rc([cmd, "--shard", "2/2", "--tasks", "L1-12"])
+    if rc != 3 or "shard 2/2 has no task (1 selected)" not in out:
+        fail(f"{cmd} --shard 2/2 of one task: exit {rc}\n{out}")
+    # the built-in tasks with kernels: L1-12, L1-23, L1-36, L2-13, L2-13r; a --dim none has stops
+    # the run right after the split, on a GPU machine too
+    for k, n in (("1/2", "3 of 5"), ("2/2", "2 of 5"), ("5/5", "1 of 5")):
+        rc, out = cli_rc([cmd, "--shard", k, "--dim", "no_such_dim=1"])
+        if rc != 2 or f"shard {k}: {n} tasks" not in out or "no_such_dim" not in out:
+            fail(f"{cmd} --shard {k}: exit {rc}\n{out}")
+print("ok: filter --devices, validate/bench --shard")
