@@ -262,6 +262,13 @@ class TestDetailModels : public QObject {
                     .data(Qt::ToolTipRole)
                     .toString()
                     .contains(QStringLiteral("2000 runs in 10 interleaved blocks; SM clock 1980-1980 MHz (NVML), 0 of 10")));
+        // The cells' tooltips carry the interval, the U test's p-value and the baseline's median.
+        const QString tip = model.index(4, VariantsModel::VsCompiledColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("2.399x over compiled (AOTInductor): 95 % interval [2.398, 2.4]")) &&
+                     tip.contains(QStringLiteral("Mann-Whitney U p")) && tip.contains(QStringLiteral("2000 bootstrap")),
+                 qPrintable(tip));
+        QVERIFY(model.index(1, VariantsModel::SpeedupColumn).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("over PyTorch eager")));
         // The chart's bars: the compiled baseline's own speedup over eager, with its interval.
         const auto bars = ResultsUtil::speedupBars(*benchTask(b, "L1-36"));
         QCOMPARE(bars[1].baseline, QStringLiteral("compiled"));

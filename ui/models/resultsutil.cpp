@@ -294,6 +294,24 @@ QString clockSummary(const ks::TimingStats& t) {
     return parts.join(QStringLiteral("; "));
 }
 
+QString speedupStatsText(const ks::SpeedupStats& s, const QString& baseline, double baselineMedianMs) {
+    if (!std::isfinite(s.ratio)) return {};
+    QString t = QObject::tr("%1x over %2").arg(s.ratio, 0, 'g', 4).arg(baseline);
+    if (s.measured()) {
+        t += QObject::tr(": 95 % interval [%1, %2] (%3 bootstrap resamples of both sample sets)")
+                 .arg(s.lo, 0, 'g', 4).arg(s.hi, 0, 'g', 4).arg(s.resamples);
+        if (s.noMeasurableDifference()) t += QObject::tr(", which holds 1: no measurable difference");
+    } else {
+        t += QObject::tr(" (no interval recorded)");
+    }
+    if (std::isfinite(s.pValue))
+        t += s.pValue > 0 ? QObject::tr("; Mann-Whitney U p = %1").arg(s.pValue, 0, 'g', 3)
+                          : QObject::tr("; Mann-Whitney U p < 1e-300"); // below a double's range
+    if (std::isfinite(baselineMedianMs))
+        t += QObject::tr("; the baseline's median %1 ms, timed interleaved in the same worker").arg(baselineMedianMs, 0, 'g', 4);
+    return t;
+}
+
 QString speedupKindName(SpeedupBar::Kind kind) {
     switch (kind) {
     case SpeedupBar::Kind::Baseline:

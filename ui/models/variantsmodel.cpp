@@ -319,6 +319,19 @@ QVariant VariantsModel::toolTip(const Part& part, int r, int column,
         const ks::TimingStats& t = v ? v->timing : other ? other->timing : part.task.baseline;
         return ResultsUtil::clockSummary(t);
     }
+    // The speedup cells: the interval, the U test and the baseline's median behind them.
+    if (column == SpeedupColumn || column == VsCompiledColumn || column == VsGraphColumn) {
+        const char* kind = column == SpeedupColumn ? "eager" : column == VsCompiledColumn ? "compiled" : "graph";
+        ks::SpeedupStats st;
+        double baseMs = ks::NaN;
+        if (v) {
+            st = v->statsVs(kind);
+            if (const auto* c = v->versus(kind)) baseMs = c->baselineMedianMs;
+        } else if (column == SpeedupColumn && bar.baseline != QLatin1String("eager")) {
+            if (const auto* o = part.task.baselineOf(bar.baseline.toStdString())) st = o->vsEager;
+        }
+        return ResultsUtil::speedupStatsText(st, ResultsUtil::baselineName(QString::fromLatin1(kind)), baseMs);
+    }
     if (!v) return column == NoteColumn ? QVariant(bar.note) : QVariant();
     switch (column) {
     case NameColumn:
