@@ -299,6 +299,11 @@ private:
     std::vector<std::string> workerArgs(const std::string& idsFile, bool first) const;
     bool onStart(const ks::RunInfo& info);
     void record(ks::TaskResult r);
+    // The task `id` in flight when its worker was killed or died: an error result saying why
+    // (nothing when it is unknown or already done). `gpu` is set on the result when not empty.
+    void failInFlight(const std::string& id, const std::string& why, std::chrono::steady_clock::time_point t0,
+                      const std::string& gpu = {});
+    std::string timedOutReason() const;
     // Runs one worker over the tasks not done yet. False when the run must stop.
     bool runWorkerOnce(bool first, int& startupFailures);
     // --devices: the tasks not done, spread over m_gpus, until none is left (or the run stops).
@@ -351,6 +356,34 @@ bool Driver::onStart(const ks::RunInfo& info) {
     }
     jsonl("{\"event\":\"start\",\"total\":" + std::to_string(m_tasks.size()) + ",\"run\":" + ks::runInfoToJson(m_info) + "}");
     return true;
+}
+
+// One protocol line of a filter worker: its JSON object and event name. Throws on anything else.
+nlohmann::json workerEvent(const std::string& line, std::string& event) {
+    if (const std::string p = ks::jsonNestingProblem(line); !p.empty()) throw ks::Error(p);
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (!j.is_object() || !j.contains("event") || !j.at("event").is_string()) throw ks::Error("no \"event\" string");
+    event = j.at("event").get<std::string>();
+    return j;
+}
+
+void Driver::failInFlight(const std::string& id, const std::string& why, std::chrono::steady_clock::time_point t0,
+                          const std::string& gpu) {
+    const auto it = m_index.find(id);
+    if (it == m_index.end() || m_done.count(it->second)) return;
+    ks::TaskResult r = ks::resultSkeleton(m_tasks[it->second]);
+    r.status = ks::TaskStatus::Error;
+    r.error = "task " + id + ": " + why;
+    r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!gpu.empty()) r.gpu = gpu;
+    record(std::move(r));
+}
+
+std::string Driver::timedOutReason() const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", m_a.taskTimeout);
+    return std::string("timed out: it ran longer than ") + buf +
+           " s (--task-timeout); its worker was killed and the run went on";
 }
 
 void Driver::record(ks::TaskResult r) {
@@ -444,14 +477,9 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         }
         const auto now = std::chrono::steady_clock::now();
         if (got == ks::ChildProcess::Read::Line) {
-            nlohmann::json j;
-            std::string ev;
             try {
-                if (const std::string p = ks::jsonNestingProblem(line); !p.empty()) throw ks::Error(p);
-                j = nlohmann::json::parse(line);
-                if (!j.is_object() || !j.contains("event") || !j.at("event").is_string())
-                    throw ks::Error("no \"event\" string");
-                ev = j.at("event").get<std::string>();
+                std::string ev;
+                const nlohmann::json j = workerEvent(line, ev);
                 if (ev == "start") {
                     if (!onStart(ks::runInfoFromJson(j.at("run").dump(), "filter worker"))) {
                         child->kill();
@@ -510,28 +538,17 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         m_cancelled = true;
         return false;
     }
-    auto failTask = [&](const std::string& why) {
-        const auto it = m_index.find(current);
-        if (it == m_index.end() || m_done.count(it->second)) return false;
-        ks::TaskResult r = ks::resultSkeleton(m_tasks[it->second]);
-        r.status = ks::TaskStatus::Error;
-        r.error = "task " + current + ": " + why;
-        r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - taskT0).count();
-        record(std::move(r));
-        return true;
-    };
     if (killedForTimeout) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%g", m_a.taskTimeout);
-        failTask(std::string("timed out: it ran longer than ") + buf +
-                 " s (--task-timeout); its worker was killed and the run went on");
+        failInFlight(current, timedOutReason(), taskT0);
         startupFailures = 0;
         return true;
     }
     if (sawDone && pr.exitCode == 0) return false; // every task it was given is done
     if (!current.empty()) {
-        failTask("the filter worker died while running it (" + pr.describe() + ")" +
-                 (protocolError.empty() ? "" : ": " + protocolError) + "; the run went on in a new worker");
+        failInFlight(current, "the filter worker died while running it (" + pr.describe() + ")" +
+                                  (protocolError.empty() ? "" : ": " + protocolError) +
+                                  "; the run went on in a new worker",
+                     taskT0);
         startupFailures = 0;
         return true;
     }
@@ -631,11 +648,8 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
         if (got == ks::ChildProcess::Read::Line) {
             std::lock_guard<std::mutex> lock(m_mu);
             try {
-                if (const std::string p = ks::jsonNestingProblem(line); !p.empty()) throw ks::Error(p);
-                const nlohmann::json j = nlohmann::json::parse(line);
-                if (!j.is_object() || !j.contains("event") || !j.at("event").is_string())
-                    throw ks::Error("no \"event\" string");
-                const std::string ev = j.at("event").get<std::string>();
+                std::string ev;
+                const nlohmann::json j = workerEvent(line, ev);
                 if (ev == "start") {
                     const ks::RunInfo info = ks::runInfoFromJson(j.at("run").dump(), "filter worker");
                     if (!m_gpuNames.count(g.ordinal)) {
@@ -728,22 +742,9 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
         if (m_cancel) m_cancelled = true;
         return false;
     }
-    auto failTask = [&](const std::string& why) {
-        const auto it = m_index.find(current);
-        if (it == m_index.end() || m_done.count(it->second)) return false;
-        ks::TaskResult r = ks::resultSkeleton(m_tasks[it->second]);
-        r.status = ks::TaskStatus::Error;
-        r.error = "task " + current + ": " + why;
-        r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - taskT0).count();
-        r.gpu = std::to_string(g.ordinal);
-        record(std::move(r));
-        return true;
-    };
+    const std::string gpu = std::to_string(g.ordinal);
     if (killedForTimeout) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%g", m_a.taskTimeout);
-        failTask(std::string("timed out: it ran longer than ") + buf +
-                 " s (--task-timeout); its worker was killed and the run went on");
+        failInFlight(current, timedOutReason(), taskT0, gpu);
         startupFailures = 0;
         return true;
     }
@@ -752,8 +753,10 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
         return !m_queue.empty(); // normally none left; a task given back goes to a new worker
     }
     if (!current.empty()) {
-        failTask("the filter worker died while running it (" + pr.describe() + ")" +
-                 (protocolError.empty() ? "" : ": " + protocolError) + "; the run went on in a new worker");
+        failInFlight(current, "the filter worker died while running it (" + pr.describe() + ")" +
+                                  (protocolError.empty() ? "" : ": " + protocolError) +
+                                  "; the run went on in a new worker",
+                     taskT0, gpu);
         startupFailures = 0;
         return true;
     }

@@ -191,6 +191,19 @@ bool clockMoved(double beforeMhz, double afterMhz, double limit) {
     return std::fabs(afterMhz - beforeMhz) > limit * beforeMhz;
 }
 
+TimingStats::ClockSpan TimingStats::clockSpan() const {
+    ClockSpan c;
+    for (const auto& b : clockBlocks) {
+        for (double m : {b.smMhzBefore, b.smMhzAfter})
+            if (std::isfinite(m)) {
+                c.loMhz = std::isfinite(c.loMhz) ? std::min(c.loMhz, m) : m;
+                c.hiMhz = std::isfinite(c.hiMhz) ? std::max(c.hiMhz, m) : m;
+            }
+        c.reasons |= b.reasonsBefore | b.reasonsAfter;
+    }
+    return c;
+}
+
 int TimingStats::movedBlocks() const {
     int n = 0;
     for (const auto& b : clockBlocks) n += b.moved;
@@ -386,23 +399,6 @@ std::string csvNum(double v) {
     return buf;
 }
 
-// The SM clock range, the moved blocks and the reasons seen over a timing's blocks.
-struct ClockSpan {
-    double lo = NaN, hi = NaN;
-    uint64_t reasons = 0;
-};
-ClockSpan clockSpan(const TimingStats& t) {
-    ClockSpan c;
-    for (const auto& b : t.clockBlocks) {
-        for (double m : {b.smMhzBefore, b.smMhzAfter})
-            if (std::isfinite(m)) {
-                c.lo = std::isfinite(c.lo) ? std::min(c.lo, m) : m;
-                c.hi = std::isfinite(c.hi) ? std::max(c.hi, m) : m;
-            }
-        c.reasons |= b.reasonsBefore | b.reasonsAfter;
-    }
-    return c;
-}
 } // namespace
 
 std::string benchToCsv(const BenchRun& b) {
@@ -415,10 +411,10 @@ std::string benchToCsv(const BenchRun& b) {
                std::to_string(t.blocks);
     };
     auto clockCells = [](const TimingStats& t) {
-        const ClockSpan c = clockSpan(t);
+        const TimingStats::ClockSpan c = t.clockSpan();
         std::string reasons;
         for (const auto& n : clockReasonNames(c.reasons)) reasons += (reasons.empty() ? "" : ";") + n;
-        return csvField(t.clockSource) + "," + csvNum(c.lo) + "," + csvNum(c.hi) + "," +
+        return csvField(t.clockSource) + "," + csvNum(c.loMhz) + "," + csvNum(c.hiMhz) + "," +
                std::to_string(t.clockBlocks.size()) + "," + std::to_string(t.movedBlocks()) + "," + csvField(reasons);
     };
     auto statCells = [](const SpeedupStats& st) {

@@ -300,4 +300,15 @@ std::string userCacheDir(const char* envOverride, const std::string& sub) {
     return (std::filesystem::temp_directory_path() / ("kernelsieve" + (sub.empty() ? "" : "-" + sub))).string();
 }
 
+void forEachParallel(size_t count, int jobs, const std::function<void(size_t)>& work) {
+    const size_t n = std::min<size_t>(std::max(1, jobs), std::max<size_t>(1, count));
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i = next++; i < count; i = next++) work(i);
+    };
+    std::vector<std::thread> pool;
+    for (size_t j = 0; j < n; ++j) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+}
+
 } // namespace ks

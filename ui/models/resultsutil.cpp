@@ -271,18 +271,10 @@ QString clockSummary(const ks::TimingStats& t) {
         parts << (t.blocks > 0 ? QObject::tr("%1 runs in %2 interleaved blocks").arg(t.runs).arg(t.blocks)
                                : QObject::tr("%1 runs").arg(t.runs));
     if (!t.clockBlocks.empty()) {
-        double lo = 1e300, hi = 0;
-        uint64_t reasons = 0;
-        for (const auto& b : t.clockBlocks) {
-            for (double m : {b.smMhzBefore, b.smMhzAfter})
-                if (std::isfinite(m)) {
-                    lo = std::min(lo, m);
-                    hi = std::max(hi, m);
-                }
-            reasons |= b.reasonsBefore | b.reasonsAfter;
-        }
+        const ks::TimingStats::ClockSpan span = t.clockSpan();
+        const uint64_t reasons = span.reasons;
         QString c = QObject::tr("SM clock %1-%2 MHz (NVML), %3 of %4 blocks moved more than %5 %")
-                        .arg(lo, 0, 'f', 0).arg(hi, 0, 'f', 0).arg(t.movedBlocks()).arg(t.clockBlocks.size())
+                        .arg(span.loMhz, 0, 'f', 0).arg(span.hiMhz, 0, 'f', 0).arg(t.movedBlocks()).arg(t.clockBlocks.size())
                         .arg(ks::ClockDriftLimit * 100, 0, 'f', 0);
         QStringList names;
         for (const auto& n : ks::clockReasonNames(reasons)) names << QString::fromStdString(n);

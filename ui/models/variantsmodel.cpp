@@ -38,6 +38,18 @@ QString logTail(const std::string& log, int lines) {
 
 VariantsModel::VariantsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+const ks::BaselineRun* VariantsModel::otherBaseline(const Part& part, const ResultsUtil::SpeedupBar& bar) {
+    if (bar.variant >= 0 || bar.baseline.isEmpty() || bar.baseline == QLatin1String("eager")) return nullptr;
+    return part.task.baselineOf(bar.baseline.toStdString());
+}
+
+const ks::TimingStats& VariantsModel::timingOf(const Part& part, const ResultsUtil::SpeedupBar& bar,
+                                               const ks::VariantResult* v) {
+    if (v) return v->timing;
+    if (const auto* o = otherBaseline(part, bar)) return o->timing;
+    return part.task.baseline;
+}
+
 const std::vector<VariantsModel::ColumnSpec>& VariantsModel::columnSpecs() {
     static const std::vector<ColumnSpec> specs{
         {FileColumn, QT_TR_NOOP("File"),
@@ -198,10 +210,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
 QVariant VariantsModel::display(const Part& part, int r, int column,
                                 const ks::VariantResult* v) const {
     const auto& bar = part.bars[static_cast<size_t>(r)];
-    // A baseline other than eager: its own run (timing, validation, error).
-    const ks::BaselineRun* other =
-        v || bar.baseline == QLatin1String("eager") ? nullptr : part.task.baselineOf(bar.baseline.toStdString());
-    const ks::TimingStats& timing = v ? v->timing : other ? other->timing : part.task.baseline;
+    const ks::BaselineRun* other = otherBaseline(part, bar);
+    const ks::TimingStats& timing = timingOf(part, bar, v);
     auto versus = [&](const char* kind) -> QVariant {
         if (!v) return QString();
         const ks::BaselineComparison* c = v->versus(kind);
@@ -312,13 +322,7 @@ QVariant VariantsModel::toolTip(const Part& part, int r, int column,
     if (column == FileColumn)
         return tr("%1, %2").arg(part.file,
                                 part.device.isEmpty() ? tr("device not recorded") : part.device);
-    if (column == MedianColumn) {
-        const ks::BaselineRun* other = v || bar.baseline == QLatin1String("eager")
-                                           ? nullptr
-                                           : part.task.baselineOf(bar.baseline.toStdString());
-        const ks::TimingStats& t = v ? v->timing : other ? other->timing : part.task.baseline;
-        return ResultsUtil::clockSummary(t);
-    }
+    if (column == MedianColumn) return ResultsUtil::clockSummary(timingOf(part, bar, v));
     // The speedup cells: the interval, the U test and the baseline's median behind them.
     if (column == SpeedupColumn || column == VsCompiledColumn || column == VsGraphColumn) {
         const char* kind = column == SpeedupColumn ? "eager" : column == VsCompiledColumn ? "compiled" : "graph";
@@ -327,8 +331,8 @@ QVariant VariantsModel::toolTip(const Part& part, int r, int column,
         if (v) {
             st = v->statsVs(kind);
             if (const auto* c = v->versus(kind)) baseMs = c->baselineMedianMs;
-        } else if (column == SpeedupColumn && bar.baseline != QLatin1String("eager")) {
-            if (const auto* o = part.task.baselineOf(bar.baseline.toStdString())) st = o->vsEager;
+        } else if (column == SpeedupColumn) {
+            if (const auto* o = otherBaseline(part, bar)) st = o->vsEager;
         }
         return ResultsUtil::speedupStatsText(st, ResultsUtil::baselineName(QString::fromLatin1(kind)), baseMs);
     }

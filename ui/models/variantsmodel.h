@@ -96,6 +96,10 @@ class VariantsModel : public QAbstractTableModel {
         QString file, device;
         std::vector<ResultsUtil::SpeedupBar> bars; // the baselines (eager first), then the variants
     };
+    // The row's baseline run other than eager (compiled, graph), or nullptr; the row's timing.
+    static const ks::BaselineRun* otherBaseline(const Part& part, const ResultsUtil::SpeedupBar& bar);
+    static const ks::TimingStats& timingOf(const Part& part, const ResultsUtil::SpeedupBar& bar,
+                                           const ks::VariantResult* v);
     QVariant display(const Part& part, int r, int column, const ks::VariantResult* v) const;
     QVariant toolTip(const Part& part, int r, int column, const ks::VariantResult* v) const;
     QVariant background(const Part& part, int r, int column, const ks::VariantResult* v) const;

@@ -107,6 +107,11 @@ CompiledModel::CompiledModel(const std::string& path) : m_path(path), m_impl(std
 CompiledModel::~CompiledModel() = default;
 
 at::Tensor CompiledModel::run(const std::vector<at::Tensor>& args) const {
+    checkArgs(args);
+    return runUnchecked(args);
+}
+
+void CompiledModel::checkArgs(const std::vector<at::Tensor>& args) const {
     if (const auto& want = m_impl->expected; !want.empty()) {
         if (args.size() != want.size())
             throw Error("the compiled baseline takes " + std::to_string(want.size()) + " tensors, not " +
@@ -120,6 +125,9 @@ at::Tensor CompiledModel::run(const std::vector<at::Tensor>& args) const {
                             (args[i].defined() ? c10::str(args[i].sizes()) + " " + c10::toString(args[i].scalar_type())
                                                : std::string("an undefined tensor")));
     }
+}
+
+at::Tensor CompiledModel::runUnchecked(const std::vector<at::Tensor>& args) const {
     std::vector<at::Tensor> out;
     try {
         void* stream = nullptr;

@@ -300,29 +300,23 @@ std::vector<BaselineCompileResult> compileBaselines(const std::vector<TaskSpec>&
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     int n = opt.jobs > 0 ? opt.jobs : std::max(1, cores / 4);
     n = std::min<int>(n, static_cast<int>(std::max<size_t>(1, tasks.size())));
-    const int threads = std::max(1, cores / n);
-    std::atomic<size_t> next{0};
+    const int threads = std::max(1, cores / n); // Inductor's own compile threads per compile
     std::atomic<int> done{0};
     std::mutex m;
-    auto worker = [&] {
-        for (size_t i = next++; i < jobs.size(); i = next++) {
-            BaselineCompileResult r;
-            if (cancel && cancel->load()) {
-                r.taskId = tasks[i].id;
-                r.key = jobs[i].key;
-                r.error = "cancelled before compiling";
-            } else {
-                r = compileOne(jobs[i], opt, py, script, cacheDir, threads, cancel);
-            }
-            results[i] = r;
-            const int d = ++done;
-            std::lock_guard<std::mutex> lock(m);
-            if (progress) progress(results[i], d, static_cast<int>(tasks.size()));
+    forEachParallel(jobs.size(), n, [&](size_t i) {
+        BaselineCompileResult r;
+        if (cancel && cancel->load()) {
+            r.taskId = tasks[i].id;
+            r.key = jobs[i].key;
+            r.error = "cancelled before compiling";
+        } else {
+            r = compileOne(jobs[i], opt, py, script, cacheDir, threads, cancel);
         }
-    };
-    std::vector<std::thread> pool;
-    for (int j = 0; j < n; ++j) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+        results[i] = r;
+        const int d = ++done;
+        std::lock_guard<std::mutex> lock(m);
+        if (progress) progress(results[i], d, static_cast<int>(tasks.size()));
+    });
     return results;
 }
 

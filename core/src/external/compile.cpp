@@ -251,31 +251,24 @@ std::vector<CompileResult> compileKernels(const std::vector<ExternalKernel>& ker
                                           const CompileProgress& progress, const std::atomic<bool>* cancel) {
     std::vector<CompileResult> results(kernels.size());
     const std::string cacheDir = opt.cacheDir.empty() ? defaultKernelCacheDir() : opt.cacheDir;
-    int jobs = opt.jobs > 0 ? opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    jobs = std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, kernels.size())));
-    std::atomic<size_t> next{0};
+    const int jobs = opt.jobs > 0 ? opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::atomic<int> done{0};
     std::mutex m;
-    auto worker = [&] {
-        for (size_t i = next++; i < kernels.size(); i = next++) {
-            CompileResult r;
-            if (!kernels[i].error.empty()) {
-                r.ok = false;
-                r.log.clear(); // not a compiler message: the kernel was refused before compiling
-            } else if (cancel && cancel->load()) {
-                r.log = "cancelled before compiling";
-            } else {
-                r = compileOne(kernels[i], opt, cacheDir, cancel);
-            }
-            results[i] = r;
-            const int d = ++done;
-            std::lock_guard<std::mutex> lock(m);
-            if (progress) progress(kernels[i], results[i], d, static_cast<int>(kernels.size()));
+    forEachParallel(kernels.size(), jobs, [&](size_t i) {
+        CompileResult r;
+        if (!kernels[i].error.empty()) {
+            r.ok = false;
+            r.log.clear(); // not a compiler message: the kernel was refused before compiling
+        } else if (cancel && cancel->load()) {
+            r.log = "cancelled before compiling";
+        } else {
+            r = compileOne(kernels[i], opt, cacheDir, cancel);
         }
-    };
-    std::vector<std::thread> pool;
-    for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+        results[i] = r;
+        const int d = ++done;
+        std::lock_guard<std::mutex> lock(m);
+        if (progress) progress(kernels[i], results[i], d, static_cast<int>(kernels.size()));
+    });
     return results;
 }
 

@@ -42,6 +42,13 @@ struct TimingStats {
     std::string clockSource;             // "nvml", or "unavailable: why" (empty in older files)
     std::vector<ClockBlock> clockBlocks; // one per block, when NVML could be read
     int movedBlocks() const;
+    // Over the clock blocks: the lowest and highest SM clock read (NaN without readings) and
+    // every clock-event reason bit seen.
+    struct ClockSpan {
+        double loMhz = NaN, hiMhz = NaN;
+        uint64_t reasons = 0;
+    };
+    ClockSpan clockSpan() const;
     double iqrMs() const { return q3Ms - q1Ms; }
 };
 

@@ -5,6 +5,7 @@
 // timeout or a cancel.
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ std::string fileTail(const std::string& path, size_t maxBytes = 4000);
 // Removes a folder and everything below it without std::filesystem::remove_all (libtorch.so
 // exports its own copy of that symbol, which the dynamic linker may bind and which crashed).
 void removeTree(const std::string& path);
+
+// Calls work(i) for every i < count on min(jobs, count) threads (at least one), each taking the
+// next index; returns when all are done.
+void forEachParallel(size_t count, int jobs, const std::function<void(size_t)>& work);
 
 // A cache folder of ours: $ENV when `envOverride` names a set variable, else
 // $XDG_CACHE_HOME/kernelsieve/SUB, ~/.cache/kernelsieve/SUB, or TMPDIR/kernelsieve-SUB.
