@@ -43,6 +43,8 @@ struct FilterArgs {
     std::string criteria = "all", rng = "cpu";
     std::vector<std::string> thresholds;
     int seeds = 5;
+    int drawThreads = 0;
+    double hostMemoryGiB = 0;
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
     std::string shard; // "K/N"
@@ -169,6 +171,8 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     opt.device = a.device;
     opt.seeds = a.seeds;
     opt.cpuGenerator = a.rng == "cpu";
+    opt.drawThreads = a.drawThreads;
+    opt.hostBudgetBytes = static_cast<int64_t>(a.hostMemoryGiB * double(int64_t{1} << 30));
     if (!a.preset.empty()) opt.preset = ks::parsePreset(a.preset);
     opt.cancel = &cancel;
     try {
@@ -321,6 +325,8 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
                                   "--rng", m_a.rng, "--device", m_workerDevice.empty() ? m_a.device : m_workerDevice,
                                   "--criteria", m_a.criteria};
     if (!m_a.preset.empty()) v.insert(v.end(), {"--preset", m_a.preset});
+    if (m_a.drawThreads > 0) v.insert(v.end(), {"--draw-threads", std::to_string(m_a.drawThreads)});
+    if (m_a.hostMemoryGiB > 0) v.insert(v.end(), {"--host-memory", std::to_string(m_a.hostMemoryGiB)});
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
@@ -968,6 +974,14 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                        "Generator the tensors are drawn on: cpu (robust-kbench's, copied to the device) or "
                        "device (faster for multi-GB inputs, other samples)")
         ->capture_default_str()->check(CLI::IsMember({"cpu", "device"}));
+    filter->add_option("--draw-threads", a->drawThreads,
+                       "Host threads drawing each task's seeds ahead of the device (--rng cpu; the samples do "
+                       "not depend on it); 0: min(8, cores / 2)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    filter->add_option("--host-memory", a->hostMemoryGiB,
+                       "GiB of host memory a task's drawn operands may hold (ahead, and kept for reuse by "
+                       "the filters); 0: half of what is available when the task starts")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
     filter->add_option("--preset", a->preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
         ->check(CLI::IsMember({"small", "full"}));
     filter->add_option("--device", a->device, "auto|cuda|cpu")->capture_default_str()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
+#include "ks/core/operands.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/streamstats.h"
 #include "ks/core/suite.h"
@@ -22,6 +23,9 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #ifndef KS_VERSION
@@ -32,6 +36,28 @@ namespace ks {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A forward this many times longer than its kernel launches keeps the GPU's queue full: its timing
+// does not depend on the host (see runAnalyses).
+constexpr double kGpuBoundLaunches = 10.0;
+// How long the GPU is kept busy after it waited on the host, before a timing (its clocks ramp up
+// again within tens of milliseconds).
+constexpr double kClockRampMs = 100.0;
+
+// Runs matrix products on `dev` for about `ms` milliseconds; returns the time spent.
+double keepGpuBusy(const at::Device& dev, double ms) {
+    if (!dev.is_cuda()) return 0.0;
+    c10::InferenceMode guard;
+    const auto t0 = Clock::now();
+    auto elapsedMs = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+    const at::Tensor a = at::ones({1024, 1024}, at::TensorOptions().device(dev));
+    at::Tensor c = at::empty_like(a);
+    while (elapsedMs() < ms) {
+        for (int i = 0; i < 8; ++i) at::mm_out(c, a, a);
+        torch::cuda::synchronize();
+    }
+    return elapsedMs();
+}
 
 double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -56,6 +82,27 @@ std::string joinShape(const std::vector<int64_t>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
+}
+
+// The process's peak resident memory, reset at the start of each task where the kernel allows
+// (/proc/self/clear_refs "5"), so it is the task's own peak there; else the worker's so far.
+bool resetPeakRss() {
+    std::ofstream f("/proc/self/clear_refs");
+    f << "5";
+    f.flush();
+    return static_cast<bool>(f);
+}
+
+int64_t peakRssBytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmHWM:", 0) == 0) {
+            int64_t kb = 0;
+            std::istringstream(line.substr(6)) >> kb;
+            return kb * 1024;
+        }
+    return 0;
 }
 
 } // namespace
@@ -138,8 +185,44 @@ struct Engine::Impl {
     bool ceilingsTried = false;
     std::string ceilingsError;
 
-    void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs) const;
-    void runAnalyses(const TaskSpec& spec, TaskResult& r);
+    // The task runAll will run after the current one, and its operands, drawn on host threads
+    // during the current task's filter-6 analysis (CUDA runs: the host is idle then).
+    const TaskSpec* upcoming = nullptr;
+    std::unique_ptr<OperandSource> next;
+
+    // Seeds 0..keepSeeds()-1 are used again by the analyses after the statistics.
+    int keepSeeds() const {
+        int k = 0;
+        if (opt.redundancy) k = std::max(k, opt.redundancyOptions.seeds);
+        if (opt.inefficiency) k = std::max(k, opt.inefficiencyOptions.seeds);
+        return k;
+    }
+    // `ahead`: the next task's, drawn while this one runs: fewer threads and half the budget, so
+    // that both tasks' operands together stay within what the machine has.
+    std::unique_ptr<OperandSource> operandsFor(const TaskSpec& spec, bool ahead = false) const {
+        OperandSource::Options o;
+        o.preset = preset;
+        o.device = device;
+        o.cpuGenerator = opt.cpuGenerator;
+        o.threads = opt.drawThreads;
+        o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes : defaultOperandBudget();
+        if (ahead) {
+            const int hw = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+            o.threads = std::max(1, (opt.drawThreads > 0 ? opt.drawThreads : std::min(8, hw / 2)) - 1);
+            o.hostBudgetBytes /= 2;
+        }
+        auto src = std::make_unique<OperandSource>(spec, o);
+        // In the order the passes ask: seed 0, the input-impact pass's parameters, seeds 1.., then
+        // what only the analyses use.
+        const int S = opt.statistics ? opt.seeds : 0;
+        if (S > 0) src->prefetchSeeds(0, 1);
+        if (S > 0 && !spec.params.empty()) src->prefetchParamsOnly(static_cast<uint64_t>(opt.paramSeed));
+        src->prefetchSeeds(std::min(S, 1), std::max(S, keepSeeds()) - std::min(S, 1));
+        return src;
+    }
+
+    void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs, OperandSource& src) const;
+    void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src);
     const DeviceCeilings* ensureCeilings();
 };
 
@@ -167,6 +250,7 @@ const EngineOptions& Engine::options() const { return d->opt; }
 TaskResult Engine::runTask(const TaskSpec& spec) {
     TaskResult r = resultSkeleton(spec);
     const auto t0 = Clock::now();
+    const bool rssReset = resetPeakRss();
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {
         try {
@@ -176,18 +260,40 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         }
     }
 #endif
+    std::unique_ptr<OperandSource> src;
+    if (d->next && d->next->taskId() == spec.id) src = std::move(d->next);
+    d->next.reset();
+    if (!src) src = d->operandsFor(spec);
+    // On CUDA the next task's operands are drawn on host threads while this one runs; they pause
+    // while filter 5 times this task, so no timing shares the host with them.
+    if (d->upcoming && d->upcoming->id != spec.id && d->device.is_cuda() && d->opt.cpuGenerator)
+        d->next = d->operandsFor(*d->upcoming, /*ahead=*/true);
     std::vector<double> callMs;
     if (d->opt.statistics) {
         d->phase(spec, "statistics");
-        d->runStatistics(spec, r, callMs);
+        const auto p0 = Clock::now();
+        d->runStatistics(spec, r, callMs, *src);
+        r.phaseSeconds["statistics"] = secondsSince(p0);
     }
     // A task that could not be run for the statistics (it does not compile, its output is
     // malformed, it ran out of memory) would fail the same way in the analyses.
-    if (r.status != TaskStatus::Error) d->runAnalyses(spec, r);
     if (!callMs.empty()) {
         std::sort(callMs.begin(), callMs.end());
         r.runMsMedian = callMs[callMs.size() / 2];
     }
+    if (r.status != TaskStatus::Error) d->runAnalyses(spec, r, *src);
+    const OperandStats os = src->stats();
+    src.reset();
+    r.phaseSeconds["draw"] = os.drawSeconds;
+    r.phaseSeconds["draw_wait"] = os.waitSeconds;
+    r.phaseSeconds["upload"] = os.uploadSeconds;
+    r.operandDraws = os.draws;
+    r.operandReuses = os.reuses;
+    r.operandRedraws = os.redraws;
+    r.operandSetBytes = os.setBytes;
+    r.peakOperandHostBytes = os.peakHostBytes;
+    r.peakHostBytes = peakRssBytes();
+    r.peakHostPerTask = rssReset;
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {
         try {
@@ -202,7 +308,8 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     return r;
 }
 
-void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs) const {
+void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs,
+                                 OperandSource& src) const {
     c10::InferenceMode inference;
     std::string phase = "compiling";
     int64_t seed = -1;
@@ -220,56 +327,53 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         r.error = "task " + spec.id + ": " + why;
     };
     try {
+        const auto c0 = Clock::now();
         const CompiledTask ct = compileTask(spec);
+        r.phaseSeconds["compile"] = secondsSince(c0);
         const int S = opt.seeds;
+        const int keep = keepSeeds();
 
         // Tensors are drawn as robust-kbench's filter code draws them (docs/task-format.md, "Seed
         // order"): on the CPU generator, then copied to the device, unless the run asks for the
-        // device's own generator (faster for huge inputs, other samples).
-        const at::Device drawOn = opt.cpuGenerator ? at::Device(at::kCPU) : device;
-        auto onDevice = [&](std::vector<at::Tensor> ts) {
-            if (drawOn != device)
-                for (auto& t : ts) t = t.to(device);
-            return ts;
-        };
-        auto inputsOf = [&] { return onDevice(drawInputs(spec, preset, drawOn)); };
-        auto paramsOf = [&] { return onDevice(drawParams(spec, preset, drawOn)); };
-
+        // device's own generator (faster for huge inputs, other samples). Each seed's tensors are
+        // drawn once (ahead, on host threads: OperandSource) and serve both passes and the analyses.
+        //
         // Pass 1 (filters 1-3): seed s draws the inputs, then the parameters (robust-kbench calls
-        // get_inputs() before building the model).
-        phase = "output pass";
+        // get_inputs() before building the model). Pass 2 (filter 4): parameters fixed by
+        // paramSeed, inputs re-drawn per seed: the same inputs as pass 1's seed s. Both passes run
+        // seed by seed in one loop; each keeps its own accumulator in seed order, so the results
+        // are those of running them one after the other.
+        const bool impact = !spec.params.empty();
         OutputAccumulator acc(opt.histogramBins);
+        SeedMoments moments;
+        std::vector<at::Tensor> fixedParams;
+        if (impact) {
+            phase = "input-impact pass";
+            fixedParams = src.paramsOnly(static_cast<uint64_t>(opt.paramSeed));
+        }
         for (int s = 0; s < S; ++s) {
             checkCancel();
             seed = s;
-            seedAll(static_cast<uint64_t>(s));
-            const auto inputs = inputsOf();
-            const auto params = paramsOf();
-            at::Tensor out = timedForward(ct, inputs, params);
-            if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
-            if (out.numel() == 0) throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
-            acc.add(out, s);
-        }
-        acc.finish(r);
-
-        // Pass 2 (filter 4): parameters fixed by paramSeed, inputs re-drawn per seed. Without
-        // parameters the draws are exactly those of pass 1, so we reuse its moments.
-        phase = "input-impact pass";
-        if (spec.params.empty()) {
-            r.inputImpact = r.outputStd;
-        } else {
-            seedAll(static_cast<uint64_t>(opt.paramSeed));
-            const auto params = paramsOf();
-            SeedMoments moments;
-            for (int s = 0; s < S; ++s) {
-                checkCancel();
-                seed = s;
-                seedAll(static_cast<uint64_t>(s));
-                const auto inputs = inputsOf();
-                moments.add(timedForward(ct, inputs, params).to(at::kFloat));
+            phase = "output pass";
+            {
+                const auto ops = src.seed(s);
+                at::Tensor out = timedForward(ct, ops.inputs, ops.params);
+                if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
+                if (out.numel() == 0)
+                    throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
+                acc.add(out, s);
             }
-            r.inputImpact = moments.metrics();
+            if (impact) {
+                // Without parameters the draws are exactly those of pass 1: its moments serve.
+                phase = "input-impact pass";
+                const auto inputs = src.inputsOf(s); // fresh: the forward may write into its inputs
+                moments.add(timedForward(ct, inputs, fixedParams).to(at::kFloat));
+            }
+            if (s >= keep) src.release(s);
         }
+        src.releaseParamsOnly(static_cast<uint64_t>(opt.paramSeed));
+        acc.finish(r);
+        r.inputImpact = impact ? moments.metrics() : r.outputStd;
         if (acc.nonFinite() > 0)
             fail("the output has " + std::to_string(acc.nonFinite()) +
                  " non-finite values (NaN/Inf) over " + std::to_string(S) +
@@ -294,13 +398,20 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
     if (r.status == TaskStatus::Error) releaseCachedMemory();
 }
 
-void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r) {
+void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src) {
     // Runs one analysis; whatever it throws becomes its report's error, naming the task, and the
     // run goes on. Only a cancel stops the task, between analyses: neither takes a cancel flag, and
     // each takes well under a second per task at the small preset.
     auto guarded = [&](const char* phaseName, const std::string& what, auto run) {
         checkCancel();
         phase(spec, phaseName);
+        const auto p0 = Clock::now();
+        struct Timed {
+            TaskResult& r;
+            const char* name;
+            Clock::time_point t0;
+            ~Timed() { r.phaseSeconds[name] = secondsSince(t0); }
+        } timed{r, phaseName, p0};
         decltype(run()) rep;
         try {
             rep = run();
@@ -322,17 +433,52 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r) {
             ro.device = dev.device;
             ro.preset = preset;
             ro.keepReducedGraph = opt.inefficiency;
+            ro.operands = &src;
             return analyzeRedundancy(spec, ro);
         });
-    if (opt.inefficiency)
+    if (opt.inefficiency) {
+        src.quiesce();
         r.inefficiency = guarded("inefficiency", "baseline-inefficiency analysis", [&] {
             InefficiencyOptions io = opt.inefficiencyOptions;
             io.device = dev.device;
             io.preset = preset;
+            io.operands = &src;
+            // CUDA events time the GPU, which other host threads cannot slow while the device
+            // stays busy: a forward far longer than its launches (measured by the statistics
+            // pass) keeps its queue full. A shorter one may wait on the host, so the next task's
+            // drawing pauses (and the draw in flight finishes) before it is timed.
+            io.beforeTiming = [&](int launches) -> std::string {
+                if (!next) return {};
+                const DeviceCeilings* c = ensureCeilings();
+                const double launchMs = c ? c->launchMs : 0.0;
+                const double forwardMs = r.runMsMedian; // NaN without the statistics: pause
+                if (launchMs > 0 && forwardMs > kGpuBoundLaunches * std::max(launches, 1) * launchMs) {
+                    char note[200];
+                    std::snprintf(note, sizeof note,
+                                  "timed while host threads drew the next task's operands: the GPU bounds "
+                                  "this task (forward %.3g ms, %d launches of %.3g ms)",
+                                  forwardMs, launches, launchMs);
+                    return note;
+                }
+                const double waited = next->quiesce();
+                if (waited < 0.002) return {};
+                // The GPU idled meanwhile, and an idle GPU lowers its clocks: a short launch-bound
+                // kernel timed right after ran up to 3.6x slower in a test run (corpus L1-13).
+                // Busy work first brings them back up.
+                const double busyMs = keepGpuBusy(device, kClockRampMs);
+                char note[200];
+                std::snprintf(note, sizeof note,
+                              "timed with the host quiet: the next task's drawing paused (%.2f s) and the "
+                              "GPU was kept busy for %.0f ms before the timing",
+                              waited, busyMs);
+                return note;
+            };
             const DeviceCeilings* c = ensureCeilings();
             if (!c) throw Error("no device ceilings: " + ceilingsError);
             return analyseInefficiency(spec, io, *c, r.redundancy ? &*r.redundancy : nullptr);
         });
+        if (next) next->resume();
+    }
     // The reduced graph may hold an output-sized constant on the device: never keep it past here.
     if (r.redundancy) r.redundancy->reducedGraph.reset();
 }
@@ -384,6 +530,7 @@ RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string&
     const int total = static_cast<int>(tasks.size());
     for (int i = 0; i < total; ++i) {
         if (onStart) onStart(tasks[static_cast<size_t>(i)], i, total);
+        d->upcoming = i + 1 < total ? &tasks[static_cast<size_t>(i + 1)] : nullptr;
         try {
             rr.tasks.push_back(runTask(tasks[static_cast<size_t>(i)]));
         } catch (const Cancelled&) {
@@ -393,6 +540,8 @@ RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string&
         rr.run.peakMemoryBytes = std::max(rr.run.peakMemoryBytes, rr.tasks.back().peakMemoryBytes);
         if (onDone) onDone(rr.tasks.back(), i, total);
     }
+    d->upcoming = nullptr;
+    d->next.reset();
     rr.run.totalSeconds = secondsSince(t0);
     return rr;
 }

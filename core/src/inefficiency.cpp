@@ -5,6 +5,7 @@
 // task, checked equal to the task's own output on several seeds, then timed.
 
 #include "ks/core/inefficiency.h"
+#include "ks/core/operands.h"
 #include "ks/core/process.h"
 #include "ks/core/analysisreports.h"
 
@@ -65,10 +66,23 @@ void syncDevice(const at::Device& dev) {
 
 // Milliseconds of one call of `f` (see the end for which statistic). CPU: steady_clock around each call; CUDA: events on the
 // current stream around each call. `batch` calls per sample on the CPU, for sub-microsecond ops.
+//
+// `budgetMs` > 0: a slow call is timed fewer times, as many as fit in about budgetMs (the warm-up
+// calls give the estimate) but never fewer than 5 nor more than `runs`; `used` receives the count.
 double timeMs(const std::function<void()>& f, int warmup, int runs, const at::Device& dev, int batch = 1,
-              double* median = nullptr) {
+              double* median = nullptr, double budgetMs = 0, int* used = nullptr) {
+    syncDevice(dev);
+    const auto w0 = std::chrono::steady_clock::now();
     for (int i = 0; i < warmup; ++i) f();
     syncDevice(dev);
+    if (budgetMs > 0 && warmup > 0) {
+        const double perCall =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count() / warmup;
+        constexpr int minRuns = 5;
+        if (perCall > 0 && perCall * runs > budgetMs)
+            runs = std::min(runs, std::max(minRuns, static_cast<int>(std::ceil(budgetMs / perCall))));
+    }
+    if (used) *used = std::max(runs, 1);
     std::vector<double> ms;
     ms.reserve(static_cast<size_t>(std::max(runs, 1)));
     for (int r = 0; r < std::max(runs, 1); ++r) {
@@ -1175,16 +1189,26 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                 " traced convolution(s) had allow_tf32 set; timed with "
                                 "it cleared (FP32, as the floor assumes)");
 
-        // Operands and reference outputs per seed (the task as the engine runs it).
+        // Operands and reference outputs per seed: the task as the engine runs it, on the operands
+        // its statistical filters ran (the engine's own, drawn once for every filter).
+        OperandSource* src = opt.operands;
+        std::unique_ptr<OperandSource> own;
+        const int nSeeds = std::max(opt.seeds, 1);
+        if (!src) src = (own = OperandSource::forSeeds(spec, rep.preset, dev, opt.cpuGenerator, nSeeds)).get();
         std::vector<SeedRun> seeds;
-        for (int s = 0; s < std::max(opt.seeds, 1); ++s) {
-            seedAll(static_cast<uint64_t>(s));
+        for (int s = 0; s < nSeeds; ++s) {
+            auto set = src->seed(s);
             SeedRun r;
-            r.params = drawParams(spec, rep.preset, dev);
-            r.inputs = drawInputs(spec, rep.preset, dev);
+            r.inputs = std::move(set.inputs);
+            r.params = std::move(set.params);
             r.ref = runForward(spec, ct, r.inputs, r.params);
             seeds.push_back(std::move(r));
         }
+        // Nothing may draw on the host while the task is timed below.
+        if (own)
+            own.reset();
+        else
+            src->quiesce();
         const SeedRun& s0 = seeds.front();
 
         // Bytes: every input and parameter read once, the output written once.
@@ -1301,11 +1325,19 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         // interpreter overhead and only the rewrite differs. A task whose traced convolutions
         // had TF32 cleared is timed on that graph alone: its eager time is the original's.
         GraphRunner original(tg.graph, tg);
+        if (opt.beforeTiming)
+            if (std::string note = opt.beforeTiming(rep.launches); !note.empty()) rep.notes.push_back(note);
         rep.eagerMs = tracedTf32 > 0
                           ? timeMs([&] { original(s0.inputs, s0.params); }, opt.warmup, opt.runs,
-                                   dev, 1, &rep.eagerMedianMs)
+                                   dev, 1, &rep.eagerMedianMs, opt.timingBudgetMs, &rep.runs)
                           : timeMs([&] { runForward(spec, ct, s0.inputs, s0.params); },
-                                   opt.warmup, opt.runs, dev, 1, &rep.eagerMedianMs);
+                                   opt.warmup, opt.runs, dev, 1, &rep.eagerMedianMs, opt.timingBudgetMs, &rep.runs);
+        if (rep.runs < opt.runs)
+            rep.notes.push_back("timed with " + std::to_string(rep.runs) + " calls per median, not " +
+                                std::to_string(opt.runs) + ": one call takes about " +
+                                std::to_string(static_cast<int>(std::lround(rep.eagerMedianMs))) +
+                                " ms (a timing's budget is " + std::to_string(static_cast<int>(opt.timingBudgetMs)) +
+                                " ms, at least 5 calls)");
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
         rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= 2.0 * std::max(rep.launches, 1) * rep.launchMs;
         if (rep.efficiency > 1)
@@ -1314,7 +1346,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                 "is wrong; efficiency above 1 is impossible");
         const double originalMs =
             tracedTf32 > 0 ? rep.eagerMs
-                           : timeMs([&] { original(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev);
+                           : timeMs([&] { original(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
+                                    nullptr, opt.timingBudgetMs);
 
         // Runs, checks and times one rewritten graph.
         // A rewrite that reassociates a sum (GEMM -> GEMV) is exact in algebra but not in float32:
@@ -1378,7 +1411,8 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                     }
                 }
                 rr.equal = true;
-                rr.timeMs = timeMs([&] { rewritten(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev);
+                rr.timeMs = timeMs([&] { rewritten(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
+                                   nullptr, opt.timingBudgetMs);
                 rr.speedup = rr.timeMs > 0 ? originalMs / rr.timeMs : 0;
             } catch (const std::exception& e) {
                 rr.equal = false;

@@ -11,6 +11,7 @@
 // Bypasses are kept greedily, so two ops that each make the other unnecessary are reported once.
 
 #include "ks/core/redundancy.h"
+#include "ks/core/operands.h"
 #include "ks/core/analysisreports.h"
 
 #include "ks/core/engine.h"
@@ -606,11 +607,13 @@ void Analysis::run(const DeviceInfo& dev) {
     m_rep.preset = m_opt.preset.value_or(dev.device == "cuda" ? Preset::Full : Preset::Small);
     m_rep.seeds = std::max(1, m_opt.seeds);
     loadGraph();
-    // Inputs and parameters drawn per seed, as the statistical filters draw them.
+    // Inputs and parameters of each seed, those the statistical filters ran (the engine's own,
+    // drawn once for every filter), then seed 0's parameters with all-zero inputs.
+    OperandSource* src = m_opt.operands;
+    std::unique_ptr<OperandSource> own;
+    if (!src) src = (own = OperandSource::forSeeds(m_spec, m_rep.preset, m_device, m_opt.cpuGenerator, m_rep.seeds)).get();
     for (int s = 0; s <= m_rep.seeds; ++s) {
-        seedAll(static_cast<uint64_t>(s < m_rep.seeds ? s : 0));
-        auto inputs = drawInputs(m_spec, m_rep.preset, m_device);
-        auto params = drawParams(m_spec, m_rep.preset, m_device);
+        auto [inputs, params] = src->seed(s < m_rep.seeds ? s : 0);
         if (s == m_rep.seeds)
             for (auto& t : inputs) t = at::zeros_like(t);
         std::vector<c10::IValue> args;

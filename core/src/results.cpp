@@ -114,6 +114,19 @@ json taskToJsonObj(const TaskResult& t) {
     j["timings"] = {{"wall_s", num(t.wallSeconds)},
                     {"run_ms_median", num(t.runMsMedian)},
                     {"peak_memory_bytes", t.peakMemoryBytes}};
+    if (!t.phaseSeconds.empty()) {
+        json ph = json::object();
+        for (const auto& [k, v] : t.phaseSeconds) ph[k] = num(v);
+        json& tj = j["timings"];
+        tj["phases_s"] = ph;
+        tj["operand_draws"] = t.operandDraws;
+        tj["operand_reuses"] = t.operandReuses;
+        tj["operand_redraws"] = t.operandRedraws;
+        tj["operand_set_bytes"] = t.operandSetBytes;
+        tj["peak_operand_host_bytes"] = t.peakOperandHostBytes;
+        tj["peak_host_bytes"] = t.peakHostBytes;
+        tj["peak_host_per_task"] = t.peakHostPerTask;
+    }
     if (!t.gpu.empty()) j["gpu"] = t.gpu;
     if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
     if (t.redundancy) j["redundancy"] = redundancyReportToJson(*t.redundancy);
@@ -170,6 +183,18 @@ TaskResult taskFromJsonObj(const json& j) {
         t.wallSeconds = getNum(tim, "wall_s", 0);
         t.runMsMedian = getNum(tim, "run_ms_median");
         t.peakMemoryBytes = getCount(tim, "peak_memory_bytes");
+        if (tim.contains("phases_s") && tim.at("phases_s").is_object())
+            for (const auto& [k, v] : tim.at("phases_s").items()) {
+                json wrap{{"v", v}};
+                t.phaseSeconds[k] = getNum(wrap, "v", 0);
+            }
+        t.operandDraws = static_cast<int>(getInt(tim, "operand_draws", 0, 0, IntMax));
+        t.operandReuses = static_cast<int>(getInt(tim, "operand_reuses", 0, 0, IntMax));
+        t.operandRedraws = static_cast<int>(getInt(tim, "operand_redraws", 0, 0, IntMax));
+        t.operandSetBytes = getCount(tim, "operand_set_bytes");
+        t.peakOperandHostBytes = getCount(tim, "peak_operand_host_bytes");
+        t.peakHostBytes = getCount(tim, "peak_host_bytes");
+        t.peakHostPerTask = getBool(tim, "peak_host_per_task", false);
         t.gpu = getString(j, "gpu");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {

@@ -330,12 +330,12 @@ CompiledTask compileTask(const TaskSpec& spec) {
 }
 
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
-                      at::ScalarType floatOverride) {
+                      at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned) {
     const auto shape = spec.shapeOf(t, preset);
     const at::ScalarType target = scalarType(t.dtype);
     const bool isFloat = at::isFloatingType(target);
     // Draw floats in float32 (as torch.randn does by default) and cast afterwards.
-    const auto fopts = at::TensorOptions().device(device).dtype(at::kFloat);
+    const auto fopts = at::TensorOptions().device(device).dtype(at::kFloat).pinned_memory(pinned);
     const auto& d = t.init;
     at::Tensor x;
     switch (d.kind) {
@@ -343,25 +343,25 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     // the multiply-add, and small tensors go through double), so each form replays its own call.
     case Distribution::Kind::Normal:
         if (d.inplace) {
-            x = at::empty(shape, fopts).normal_(d.a, d.b);
+            x = at::empty(shape, fopts).normal_(d.a, d.b, gen);
             break;
         }
-        x = at::randn(shape, fopts);
+        x = at::randn(shape, gen, fopts);
         if (d.b != 1.0) x.mul_(d.b);
         if (d.a != 0.0) x.add_(d.a);
         break;
     case Distribution::Kind::Uniform:
         if (d.inplace) {
-            x = at::empty(shape, fopts).uniform_(d.a, d.b);
+            x = at::empty(shape, fopts).uniform_(d.a, d.b, gen);
             break;
         }
-        x = at::rand(shape, fopts);
+        x = at::rand(shape, gen, fopts);
         if (d.b - d.a != 1.0) x.mul_(d.b - d.a);
         if (d.a != 0.0) x.add_(d.a);
         break;
     case Distribution::Kind::RandInt:
-        x = at::randint(static_cast<int64_t>(d.a), static_cast<int64_t>(d.b), shape,
-                        at::TensorOptions().device(device).dtype(at::kLong));
+        x = at::randint(static_cast<int64_t>(d.a), static_cast<int64_t>(d.b), shape, gen,
+                        at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
         break;
     case Distribution::Kind::KaimingUniform: {
         // PyTorch's arithmetic, double for double (torch/nn/init.py): kaiming_uniform_(w, a) takes
@@ -374,7 +374,7 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
             const double gain = std::sqrt(2.0 / (1.0 + std::pow(*d.gainA, 2.0)));
             bound = std::sqrt(3.0) * (gain / std::sqrt(fan));
         }
-        x = at::empty(shape, fopts).uniform_(-bound, bound);
+        x = at::empty(shape, fopts).uniform_(-bound, bound, gen);
         break;
     }
     case Distribution::Kind::Constant:

@@ -1322,6 +1322,12 @@ def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
             os.environ["KS_IMPORT_ALONE"] = "1"
         else:
             os.environ.pop("KS_IMPORT_ALONE", None)
+        # Workers that share a GPU each get an equal share of its memory (less room for their
+        # CUDA contexts): a file that needs more fails inside its own share, never in another
+        # worker's, and is retried alone with the whole device (run_pool).
+        if job.get("device") in ("cuda", "auto") and torch.cuda.is_available():
+            share = 1.0 if job.get("alone") else float(job.get("gpu_share", 1.0))
+            torch.cuda.set_per_process_memory_fraction(min(1.0, max(share, 0.01)))
         try:
             torch.set_default_dtype(torch.float32)
             r = JOB_HANDLERS[job.get("kind", "kernelbench")](job)
@@ -1454,6 +1460,7 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
     alone: List[int] = []       # out-of-memory jobs waiting for the device to themselves
     retried: Dict[int, str] = {}  # job -> its first error
     running_alone = False
+    share = 0.95 / max(1, njobs)  # of the GPU's memory per worker, beside the others
 
     def finish(i: int, r: Dict[str, Any]) -> None:
         r = dict(r)
@@ -1494,12 +1501,12 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
                 for w in workers:
                     if w.job is None and pending:
                         i = pending.pop(0)
-                        w.send(i, dict(jobs_list[i], alone=njobs == 1), timeout)
+                        w.send(i, dict(jobs_list[i], alone=njobs == 1, gpu_share=share), timeout)
                 while pending and len(workers) < njobs:
                     w = Worker(threads)
                     workers.append(w)
                     i = pending.pop(0)
-                    w.send(i, dict(jobs_list[i], alone=njobs == 1), timeout)
+                    w.send(i, dict(jobs_list[i], alone=njobs == 1, gpu_share=share), timeout)
             busy = [w for w in workers if w.job is not None]
             if not busy:
                 continue

@@ -38,6 +38,12 @@ struct EngineOptions {
     // does on a GPU run (so CPU and CUDA runs see the same samples). false: draw on the device
     // (faster for multi-GB inputs; other samples, same distributions).
     bool cpuGenerator = true;
+    // Host threads drawing a task's seeds ahead of the device (CPU generator: one stream per seed,
+    // so the samples do not depend on it); 0: min(8, hardware threads).
+    int drawThreads = 0;
+    // Host memory the drawn operands may hold per task (ahead and for reuse); 0: half of what the
+    // machine has available when the task starts. Over it, seeds are drawn again when reused.
+    int64_t hostBudgetBytes = 0;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

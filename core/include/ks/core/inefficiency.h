@@ -10,12 +10,15 @@
 #include "ks/core/redundancy.h"
 #include "ks/core/taskspec.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ks {
+
+class OperandSource; // ks/core/operands.h (engine side)
 
 // What one device can do at best, measured once and cached (see deviceCeilings).
 struct DeviceCeilings {
@@ -82,6 +85,9 @@ struct InefficiencyOptions {
     std::optional<Preset> preset; // default: full on CUDA, small on CPU (as the engine)
     int warmup = 3;
     int runs = 20;      // timed calls per median
+    // A call slower than timingBudgetMs / runs is timed fewer times: as many as fit in about this
+    // many ms, at least 5 (the report's `runs` and a note say so); 0: always `runs`.
+    double timingBudgetMs = 1000;
     int seeds = 3;      // equality check of each rewrite on seeds 0..seeds-1
     double rtol = 1e-4; // the seed's validation bar
     double atol = 1e-5;
@@ -89,6 +95,15 @@ struct InefficiencyOptions {
     double minEfficiency = 0.05; // flag when floor / eager time is below this (docs/inefficiency.md)
     int cpuThreads = 1;          // intra-op threads for CPU timings (0: LibTorch's default); see inefficiency.cpp
     double maxPasses = 0.0;      // > 0: flag a memory-bound, not launch-bound task whose eager graph moves >= this many times its fused minimum (0: passes are information)
+    // The seeds' operands: the engine passes its task's (drawn once for every filter); null: drawn
+    // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
+    OperandSource* operands = nullptr;
+    bool cpuGenerator = true;
+    // Called once, right before the task is first timed, with the number of kernels its eager
+    // graph launches: the engine decides there whether host threads drawing the next task's
+    // operands must pause (they must while the timing may depend on the host: a launch-bound
+    // task). Returns a note for the report, or "".
+    std::function<std::string(int launches)> beforeTiming;
 };
 
 struct InefficiencyReport {

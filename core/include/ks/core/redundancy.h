@@ -17,6 +17,8 @@ struct Graph;
 
 namespace ks {
 
+class OperandSource; // ks/core/operands.h (engine side)
+
 // One graph node whose work does not reach the output, or reaches it without changing it.
 struct RedundantNode {
     enum class Kind {
@@ -55,6 +57,10 @@ struct RedundancyOptions {
     // Keep RedundancyReport::reducedGraph (the engine sets it for filter 5; it may hold a constant
     // tensor of the output's size on the device, so a caller that keeps many reports leaves it off).
     bool keepReducedGraph = false;
+    // The seeds' operands: the engine passes its task's (drawn once for every filter); null: drawn
+    // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
+    OperandSource* operands = nullptr;
+    bool cpuGenerator = true;
 };
 
 struct RedundancyReport {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,18 @@ struct TaskResult {
     double wallSeconds = 0.0;   // whole task, both passes
     double runMsMedian = NaN;   // one forward call, median over the calls made
     int64_t peakMemoryBytes = 0; // device peak during this task (CUDA), 0 if unknown
+    // Where the time went, seconds: "statistics" (filters 1-4, both passes), "redundancy",
+    // "inefficiency" (wall); "draw" (drawing the operands, summed over the host threads that drew
+    // them ahead), "draw_wait" (the passes waiting for a draw), "upload" (host -> device). Empty in
+    // files written before they were recorded.
+    std::map<std::string, double> phaseSeconds;
+    int operandDraws = 0;          // operand sets drawn (a seed's inputs + params, or params alone)
+    int operandReuses = 0;         // requests served by a set drawn before
+    int operandRedraws = 0;        // sets drawn again (the host budget had not kept them)
+    int64_t operandSetBytes = 0;   // one seed's inputs + params on the host
+    int64_t peakOperandHostBytes = 0; // most operand bytes held on the host at once
+    int64_t peakHostBytes = 0;     // the worker's peak resident memory (VmHWM), 0 if unknown
+    bool peakHostPerTask = false;  // true: reset at the task's start, so it is this task's peak
     // `filter --devices`: the GPU (ordinal) whose worker ran it; empty on a one-device run.
     std::string gpu;
 

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,11 @@ struct CompiledTask {
 // task and the artifact file.
 CompiledTask compileTask(const TaskSpec& spec);
 
-// Draws one tensor from its spec with the current global generator state.
+// Draws one tensor from its spec with `generator`, by default the device's global one in its
+// current state. `pinned` (a CPU device with CUDA present): drawn into page-locked memory.
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
-                      const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined);
+                      const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined,
+                      const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false);
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device);
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Where a filter run's time went: sums of the per-task phases (results JSON `timings.phases_s`),
+the slowest tasks with their breakdown, and peak host memory. Usage: phases.py RESULTS.json [--top N]"""
+import argparse
+import json
+
+ap = argparse.ArgumentParser()
+ap.add_argument("results")
+ap.add_argument("--top", type=int, default=10)
+a = ap.parse_args()
+r = json.load(open(a.results))
+tasks = r["tasks"]
+tot = {}
+for t in tasks:
+    for k, v in t["timings"].get("phases_s", {}).items():
+        tot[k] = tot.get(k, 0) + (v or 0)
+wall = sum(t["timings"].get("wall_s") or 0 for t in tasks)
+print(f"{len(tasks)} tasks, run total {r['run'].get('total_s', 0):.1f} s, sum of task walls {wall:.1f} s")
+print("phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(tot.items())))
+tim = [t["timings"] for t in tasks]
+print(f"operand draws {sum(x.get('operand_draws', 0) for x in tim)}, reuses {sum(x.get('operand_reuses', 0) for x in tim)}, "
+      f"redraws {sum(x.get('operand_redraws', 0) for x in tim)}")
+ph = max(tasks, key=lambda t: t["timings"].get("peak_host_bytes", 0))
+print(f"peak host RSS: {ph['timings'].get('peak_host_bytes', 0) / 2**30:.2f} GiB ({ph['id']}, per task: "
+      f"{ph['timings'].get('peak_host_per_task')}); largest operand set "
+      f"{max(x.get('operand_set_bytes', 0) for x in tim) / 2**30:.2f} GiB; most operand bytes held "
+      f"{max(x.get('peak_operand_host_bytes', 0) for x in tim) / 2**30:.2f} GiB")
+print(f"\nslowest {a.top}:")
+keys = ["statistics", "redundancy", "inefficiency", "draw", "draw_wait", "upload"]
+print(f"{'task':8s} {'wall':>6s} " + " ".join(f"{k[:9]:>9s}" for k in keys) + "  host GiB")
+for t in sorted(tasks, key=lambda t: -(t["timings"].get("wall_s") or 0))[: a.top]:
+    p = t["timings"].get("phases_s", {})
+    print(f"{t['id']:8s} {t['timings'].get('wall_s', 0):6.2f} " + " ".join(f"{p.get(k, 0):9.2f}" for k in keys)
+          + f"  {t['timings'].get('peak_host_bytes', 0) / 2**30:6.2f}")

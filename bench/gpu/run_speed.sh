@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Issue 17's one-GPU speed run (bench/engine/RESULTS.md): the built-in suite and our 100-task
+# corpus with all six criteria and 5 seeds, the four statistical filters alone (CPU generator and
+# --rng device), and robust-kbench's formulas in plain Python (bench/engine/rkb_formulas.py) on the
+# corpus's first 25 level-2 tasks against our statistical filters on the same 25, in one run.
+# Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
+# build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
+# each step prints its wall time (also in $OUT/summary.txt).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/ks-out}
+WORK=${WORK:-/tmp/ks-speed}
+RES=$WORK/out # everything here, packed into $OUT/speed.tgz at the end (few files come back)
+rm -rf "$RES"; mkdir -p "$OUT" "$WORK" "$RES"
+CLI=build/gpu/bin/kernelsieve-cli
+PY=${PY:-$(command -v python3)}
+STEPS=${*:-builtin corpus stat rkb}
+export PYTHONUNBUFFERED=1
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+step() { # name command...: runs it, logs its wall time
+    local name=$1; shift
+    local s; s=$(ms)
+    "$@" >"$RES/$name.log" 2>&1
+    local rc=$?
+    echo "$name: exit $rc, wall $(( $(ms) - s )) ms" | tee -a "$RES/summary.txt"
+}
+{
+    $CLI --version
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv,noheader
+    nproc; free -g | head -2
+} >"$RES/device.txt" 2>&1
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+need_corpus() {
+    [[ -d $WORK/kb ]] && return
+    "$PY" bench/import/make_corpus.py "$WORK/corpus" --clean >"$RES/corpus-make.log" 2>&1 || { tail "$RES/corpus-make.log"; exit 1; }
+    local s; s=$(ms)
+    for f in "$WORK"/corpus/level*/; do
+        $CLI import-kernelbench "${f%/}" --out "$WORK/kb" --jobs 8 --python "$PY" --trace-device cuda \
+            >>"$RES/corpus-import.log" 2>&1
+    done
+    echo "corpus import: wall $(( $(ms) - s )) ms; $(grep -c '^ok' "$RES/corpus-import.log") ok" | tee -a "$RES/summary.txt"
+}
+if has builtin; then
+    step builtin $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+        --out "$RES/builtin.json" --csv "$RES/builtin.csv" -q
+fi
+if has corpus; then
+    need_corpus
+    step corpus $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --out "$RES/corpus.json" \
+        --csv "$RES/corpus.csv" -q
+fi
+if has stat; then
+    need_corpus
+    step builtin-stat $CLI filter --suite builtin --device cuda --preset full --seeds 5 --criteria stat \
+        --out "$RES/builtin-stat.json" -q
+    step corpus-stat $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+        --out "$RES/corpus-stat.json" --csv "$RES/corpus-stat.csv" -q
+    step corpus-stat-rngdevice $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+        --rng device --out "$RES/corpus-stat-rngdevice.json" --csv "$RES/corpus-stat-rngdevice.csv" -q
+    has 1thread && step corpus-stat-1thread $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+        --draw-threads 1 --out "$RES/corpus-stat-1thread.json" --csv "$RES/corpus-stat-1thread.csv" -q
+fi
+if has rkb; then
+    need_corpus
+    files=$(ls "$WORK"/corpus/level2/*.py | sort -V | head -25)
+    ids=$(for f in $files; do n=$(basename "$f"); echo -n "L2-${n%%_*},"; done)
+    step rkb-25 timeout 500 "$PY" bench/engine/rkb_formulas.py $files --csv "$RES/rkb-25.csv"
+    step ours-25 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
+        --out "$RES/ours-25.json" --csv "$RES/ours-25.csv" -q
+fi
+tar -czf "$OUT/speed.tgz" -C "$RES" .
+cp "$RES/summary.txt" "$RES/device.txt" "$OUT/" 2>/dev/null || true

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A task's operands, drawn once per seed and shared by every pass that runs the task on that seed:
+// the output and input-impact passes (filters 1-4), filter 6's check runs and filter 5's checks
+// and timings. On the CPU generator (robust-kbench's samples) each seed is its own generator
+// stream, so the seeds are drawn in parallel on host threads, ahead of the device work that needs
+// them; the samples are exactly those of drawing them one after the other on the global generator.
+// This header pulls in ATen; include it only from engine-side translation units.
+
+#include "ks/core/taskspec.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+struct OperandStats {
+    int threads = 0;             // host threads that may draw at once (0: drawn on the device)
+    int draws = 0;               // operand sets drawn (a seed's inputs + params, or params alone)
+    int reuses = 0;              // requests served from a set drawn before
+    int redraws = 0;             // sets drawn again: the host budget had not let them stay
+    double drawSeconds = 0;      // summed over the drawing threads
+    double waitSeconds = 0;      // callers blocked on a draw that was not ready
+    double uploadSeconds = 0;    // host -> device copies
+    int64_t setBytes = 0;        // one seed's inputs + params (as drawn, on the host)
+    int64_t peakHostBytes = 0;   // most operand bytes held on the host at once
+    int64_t hostBudgetBytes = 0; // what prefetching and keeping may hold
+};
+
+// Host memory the operand caches may hold when the caller sets no budget: half of what the machine
+// reports available (MemAvailable) at the call, at least 1 GiB.
+int64_t defaultOperandBudget();
+
+class OperandSource {
+public:
+    struct Options {
+        Preset preset = Preset::Small;
+        at::Device device{at::kCPU};
+        // true: robust-kbench's samples (CPU generator, copied to the device); false: drawn on the
+        // device with its own generator, on demand, nothing kept.
+        bool cpuGenerator = true;
+        int threads = 0;             // drawing threads; 0: min(8, hardware threads)
+        int64_t hostBudgetBytes = 0; // 0: defaultOperandBudget()
+    };
+    OperandSource(const TaskSpec& spec, Options options);
+    // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
+    // analysis run on its own draws).
+    static std::unique_ptr<OperandSource> forSeeds(const TaskSpec& spec, Preset preset, const at::Device& device,
+                                                   bool cpuGenerator, int seeds);
+    ~OperandSource(); // waits for draws in flight; frees everything
+    OperandSource(const OperandSource&) = delete;
+    OperandSource& operator=(const OperandSource&) = delete;
+
+    const std::string& taskId() const;
+
+    // What will be asked for, so it is drawn ahead in the background (CPU generator only; within
+    // the host budget, first asked first drawn). Seed s is "inputs, then params, from seed s";
+    // params-only p is "params alone from seed p" (the input-impact pass's fixed parameters).
+    void prefetchSeeds(int first, int count);
+    void prefetchParamsOnly(uint64_t seed);
+    // Until resume(): no new background draw starts; returns when none is running (so that a
+    // timing on the host or device is not shared with drawing threads), with the seconds waited.
+    double quiesce();
+    void resume();
+
+    struct Set {
+        std::vector<at::Tensor> inputs, params;
+    };
+    // On the run's device, fresh tensors the task may modify. Each call leaves the generators as
+    // robust-kbench's sequence leaves them at that point (torch.manual_seed(seed), then the draws):
+    // random ops of the forward that follows draw the numbers they would there.
+    Set seed(int s);                          // inputs, then params, of seed s
+    std::vector<at::Tensor> inputsOf(int s);  // the inputs of seed s (the first draws of its stream)
+    std::vector<at::Tensor> paramsOnly(uint64_t seed);
+
+    // Seed s (or params-only p) will not be asked for again: its host copy is freed.
+    void release(int s);
+    void releaseParamsOnly(uint64_t seed);
+
+    OperandStats stats() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace ks

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/operands.h"
+#include "ks/core/torchtask.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/Generator.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace ks {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kMaxPinnedBytes = int64_t{1} << 30;
+
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int64_t tensorBytes(const std::vector<at::Tensor>& ts) {
+    int64_t b = 0;
+    for (const auto& t : ts) b += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
+    return b;
+}
+
+// Upper bound of one set's host bytes before it is drawn: floats are drawn in float32 and cast
+// afterwards, integers as int64, so 8 bytes an element covers every dtype and the cast's copy.
+int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) {
+    int64_t b = 0;
+    auto add = [&](const std::vector<TensorSpec>& list) {
+        for (const auto& t : list) {
+            int64_t n = 1;
+            for (int64_t d : spec.shapeOf(t, preset)) n *= std::max<int64_t>(d, 0);
+            b += 8 * n;
+        }
+    };
+    if (withInputs) add(spec.inputs);
+    add(spec.params);
+    return b;
+}
+
+void installCpuState(const at::Tensor& state) {
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(state);
+}
+
+} // namespace
+
+int64_t defaultOperandBudget() {
+    int64_t availKb = 0;
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            std::istringstream(line.substr(13)) >> availKb;
+            break;
+        }
+    return std::max<int64_t>(availKb * 1024 / 2, int64_t{1} << 30);
+}
+
+struct OperandSource::Impl {
+    enum class State { Absent, Queued, Drawing, Ready, Failed };
+    struct Entry {
+        bool paramsOnly = false;
+        uint64_t seed = 0;
+        State state = State::Absent;
+        bool everDrawn = false;
+        int served = 0;
+        std::vector<at::Tensor> inputs, params; // on the host (CPU generator runs)
+        at::Tensor afterInputs, afterParams;     // CPU generator states after each part
+        int64_t bytes = 0;
+        std::exception_ptr error;
+    };
+    using Key = std::pair<bool, uint64_t>; // (params only, seed)
+
+    TaskSpec spec;
+    Options opt;
+    mutable std::mutex mu;
+    std::condition_variable cv;
+    std::map<Key, std::shared_ptr<Entry>> entries;
+    std::deque<Key> queue;
+    std::vector<std::thread> workers;
+    bool stopping = false, paused = false;
+    int running = 0;
+    int64_t held = 0, reserved = 0;
+    OperandStats st;
+
+    Entry& entry(const Key& k) {
+        auto& e = entries[k];
+        if (!e) {
+            e = std::make_shared<Entry>();
+            e->paramsOnly = k.first;
+            e->seed = k.second;
+        }
+        return *e;
+    }
+
+    int64_t elementsOf(const TensorSpec& t) const {
+        int64_t n = 1;
+        for (int64_t d : spec.shapeOf(t, opt.preset)) n *= std::max<int64_t>(d, 0);
+        return n;
+    }
+
+    // Draws on the host with the entry's own generator: the same numbers as the global generator
+    // seeded with e.seed would give, so seeds can be drawn on several threads at once.
+    void draw(Entry& e) const {
+        at::Generator g = at::make_generator<at::CPUGeneratorImpl>(e.seed);
+        std::vector<at::Tensor> inputs, params;
+        // For a CUDA run, tensors are drawn into page-locked memory: they upload asynchronously
+        // at full PCIe speed, and the pinned allocator's cached blocks spare the page faults of
+        // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
+        // rest of the run.
+        auto one = [&](const TensorSpec& t) {
+            const bool pin = opt.device.is_cuda() && 4 * elementsOf(t) <= kMaxPinnedBytes;
+            at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin);
+            // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
+            // off the passes' path.
+            if (pin && !x.is_pinned()) x = x.pin_memory();
+            return x;
+        };
+        if (!e.paramsOnly) {
+            for (const auto& t : spec.inputs) inputs.push_back(one(t));
+            e.afterInputs = g.get_state();
+        }
+        for (const auto& t : spec.params) params.push_back(one(t));
+        e.afterParams = g.get_state();
+        e.inputs = std::move(inputs);
+        e.params = std::move(params);
+        e.bytes = tensorBytes(e.inputs) + tensorBytes(e.params);
+    }
+
+    // Called with the lock held, which it gives up while drawing. `reservation`: what a worker
+    // reserved for this draw, returned when the set's real size is counted.
+    void drawLocked(Entry& e, std::unique_lock<std::mutex>& lock, int64_t reservation = 0) {
+        const bool again = e.everDrawn;
+        e.state = State::Drawing;
+        lock.unlock();
+        const auto t0 = Clock::now();
+        std::exception_ptr err;
+        try {
+            draw(e);
+        } catch (...) {
+            err = std::current_exception();
+        }
+        const double secs = secondsSince(t0);
+        lock.lock();
+        reserved -= reservation;
+        st.drawSeconds += secs;
+        ++st.draws;
+        if (again) ++st.redraws;
+        e.everDrawn = true;
+        if (err) {
+            e.error = err;
+            e.state = State::Failed;
+        } else {
+            e.state = State::Ready;
+            held += e.bytes;
+            st.setBytes = std::max(st.setBytes, e.paramsOnly ? 0 : e.bytes);
+            st.peakHostBytes = std::max(st.peakHostBytes, held + reserved);
+        }
+        cv.notify_all();
+    }
+
+    bool admits(const Key& k) const {
+        const int64_t want = estimateBytes(spec, opt.preset, !k.first);
+        return held + reserved == 0 || held + reserved + want <= st.hostBudgetBytes;
+    }
+
+    void workerLoop() {
+        std::unique_lock<std::mutex> lock(mu);
+        for (;;) {
+            // Keys a caller has drawn meanwhile (no longer queued) are skipped.
+            auto next = [&] {
+                while (!queue.empty() && entry(queue.front()).state != State::Queued) queue.pop_front();
+                return !queue.empty() && admits(queue.front());
+            };
+            cv.wait(lock, [&] { return stopping || (!paused && next()); });
+            if (stopping) return;
+            const Key k = queue.front();
+            queue.pop_front();
+            Entry& e = entry(k);
+            const int64_t want = estimateBytes(spec, opt.preset, !k.first);
+            reserved += want;
+            ++running;
+            drawLocked(e, lock, want);
+            --running;
+            cv.notify_all();
+        }
+    }
+
+    void startWorkers() {
+        if (!workers.empty() || !opt.cpuGenerator) return;
+        for (int i = 0; i < st.threads; ++i) workers.emplace_back([this] { workerLoop(); });
+    }
+
+    void enqueue(const Key& k) {
+        if (!opt.cpuGenerator) return;
+        std::lock_guard<std::mutex> lock(mu);
+        Entry& e = entry(k);
+        if (e.state != State::Absent) return;
+        e.state = State::Queued;
+        queue.push_back(k);
+        startWorkers();
+        cv.notify_all();
+    }
+
+    // The host tensors of k, drawn now if nobody has; the entry stays (until released) unless
+    // holding it would exceed the budget.
+    Entry& ready(const Key& k, std::unique_lock<std::mutex>& lock) {
+        Entry& e = entry(k);
+        const auto t0 = Clock::now();
+        bool waited = false;
+        for (;;) {
+            if (e.state == State::Ready) break;
+            if (e.state == State::Failed) {
+                std::exception_ptr err = e.error;
+                e.state = State::Absent; // a later request tries again
+                std::rethrow_exception(err);
+            }
+            if (e.state == State::Drawing) {
+                waited = true;
+                cv.wait(lock);
+                continue;
+            }
+            drawLocked(e, lock); // Absent or Queued (a queued key is then skipped by the workers)
+        }
+        if (waited) st.waitSeconds += secondsSince(t0);
+        if (e.served++ > 0) ++st.reuses;
+        return e;
+    }
+
+    std::vector<at::Tensor> upload(const std::vector<at::Tensor>& host) {
+        const auto t0 = Clock::now();
+        std::vector<at::Tensor> out;
+        out.reserve(host.size());
+        // The cache must stay as drawn: a task that writes into its inputs gets its own copy.
+        // On CUDA the copy from pinned memory is asynchronous on the current stream, ahead of
+        // the forward that reads it.
+        for (const auto& t : host)
+            out.push_back(opt.device.is_cpu()
+                              ? t.clone()
+                              : t.to(at::TensorOptions().device(opt.device), /*non_blocking=*/t.is_pinned()));
+        std::lock_guard<std::mutex> lock(mu);
+        st.uploadSeconds += secondsSince(t0);
+        return out;
+    }
+
+    void dropIfOverBudget(Entry& e) {
+        if (held <= st.hostBudgetBytes || e.state != State::Ready) return;
+        held -= e.bytes;
+        e.inputs.clear();
+        e.params.clear();
+        e.state = State::Absent;
+    }
+
+    void release(const Key& k) {
+        std::lock_guard<std::mutex> lock(mu);
+        auto it = entries.find(k);
+        if (it == entries.end()) return;
+        Entry& e = *it->second;
+        if (e.state == State::Queued) {
+            queue.erase(std::remove(queue.begin(), queue.end(), k), queue.end());
+            e.state = State::Absent;
+        }
+        if (e.state == State::Ready) {
+            held -= e.bytes;
+            e.inputs.clear();
+            e.params.clear();
+            e.state = State::Absent;
+            cv.notify_all(); // room for the next prefetch
+        }
+    }
+
+    // The parts asked for of set k, on the device; the generators left as torch.manual_seed(seed)
+    // and the draws up to the last part asked for leave them.
+    Set take(const Key& k, bool wantInputs, bool wantParams) {
+        std::unique_lock<std::mutex> lock(mu);
+        Entry& e = ready(k, lock);
+        std::vector<at::Tensor> inputs, params;
+        if (wantInputs) inputs = e.inputs;
+        if (wantParams) params = e.params;
+        const at::Tensor state = wantParams ? e.afterParams : e.afterInputs;
+        dropIfOverBudget(e);
+        lock.unlock();
+        Set out{upload(inputs), upload(params)};
+        seedAll(k.second); // the device generators as torch.manual_seed leaves them
+        installCpuState(state);
+        return out;
+    }
+
+    // Draws straight on the run's device with its generator (--rng device): nothing is kept.
+    Set deviceDraw(uint64_t seed, bool inputs, bool params) {
+        const auto t0 = Clock::now();
+        seedAll(seed);
+        Set s;
+        if (inputs) s.inputs = drawInputs(spec, opt.preset, opt.device);
+        if (params) s.params = drawParams(spec, opt.preset, opt.device);
+        std::lock_guard<std::mutex> lock(mu);
+        st.drawSeconds += secondsSince(t0);
+        ++st.draws;
+        return s;
+    }
+};
+
+std::unique_ptr<OperandSource> OperandSource::forSeeds(const TaskSpec& spec, Preset preset, const at::Device& device,
+                                                       bool cpuGenerator, int seeds) {
+    Options o;
+    o.preset = preset;
+    o.device = device;
+    o.cpuGenerator = cpuGenerator;
+    auto src = std::make_unique<OperandSource>(spec, o);
+    src->prefetchSeeds(0, seeds);
+    return src;
+}
+
+OperandSource::OperandSource(const TaskSpec& spec, Options options) : d(std::make_unique<Impl>()) {
+    d->spec = spec;
+    d->opt = options;
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    d->st.threads = d->opt.cpuGenerator ? (d->opt.threads > 0 ? d->opt.threads : std::min(8, std::max(1, hw / 2))) : 0;
+    d->st.hostBudgetBytes = d->opt.hostBudgetBytes > 0 ? d->opt.hostBudgetBytes : defaultOperandBudget();
+}
+
+OperandSource::~OperandSource() {
+    {
+        std::lock_guard<std::mutex> lock(d->mu);
+        d->stopping = true;
+        d->queue.clear();
+    }
+    d->cv.notify_all();
+    for (auto& t : d->workers) t.join();
+}
+
+const std::string& OperandSource::taskId() const { return d->spec.id; }
+
+void OperandSource::prefetchSeeds(int first, int count) {
+    for (int s = first; s < first + count; ++s) d->enqueue({false, static_cast<uint64_t>(s)});
+}
+
+void OperandSource::prefetchParamsOnly(uint64_t seed) { d->enqueue({true, seed}); }
+
+double OperandSource::quiesce() {
+    const auto t0 = Clock::now();
+    std::unique_lock<std::mutex> lock(d->mu);
+    d->paused = true;
+    d->cv.wait(lock, [&] { return d->running == 0; });
+    return secondsSince(t0);
+}
+
+void OperandSource::resume() {
+    {
+        std::lock_guard<std::mutex> lock(d->mu);
+        d->paused = false;
+    }
+    d->cv.notify_all();
+}
+
+OperandSource::Set OperandSource::seed(int s) {
+    const auto seed = static_cast<uint64_t>(s);
+    if (!d->opt.cpuGenerator) return d->deviceDraw(seed, true, true);
+    return d->take({false, seed}, true, true);
+}
+
+std::vector<at::Tensor> OperandSource::inputsOf(int s) {
+    const auto seed = static_cast<uint64_t>(s);
+    if (!d->opt.cpuGenerator) return d->deviceDraw(seed, true, false).inputs;
+    return d->take({false, seed}, true, false).inputs;
+}
+
+std::vector<at::Tensor> OperandSource::paramsOnly(uint64_t seed) {
+    if (!d->opt.cpuGenerator) return d->deviceDraw(seed, false, true).params;
+    return d->take({true, seed}, false, true).params;
+}
+
+void OperandSource::release(int s) { d->release({false, static_cast<uint64_t>(s)}); }
+
+void OperandSource::releaseParamsOnly(uint64_t seed) { d->release({true, seed}); }
+
+OperandStats OperandSource::stats() const {
+    std::lock_guard<std::mutex> lock(d->mu);
+    return d->st;
+}
+
+} // namespace ks

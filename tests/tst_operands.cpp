@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// OperandSource: each seed drawn once, ahead, on several host threads, must give exactly the
+// tensors (and leave exactly the generator state) of drawing the seeds one after the other on the
+// global generator, as robust-kbench's code does; and it must honour its host budget.
+#include "ks/core/engine.h"
+#include "ks/core/operands.h"
+#include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+using namespace ks;
+
+namespace {
+
+const at::Device cpu(at::kCPU);
+
+void expectSame(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b, const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].scalar_type(), b[i].scalar_type()) << what << " #" << i;
+        EXPECT_TRUE(at::equal(a[i], b[i])) << what << " #" << i;
+    }
+}
+
+OperandSource::Options opts(int threads, int64_t budget = 0) {
+    OperandSource::Options o;
+    o.preset = Preset::Small;
+    o.device = cpu;
+    o.threads = threads;
+    o.hostBudgetBytes = budget;
+    return o;
+}
+
+const TaskSpec& builtinTask(const Suite& s, const std::string& id) {
+    const TaskSpec* t = s.find(id);
+    if (!t) throw Error("no built-in task " + id);
+    return *t;
+}
+
+} // namespace
+
+// Every built-in task (normal, uniform, randint, in-place samplers, Kaiming parameters, softmax,
+// triangular and other post-transforms): seeds 0-4 drawn at once on 4 threads equal the sequential
+// draws, and so does the state each request leaves the CPU generator in.
+TEST(Operands, ParallelSeedsEqualSequentialDraws) {
+    const Suite suite = loadSuite("builtin");
+    ASSERT_GT(suite.tasks.size(), 100u);
+    int withParams = 0;
+    for (const auto& spec : suite.tasks) {
+        SCOPED_TRACE(spec.id);
+        OperandSource src(spec, opts(4));
+        src.prefetchSeeds(0, 5);
+        if (!spec.params.empty()) src.prefetchParamsOnly(42);
+        for (int s = 0; s < 5; ++s) {
+            const auto got = src.seed(s);
+            const at::Tensor nextGot = at::rand({3});
+            seedAll(static_cast<uint64_t>(s));
+            const auto inputs = drawInputs(spec, Preset::Small, cpu);
+            const auto params = drawParams(spec, Preset::Small, cpu);
+            const at::Tensor nextWant = at::rand({3});
+            expectSame(got.inputs, inputs, "inputs of seed " + std::to_string(s));
+            expectSame(got.params, params, "params of seed " + std::to_string(s));
+            EXPECT_TRUE(at::equal(nextGot, nextWant)) << "generator after seed " << s;
+
+            const auto again = src.inputsOf(s);
+            const at::Tensor afterInputs = at::rand({3});
+            seedAll(static_cast<uint64_t>(s));
+            drawInputs(spec, Preset::Small, cpu);
+            expectSame(again, inputs, "inputsOf(" + std::to_string(s) + ")");
+            EXPECT_TRUE(at::equal(afterInputs, at::rand({3}))) << "generator after the inputs of seed " << s;
+        }
+        if (!spec.params.empty()) {
+            ++withParams;
+            const auto fixed = src.paramsOnly(42);
+            seedAll(42);
+            expectSame(fixed, drawParams(spec, Preset::Small, cpu), "params alone from seed 42");
+        }
+        const OperandStats st = src.stats();
+        EXPECT_EQ(st.draws, spec.params.empty() ? 5 : 6); // 5 seeds (+ the params-only set), once each
+        EXPECT_EQ(st.redraws, 0);
+        EXPECT_EQ(st.reuses, 5); // inputsOf(s) after seed(s)
+        if (!spec.inputs.empty() || !spec.params.empty()) {
+            EXPECT_GT(st.setBytes, 0);
+        }
+    }
+    EXPECT_GT(withParams, 20);
+}
+
+// What a task writes into its operands must not reach the next request of the same seed.
+TEST(Operands, HandsOutCopiesTheTaskMayWriteInto) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-23"); // softmax: one input
+    OperandSource src(spec, opts(2));
+    auto a = src.seed(0);
+    ASSERT_EQ(a.inputs.size(), 1u);
+    const at::Tensor pristine = a.inputs[0].clone();
+    a.inputs[0].fill_(7.0);
+    const auto b = src.seed(0);
+    EXPECT_TRUE(at::equal(b.inputs[0], pristine));
+    EXPECT_EQ(src.stats().draws, 1);
+    EXPECT_EQ(src.stats().reuses, 1);
+}
+
+// A budget below one set: nothing is kept, a reused seed is drawn again, with the same values.
+TEST(Operands, OverTheHostBudgetSeedsAreDrawnAgain) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    OperandSource src(spec, opts(2, /*budget*/ 1));
+    const auto first = src.seed(1);
+    const auto second = src.seed(1);
+    expectSame(first.inputs, second.inputs, "inputs");
+    expectSame(first.params, second.params, "params");
+    const OperandStats st = src.stats();
+    EXPECT_EQ(st.draws, 2);
+    EXPECT_EQ(st.redraws, 1);
+    EXPECT_EQ(st.hostBudgetBytes, 1);
+
+    // A generous budget keeps it: the second request is a reuse.
+    OperandSource kept(spec, opts(2, int64_t{1} << 30));
+    kept.seed(1);
+    kept.seed(1);
+    EXPECT_EQ(kept.stats().draws, 1);
+    EXPECT_EQ(kept.stats().reuses, 1);
+    EXPECT_GE(kept.stats().peakHostBytes, kept.stats().setBytes);
+}
+
+// Prefetching never holds more than the budget (it always may hold one set, or nothing would
+// run); a released seed makes room for the next.
+TEST(Operands, PrefetchStaysWithinTheBudget) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    int64_t setBytes = 0;
+    {
+        OperandSource probe(spec, opts(1));
+        probe.seed(0);
+        setBytes = probe.stats().setBytes;
+    }
+    ASSERT_GT(setBytes, 0);
+    // Room for about two estimated sets (the estimate is 8 bytes an element: twice float32).
+    OperandSource src(spec, opts(4, 4 * setBytes + setBytes / 2));
+    src.prefetchSeeds(0, 8);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_LE(src.stats().peakHostBytes, 4 * setBytes + setBytes / 2);
+    EXPECT_GE(src.stats().draws, 1);
+    EXPECT_LT(src.stats().draws, 8); // the budget stopped the prefetch
+    for (int s = 0; s < 8; ++s) {
+        src.seed(s);
+        src.release(s);
+    }
+    EXPECT_EQ(src.stats().draws, 8);
+    EXPECT_EQ(src.stats().redraws, 0);
+}
+
+// quiesce(): no background draw starts until resume().
+TEST(Operands, QuiesceStopsBackgroundDraws) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    OperandSource src(spec, opts(2));
+    src.quiesce();
+    src.prefetchSeeds(0, 4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(src.stats().draws, 0);
+    src.resume();
+    for (int i = 0; i < 200 && src.stats().draws < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(src.stats().draws, 4);
+}
+
+// A draw that fails reaches the caller, each time it asks.
+TEST(Operands, ADrawThatFailsThrowsToTheCaller) {
+    TaskSpec spec;
+    spec.id = "T-bad-draw";
+    TensorSpec t;
+    t.name = "x";
+    t.dtype = "float32";
+    t.shape = {Dim{4, ""}};
+    t.init.kind = Distribution::Kind::RandInt;
+    t.init.a = 5; // low >= high: randint refuses
+    t.init.b = 5;
+    spec.inputs.push_back(t);
+    OperandSource src(spec, opts(2));
+    src.prefetchSeeds(0, 1);
+    EXPECT_ANY_THROW(src.seed(0));
+    EXPECT_ANY_THROW(src.seed(0));
+}
+
+// The filters' results do not depend on how many threads draw, nor on the budget.
+TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : {"L1-1", "L1-23", "L1-95", "L2-66", "L2-13"}) tasks.push_back(builtinTask(suite, id));
+    auto run = [&](int threads, int64_t budget) {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 3;
+        o.drawThreads = threads;
+        o.hostBudgetBytes = budget;
+        o.inefficiency = false; // timings differ run to run; filter 6 and the statistics must not
+        Engine e(o);
+        return e.runAll(tasks, "builtin", Thresholds::defaults());
+    };
+    const RunResults a = run(1, 0), b = run(6, 0), c = run(3, 1);
+    ASSERT_EQ(a.tasks.size(), tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        SCOPED_TRACE(tasks[i].id);
+        for (const RunResults* other : {&b, &c}) {
+            const TaskResult &x = a.tasks[i], &y = other->tasks[i];
+            EXPECT_EQ(x.status, y.status) << x.error << " / " << y.error;
+            EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+            EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+            EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+            ASSERT_EQ(x.seedStats.size(), y.seedStats.size());
+            for (size_t s = 0; s < x.seedStats.size(); ++s) EXPECT_EQ(x.seedStats[s].mean, y.seedStats[s].mean);
+            ASSERT_TRUE(x.redundancy && y.redundancy);
+            EXPECT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
+        }
+        // Each seed is drawn once for the statistics and filter 6 (budget permitting).
+        EXPECT_GT(a.tasks[i].operandReuses, 0);
+        EXPECT_GT(c.tasks[i].operandRedraws, 0);
+        EXPECT_TRUE(a.tasks[i].phaseSeconds.count("statistics"));
+        EXPECT_TRUE(a.tasks[i].phaseSeconds.count("redundancy"));
+        EXPECT_GT(a.tasks[i].peakHostBytes, 0);
+    }
+}

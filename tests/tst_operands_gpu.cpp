@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// The shared operands on CUDA: drawn ahead on host threads into page-locked memory and copied
+// asynchronously, they must be exactly the sequential CPU-generator draws, and the engine's results
+// must not depend on the drawing threads or on the next task's drawing (label gpu; skips without a
+// device).
+#include "ks/core/engine.h"
+#include "ks/core/operands.h"
+#include "ks/core/suite.h"
+#include "ks/core/torchtask.h"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+
+using namespace ks;
+
+namespace {
+
+bool haveGpu() { return torch::cuda::is_available(); }
+
+} // namespace
+
+TEST(OperandsGpu, PinnedAsyncUploadsEqualTheSequentialCpuDraws) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const Suite suite = loadSuite("builtin");
+    const at::Device cpu(at::kCPU), cuda(at::kCUDA, 0);
+    int checked = 0;
+    for (const auto& spec : suite.tasks) {
+        if (spec.level != 1 && spec.level != 2) continue;
+        SCOPED_TRACE(spec.id);
+        OperandSource::Options o;
+        o.preset = Preset::Small;
+        o.device = cuda;
+        o.threads = 4;
+        OperandSource src(spec, o);
+        src.prefetchSeeds(0, 3);
+        for (int s = 0; s < 3; ++s) {
+            const auto got = src.seed(s);
+            seedAll(static_cast<uint64_t>(s));
+            const auto inputs = drawInputs(spec, Preset::Small, cpu);
+            const auto params = drawParams(spec, Preset::Small, cpu);
+            ASSERT_EQ(got.inputs.size(), inputs.size());
+            ASSERT_EQ(got.params.size(), params.size());
+            for (size_t i = 0; i < inputs.size(); ++i) {
+                EXPECT_TRUE(got.inputs[i].is_cuda());
+                EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i << " seed " << s;
+            }
+            for (size_t i = 0; i < params.size(); ++i)
+                EXPECT_TRUE(at::equal(got.params[i].cpu(), params[i])) << "param " << i << " seed " << s;
+        }
+        ++checked;
+    }
+    EXPECT_GT(checked, 100);
+}
+
+// Full shapes on the GPU, five tasks in one run (so each task's seeds are drawn while the one
+// before runs, and filter 5 pauses that drawing): the same statistics, filter-6 findings and
+// filter-5 verdicts with one drawing thread and with six.
+TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : {"L1-12", "L1-23", "L1-36", "L2-66", "L2-13"}) tasks.push_back(*suite.find(id));
+    auto run = [&](int threads) {
+        EngineOptions o;
+        o.device = "cuda";
+        o.seeds = 5;
+        o.drawThreads = threads;
+        Engine e(o);
+        return e.runAll(tasks, "builtin", Thresholds::defaults());
+    };
+    const RunResults a = run(1), b = run(6);
+    const Thresholds th = Thresholds::defaults();
+    ASSERT_EQ(a.tasks.size(), tasks.size());
+    ASSERT_EQ(b.tasks.size(), tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        SCOPED_TRACE(tasks[i].id);
+        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
+        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
+        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
+        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
+        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+        for (const Criterion c : {Criterion::OutputRange, Criterion::OutputStd, Criterion::OutputAxes,
+                                  Criterion::InputImpact, Criterion::BaselineInefficiency,
+                                  Criterion::RedundantComputation})
+            EXPECT_EQ(x.flagged(c, th), y.flagged(c, th));
+        ASSERT_TRUE(x.redundancy && y.redundancy && x.inefficiency && y.inefficiency);
+        EXPECT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
+        EXPECT_EQ(x.inefficiency->bytes, y.inefficiency->bytes);
+        EXPECT_EQ(x.inefficiency->flops, y.inefficiency->flops);
+        EXPECT_GT(y.operandReuses, 0); // seeds 0-2 served the statistics and both analyses
+        EXPECT_EQ(y.operandRedraws, 0);
+    }
+    // The seed's Table 1: L1-23 by the four statistics, L1-12 by its rewrite, L2-13 by std.
+    EXPECT_TRUE(b.tasks[1].flagged(Criterion::OutputRange, th));
+    EXPECT_TRUE(b.tasks[0].flagged(Criterion::BaselineInefficiency, th));
+    EXPECT_TRUE(b.tasks[4].flagged(Criterion::OutputStd, th));
+}
