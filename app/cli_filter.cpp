@@ -45,6 +45,7 @@ struct FilterArgs {
     int seeds = 5;
     int drawThreads = 0;
     double hostMemoryGiB = 0;
+    bool noDrawAhead = false;
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
     std::string shard; // "K/N"
@@ -172,6 +173,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     opt.seeds = a.seeds;
     opt.cpuGenerator = a.rng == "cpu";
     opt.drawThreads = a.drawThreads;
+    opt.drawAhead = !a.noDrawAhead;
     opt.hostBudgetBytes = static_cast<int64_t>(a.hostMemoryGiB * double(int64_t{1} << 30));
     if (!a.preset.empty()) opt.preset = ks::parsePreset(a.preset);
     opt.cancel = &cancel;
@@ -327,6 +329,7 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     if (!m_a.preset.empty()) v.insert(v.end(), {"--preset", m_a.preset});
     if (m_a.drawThreads > 0) v.insert(v.end(), {"--draw-threads", std::to_string(m_a.drawThreads)});
     if (m_a.hostMemoryGiB > 0) v.insert(v.end(), {"--host-memory", std::to_string(m_a.hostMemoryGiB)});
+    if (m_a.noDrawAhead) v.push_back("--no-draw-ahead");
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
@@ -978,6 +981,9 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                        "Host threads drawing each task's seeds ahead of the device (--rng cpu; the samples do "
                        "not depend on it); 0: min(8, cores / 2)")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
+    filter->add_flag("--no-draw-ahead", a->noDrawAhead,
+                     "CUDA: do not draw the next task's seeds while a task runs (slower; filter 5 then "
+                     "always times with no drawing thread and no pause before it)");
     filter->add_option("--host-memory", a->hostMemoryGiB,
                        "GiB of host memory a task's drawn operands may hold (ahead, and kept for reuse by "
                        "the filters); 0: half of what is available when the task starts")

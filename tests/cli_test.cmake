@@ -116,6 +116,21 @@ expect_cell("${a}" T-tiny "Zeros Pass" True)
 expect_cell("${a}" T-normal "Zeros Pass" False)
 expect_cell("${b}" T-tiny borderline_margin 0.5)
 
+# Shared operands (issue 17): one drawing thread, a budget that keeps nothing (every reuse drawn
+# again) and no drawing ahead give the same CSV, byte for byte, as the defaults.
+run_cli(0 out filter --suite builtin --device cpu --tasks "L1-1,L1-23,L2-66,L1-95" --criteria stat,redundancy
+        --seeds 3 --out ops-a.json --csv ops-a.csv -q)
+run_cli(0 out filter --suite builtin --device cpu --tasks "L1-1,L1-23,L2-66,L1-95" --criteria stat,redundancy
+        --seeds 3 --draw-threads 1 --host-memory 0.000001 --no-draw-ahead --out ops-b.json --csv ops-b.csv -q)
+file(READ "${WORK}/ops-a.csv" opsa)
+file(READ "${WORK}/ops-b.csv" opsb)
+if(NOT opsa STREQUAL opsb)
+    message(FATAL_ERROR "filter CSV differs with --draw-threads 1 --host-memory 0.000001 --no-draw-ahead")
+endif()
+file(READ "${WORK}/ops-b.json" opsj)
+expect_contains("${opsj}" "\"operand_redraws\": 4" "a budget below one set draws reused seeds again")
+run_cli(2 out filter --draw-threads -1)
+
 # diff (issue 14): the tasks whose flags differ, with the metric deltas; exit 0 when no flag
 # differs, 1 when some do. a.json and b.json hold the same run judged by different thresholds.
 run_cli(0 out diff a.json a.json)

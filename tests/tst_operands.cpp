@@ -117,6 +117,7 @@ TEST(Operands, OverTheHostBudgetSeedsAreDrawnAgain) {
     const OperandStats st = src.stats();
     EXPECT_EQ(st.draws, 2);
     EXPECT_EQ(st.redraws, 1);
+    EXPECT_EQ(st.reuses, 0); // a redraw is not a reuse
     EXPECT_EQ(st.hostBudgetBytes, 1);
 
     // A generous budget keeps it: the second request is a reuse.

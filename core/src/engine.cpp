@@ -40,20 +40,25 @@ using Clock = std::chrono::steady_clock;
 // A forward this many times longer than its kernel launches keeps the GPU's queue full: its timing
 // does not depend on the host (see runAnalyses).
 constexpr double kGpuBoundLaunches = 10.0;
-// How long the GPU is kept busy after it waited on the host, before a timing (its clocks ramp up
-// again within tens of milliseconds).
+// How long the host thread and the GPU are kept busy after a wait, before a timing: an idle GPU
+// lowers its clocks, and so may the idle host core (frequency scaling), and a launch-bound timing
+// depends on both; both ramp up again within tens of milliseconds.
 constexpr double kClockRampMs = 100.0;
 
-// Runs matrix products on `dev` for about `ms` milliseconds; returns the time spent.
-double keepGpuBusy(const at::Device& dev, double ms) {
+// For about `ms` milliseconds, launches small kernels and matrix products on `dev` from this thread
+// (the host launching, the GPU computing); returns the time spent.
+double keepBusy(const at::Device& dev, double ms) {
     if (!dev.is_cuda()) return 0.0;
     c10::InferenceMode guard;
     const auto t0 = Clock::now();
     auto elapsedMs = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
-    const at::Tensor a = at::ones({1024, 1024}, at::TensorOptions().device(dev));
-    at::Tensor c = at::empty_like(a);
+    const at::Tensor a = at::ones({512, 512}, at::TensorOptions().device(dev));
+    at::Tensor c = at::empty_like(a), small = at::zeros({1024}, a.options());
     while (elapsedMs() < ms) {
-        for (int i = 0; i < 8; ++i) at::mm_out(c, a, a);
+        for (int i = 0; i < 16; ++i) {
+            at::mm_out(c, a, a);
+            for (int k = 0; k < 8; ++k) small.add_(1.0);
+        }
         torch::cuda::synchronize();
     }
     return elapsedMs();
@@ -266,7 +271,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     if (!src) src = d->operandsFor(spec);
     // On CUDA the next task's operands are drawn on host threads while this one runs; they pause
     // while filter 5 times this task, so no timing shares the host with them.
-    if (d->upcoming && d->upcoming->id != spec.id && d->device.is_cuda() && d->opt.cpuGenerator)
+    if (d->opt.drawAhead && d->upcoming && d->upcoming->id != spec.id && d->device.is_cuda() && d->opt.cpuGenerator)
         d->next = d->operandsFor(*d->upcoming, /*ahead=*/true);
     std::vector<double> callMs;
     if (d->opt.statistics) {
@@ -460,16 +465,16 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
                                   forwardMs, launches, launchMs);
                     return note;
                 }
-                const double waited = next->quiesce();
+                // Waited busy, then busy work: after a plain wait (the thread asleep, the GPU
+                // idle) a launch-bound task timed up to 3.4x slower in test runs (corpus L1-13:
+                // 34 us against 10 us with nothing drawing), also after 100 ms of GPU-only work.
+                const double waited = next->quiesce(/*spin=*/true);
                 if (waited < 0.002) return {};
-                // The GPU idled meanwhile, and an idle GPU lowers its clocks: a short launch-bound
-                // kernel timed right after ran up to 3.6x slower in a test run (corpus L1-13).
-                // Busy work first brings them back up.
-                const double busyMs = keepGpuBusy(device, kClockRampMs);
+                const double busyMs = keepBusy(device, kClockRampMs);
                 char note[200];
                 std::snprintf(note, sizeof note,
-                              "timed with the host quiet: the next task's drawing paused (%.2f s) and the "
-                              "GPU was kept busy for %.0f ms before the timing",
+                              "timed with the host quiet: the next task's drawing paused (%.2f s, waited busy) and "
+                              "the host and GPU were kept busy for %.0f ms before the timing",
                               waited, busyMs);
                 return note;
             };

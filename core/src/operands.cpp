@@ -260,6 +260,7 @@ struct OperandSource::Impl {
         e.inputs.clear();
         e.params.clear();
         e.state = State::Absent;
+        e.served = 0; // drawn again when asked for: a redraw, not a reuse
     }
 
     void release(const Key& k) {
@@ -276,6 +277,7 @@ struct OperandSource::Impl {
             e.inputs.clear();
             e.params.clear();
             e.state = State::Absent;
+            e.served = 0;
             cv.notify_all(); // room for the next prefetch
         }
     }
@@ -348,11 +350,19 @@ void OperandSource::prefetchSeeds(int first, int count) {
 
 void OperandSource::prefetchParamsOnly(uint64_t seed) { d->enqueue({true, seed}); }
 
-double OperandSource::quiesce() {
+double OperandSource::quiesce(bool spin) {
     const auto t0 = Clock::now();
     std::unique_lock<std::mutex> lock(d->mu);
     d->paused = true;
-    d->cv.wait(lock, [&] { return d->running == 0; });
+    if (!spin) {
+        d->cv.wait(lock, [&] { return d->running == 0; });
+        return secondsSince(t0);
+    }
+    while (d->running > 0) {
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+    }
     return secondsSince(t0);
 }
 

@@ -44,6 +44,9 @@ struct EngineOptions {
     // Host memory the drawn operands may hold per task (ahead and for reuse); 0: half of what the
     // machine has available when the task starts. Over it, seeds are drawn again when reused.
     int64_t hostBudgetBytes = 0;
+    // CUDA runs of several tasks: draw the next task's seeds while the current one runs (paused
+    // before filter 5 times a task that may be launch-bound). false: each task draws its own.
+    bool drawAhead = true;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

@@ -64,7 +64,9 @@ public:
     void prefetchParamsOnly(uint64_t seed);
     // Until resume(): no new background draw starts; returns when none is running (so that a
     // timing on the host or device is not shared with drawing threads), with the seconds waited.
-    double quiesce();
+    // `spin`: the caller's thread waits busy, so its core does not idle (and slow down) before
+    // a timing that depends on it.
+    double quiesce(bool spin = false);
     void resume();
 
     struct Set {
