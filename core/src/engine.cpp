@@ -40,6 +40,9 @@ using Clock = std::chrono::steady_clock;
 // A forward this many times longer than its kernel launches keeps the GPU's queue full: its timing
 // does not depend on the host (see runAnalyses).
 constexpr double kGpuBoundLaunches = 10.0;
+// A forward shorter than kGpuBoundLaunches x this many launches may be launch-bound: filter 5 times
+// it with the next task's drawing paused since before filter 6 (runAnalyses).
+constexpr double kSuspectLaunches = 10.0;
 // How long the host thread and the GPU are kept busy after a wait, before a timing: an idle GPU
 // lowers its clocks, and so may the idle host core (frequency scaling), and a launch-bound timing
 // depends on both; both ramp up again within tens of milliseconds.
@@ -430,6 +433,20 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
         if (!rep.error.empty()) releaseCachedMemory();
         return rep;
     };
+    // A short forward (under kSuspectLaunches launches' worth) may be launch-bound, and filter 5
+    // must then time it as it was timed before anything drew ahead: nothing drawing, and filter
+    // 6's GPU work right before it. So the next task's drawing pauses here, before filter 6, and
+    // stays paused until filter 5 is done. (Paused right before the timing instead, a launch-
+    // bound task timed up to 3.4x slower: corpus L1-13, 34 us against 10 us.)
+    bool pausedEarly = false;
+    if (next && opt.inefficiency) {
+        const DeviceCeilings* c = ensureCeilings();
+        const double launchMs = c ? c->launchMs : 0.0;
+        if (!(launchMs > 0 && r.runMsMedian >= kGpuBoundLaunches * kSuspectLaunches * launchMs)) {
+            next->quiesce(/*spin=*/true);
+            pausedEarly = true;
+        }
+    }
     // Redundancy first: what it proves removable is one of filter 5's rewrites ("drop-redundant"),
     // so a constant-output task shows its real headroom there too.
     if (opt.redundancy)
@@ -453,7 +470,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             // pass) keeps its queue full. A shorter one may wait on the host, so the next task's
             // drawing pauses (and the draw in flight finishes) before it is timed.
             io.beforeTiming = [&](int launches) -> std::string {
-                if (!next) return {};
+                if (!next || pausedEarly) return {};
                 const DeviceCeilings* c = ensureCeilings();
                 const double launchMs = c ? c->launchMs : 0.0;
                 const double forwardMs = r.runMsMedian; // NaN without the statistics: pause
@@ -465,9 +482,9 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
                                   forwardMs, launches, launchMs);
                     return note;
                 }
-                // Waited busy, then busy work: after a plain wait (the thread asleep, the GPU
-                // idle) a launch-bound task timed up to 3.4x slower in test runs (corpus L1-13:
-                // 34 us against 10 us with nothing drawing), also after 100 ms of GPU-only work.
+                // A longer forward with many launches: pause now. Waited busy, then busy work
+                // (after a plain wait, the thread asleep and the GPU idle, L1-13 timed 3.4x slower,
+                // also after 100 ms of GPU-only work; whether this cures it is not measured).
                 const double waited = next->quiesce(/*spin=*/true);
                 if (waited < 0.002) return {};
                 const double busyMs = keepBusy(device, kClockRampMs);
