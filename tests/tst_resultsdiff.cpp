@@ -174,3 +174,32 @@ TEST(ResultsDiff, CellTexts) {
     EXPECT_EQ(flagCellText(a.find("L1-4"), Criterion::OutputRange, a.thresholds), "not run");
     EXPECT_EQ(flagCellText(nullptr, Criterion::OutputRange, a.thresholds), "missing");
 }
+
+// A filter-5 flag that turns on efficiency alone (no rewrite on either side, best speedup 1 on
+// both) has its delta in efficiency, named as such, in the text and the CSV; before, it read 0.
+TEST(ResultsDiff, FilterFiveDeltaIsOfTheRuleThatFlagged) {
+    const RunResults a = fixture();
+    RunResults b = fixture();
+    TaskResult& t = task(b, "L1-33");
+    ASSERT_TRUE(t.inefficiency);
+    t.inefficiency->efficiency = 0.01; // below the 0.05 bound: flagged by efficiency in B only
+    const ResultsDiff d = diffResults(a, a.thresholds, b, b.thresholds);
+    const auto& ie = cell(d, "L1-33", Criterion::BaselineInefficiency);
+    ASSERT_TRUE(ie.differs());
+    EXPECT_EQ(ie.a, FlagState::Passed);
+    EXPECT_EQ(ie.b, FlagState::Flagged);
+    EXPECT_EQ(ie.metricName, "efficiency");
+    EXPECT_NEAR(ie.metricA, 0.067855271991911, 1e-12);
+    EXPECT_NEAR(ie.metricB, 0.01, 1e-12);
+    EXPECT_NEAR(ie.delta(), 0.01 - 0.067855271991911, 1e-12);
+    // A rewrite flag keeps the best rewrite speedup as its metric.
+    EXPECT_EQ(cell(d, "L1-12", Criterion::BaselineInefficiency).metricName, "");
+    const std::string text = resultsDiffToText(d, a, a.thresholds, "a.json", b, b.thresholds, "b.json");
+    EXPECT_NE(text.find("-0.0579 (efficiency)"), std::string::npos) << text;
+    const std::string csv = resultsDiffToCsv(d, a, b);
+    EXPECT_NE(csv.find(",baseline_inefficiency_metric\r\n"), std::string::npos);
+    const auto rowAt = csv.find("\r\nL1-33,");
+    ASSERT_NE(rowAt, std::string::npos);
+    const std::string line = csv.substr(rowAt + 2, csv.find("\r\n", rowAt + 2) - rowAt - 2);
+    EXPECT_EQ(line.substr(line.rfind(',') + 1), "efficiency") << line;
+}

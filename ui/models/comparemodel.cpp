@@ -16,6 +16,12 @@ QString num(double v) {
     return std::isnan(v) ? QString() : QString::number(v, 'g', 3);
 }
 
+// The quantity a cell's metric and delta are of: the criterion's, or the filter-5 rule that
+// decided this pair (ks::CriterionDiff::metricName).
+QString metricLabelOf(const ks::CriterionInfo& info, const ks::CriterionDiff& cd) {
+    return cd.metricName.empty() ? QString::fromUtf8(info.metricLabel) : QString::fromStdString(cd.metricName);
+}
+
 FilterMatrixModel::CellState cellState(ks::FlagState s) {
     switch (s) {
     case ks::FlagState::Flagged:
@@ -206,14 +212,14 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
             if (p == Part::Delta)
                 return tr("<b>%1</b> of %2: %3 \u2212 A of %4 = %5%6")
                     .arg(QString::fromUtf8(info.label), id, letterB(other),
-                         QString::fromUtf8(info.metricLabel).toHtmlEscaped(), num(cd.delta()),
+                         metricLabelOf(info, cd).toHtmlEscaped(), num(cd.delta()),
                          differs ? tr("<br><b>the flags differ</b>") : QString());
             const bool a = p == Part::A;
             return tr("<b>%1</b> of %2 in %3: %4<br>%5 = %6<br>flagged iff %7")
                 .arg(
                     QString::fromUtf8(info.label), id, (a ? m_nameA : nameB(other)).toHtmlEscaped(),
                     QString::fromUtf8(ks::flagStateName(state)),
-                    QString::fromUtf8(info.metricLabel).toHtmlEscaped(),
+                    metricLabelOf(info, cd).toHtmlEscaped(),
                     QString::number(a ? first.criteria[ci].metricA : cd.metricB, 'g', 6),
                     QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
                         .toHtmlEscaped());

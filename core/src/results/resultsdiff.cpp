@@ -47,6 +47,22 @@ void fillFlags(TaskDiff& t, const RunResults& a, const Thresholds& ta, const Run
         c.b = flagState(rb, info.criterion, tb);
         c.metricA = c.measuredA() ? ra->metric(info.criterion, ta) : NaN;
         c.metricB = c.measuredB() ? rb->metric(info.criterion, tb) : NaN;
+        c.metricName.clear();
+        if (info.criterion == Criterion::BaselineInefficiency && c.differs()) {
+            // The rule that flagged decides what the delta is of: a flag by efficiency alone
+            // next to an unflagged report says nothing in best-rewrite-speedup terms (both 1).
+            const bool flaggedA = c.a == FlagState::Flagged;
+            const TaskResult& f = flaggedA ? *ra : *rb;
+            const InefficiencyVerdict v = inefficiencyVerdict(*f.inefficiency, flaggedA ? ta : tb);
+            const Threshold th = v.rewrite      ? Threshold::BaselineRewriteSpeedup
+                                 : v.efficiency ? Threshold::BaselineEfficiency
+                                                : Threshold::BaselinePasses;
+            if (th != Threshold::BaselineRewriteSpeedup) {
+                c.metricName = th == Threshold::BaselineEfficiency ? "efficiency" : "passes";
+                c.metricA = ra->thresholdMetric(th);
+                c.metricB = rb->thresholdMetric(th);
+            }
+        }
         t.anyFlagA = t.anyFlagA || c.a == FlagState::Flagged;
         t.anyFlagB = t.anyFlagB || c.b == FlagState::Flagged;
     }
@@ -194,7 +210,8 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
     for (const auto& c : criteria())
         os << ',' << c.key << "_a," << c.key << "_b," << c.key << "_metric_a," << c.key
            << "_metric_b," << c.key << "_delta";
-    os << "\r\n";
+    // What filter 5's metric columns hold on that row: empty for the best rewrite speedup.
+    os << ",baseline_inefficiency_metric\r\n";
     auto fmt9 = [](double v) { return std::isnan(v) ? std::string() : num(v, 9); };
     for (const auto& t : d.tasks) {
         const TaskResult* ra = at(a, t.indexA);
@@ -212,7 +229,7 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
         for (const auto& cd : t.criteria)
             os << ',' << csvBool(cd.a) << ',' << csvBool(cd.b) << ',' << fmt9(cd.metricA) << ','
                << fmt9(cd.metricB) << ',' << fmt9(cd.delta());
-        os << "\r\n";
+        os << ',' << t.criteria[static_cast<size_t>(Criterion::BaselineInefficiency)].metricName << "\r\n";
     }
     return os.str();
 }
@@ -278,7 +295,10 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
         const std::string name = n.size() > 36 ? n.substr(0, 35) + "~" : n;
         os << std::left << std::setw(idW) << l.t->id << std::setw(38) << name << std::setw(24)
            << l.c->key << std::setw(aW) << l.a << std::setw(bW) << l.b
-           << signedNum(l.t->criteria[static_cast<size_t>(l.c->criterion)].delta()) << "\n";
+           << signedNum(l.t->criteria[static_cast<size_t>(l.c->criterion)].delta());
+        const std::string& mn = l.t->criteria[static_cast<size_t>(l.c->criterion)].metricName;
+        if (!mn.empty()) os << " (" << mn << ")";
+        os << "\n";
     }
     return os.str();
 }

@@ -28,6 +28,11 @@ std::string flagCellText(const TaskResult* task, Criterion c, const Thresholds& 
 struct CriterionDiff {
     FlagState a = FlagState::Missing, b = FlagState::Missing;
     double metricA = NaN, metricB = NaN; // TaskResult::metric(c, that side's thresholds)
+    // Empty: metricA/B are the criterion's metric (criterionInfo(c).metricLabel). Filter 5's verdict
+    // can turn on another rule than its metric (best rewrite speedup): when the flagged side is
+    // flagged by efficiency or passes alone, metricA/B are that rule's quantity, named here
+    // ("efficiency", "passes").
+    std::string metricName;
     bool measuredA() const { return a == FlagState::Passed || a == FlagState::Flagged; }
     bool measuredB() const { return b == FlagState::Passed || b == FlagState::Flagged; }
     bool differs() const { return measuredA() && measuredB() && a != b; }
