@@ -303,6 +303,7 @@ void TaskDetailView::updateHeader() {
     m_pages->setTabText(1, (graphFlag ? QStringLiteral("\u2691 ") : QString()) + tr("Graph analyses (filters 5\u20136)"));
     if (!t) {
         m_header->setText(tr("<i>No task selected</i>"));
+        m_header->setToolTip(QString());
         return;
     }
     QString shape;
@@ -328,4 +329,5 @@ void TaskDetailView::updateHeader() {
                                shape.isEmpty() ? tr("scalar") : shape)
                           .arg(t->seeds)
                           .arg(t->wallSeconds, 0, 'f', 2));
+    m_header->setToolTip(ResultsUtil::timingSummary(*t));
 }

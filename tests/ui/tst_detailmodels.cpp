@@ -582,6 +582,35 @@ class TestDetailModels : public QObject {
                  (QStringList{"Output Std", "Output Axes", "Input Impact", "Redundant Computation", "Zeros Pass"}));
     }
 
+    // The task header's tooltip: where the time and memory went, from the file's timings; a file
+    // from before they were recorded gives only the wall time. Also through the JSON round trip.
+    void testTimingSummary() {
+        ks::TaskResult t;
+        t.id = "L2-34";
+        t.wallSeconds = 7.49;
+        QCOMPARE(ResultsUtil::timingSummary(t), QStringLiteral("<b>7.49 s</b> in all"));
+        t.phaseSeconds = {{"statistics", 1.22}, {"redundancy", 1.21}, {"inefficiency", 5.06},
+                          {"draw", 1.9}, {"draw_wait", 0.0}, {"upload", 0.004}};
+        t.operandDraws = 6;
+        t.operandReuses = 12;
+        t.operandSetBytes = int64_t{268960512};
+        t.peakHostBytes = int64_t{3} << 30;
+        t.peakHostPerTask = true;
+        t.peakOperandHostBytes = int64_t{1} << 30;
+        t.peakMemoryBytes = int64_t{89} << 30;
+        ks::RunResults rr;
+        rr.tasks.push_back(t);
+        const ks::RunResults back = ks::resultsFromJson(ks::resultsToJson(rr), "mem.json");
+        const QString s = ResultsUtil::timingSummary(back.tasks.at(0));
+        QVERIFY2(s.contains(QStringLiteral("baseline inefficiency (filter 5): 5.06 s")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("drawing the operands: 1.90 s on host threads, 0.00 s waited for")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("operand sets: 6 drawn (0.25 GiB each), 12 reused, 0 drawn again")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("host memory: 3.00 GiB at most; operands held 1.00 GiB at most")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("GPU memory: 89.00 GiB at most")), qPrintable(s));
+        t.peakHostPerTask = false;
+        QVERIFY(ResultsUtil::timingSummary(t).contains(QStringLiteral("(the worker's peak so far)")));
+    }
+
     void testSuiteAsNotRunRows() {
         ks::Suite suite;
         suite.name = "dir";

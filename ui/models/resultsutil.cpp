@@ -324,4 +324,35 @@ QString speedupKindName(SpeedupBar::Kind kind) {
     return {};
 }
 
+QString timingSummary(const ks::TaskResult& t) {
+    auto secs = [](double v) { return QString::number(v, 'f', 2) + QStringLiteral(" s"); };
+    auto gib = [](int64_t b) { return QString::number(double(b) / double(int64_t{1} << 30), 'f', 2) + QStringLiteral(" GiB"); };
+    QStringList lines;
+    lines << QObject::tr("<b>%1</b> in all").arg(secs(t.wallSeconds));
+    const auto& p = t.phaseSeconds;
+    auto phase = [&](const char* key, const QString& label) {
+        if (const auto it = p.find(key); it != p.end()) lines << QStringLiteral("%1: %2").arg(label, secs(it->second));
+    };
+    phase("statistics", QObject::tr("statistics (filters 1\u20134, both passes)"));
+    phase("redundancy", QObject::tr("redundant computation (filter 6)"));
+    phase("inefficiency", QObject::tr("baseline inefficiency (filter 5)"));
+    if (p.count("draw"))
+        lines << QObject::tr("drawing the operands: %1 on host threads, %2 waited for, uploads %3")
+                     .arg(secs(p.at("draw")), secs(p.count("draw_wait") ? p.at("draw_wait") : 0.0),
+                          secs(p.count("upload") ? p.at("upload") : 0.0));
+    if (t.operandDraws > 0)
+        lines << QObject::tr("operand sets: %1 drawn (%2 each), %3 reused, %4 drawn again")
+                     .arg(t.operandDraws)
+                     .arg(gib(t.operandSetBytes))
+                     .arg(t.operandReuses)
+                     .arg(t.operandRedraws);
+    if (t.peakHostBytes > 0)
+        lines << QObject::tr("host memory: %1 at most%2; operands held %3 at most")
+                     .arg(gib(t.peakHostBytes),
+                          t.peakHostPerTask ? QString() : QObject::tr(" (the worker's peak so far)"),
+                          gib(t.peakOperandHostBytes));
+    if (t.peakMemoryBytes > 0) lines << QObject::tr("GPU memory: %1 at most").arg(gib(t.peakMemoryBytes));
+    return lines.join(QStringLiteral("<br>"));
+}
+
 } // namespace ResultsUtil

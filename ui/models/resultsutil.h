@@ -32,6 +32,11 @@ std::string taskMetricsJson(const ks::TaskResult& task, const ks::Thresholds& th
 // of any rewrite or redundant node found; 0 when none names a line.
 int flaggedSourceLine(const ks::TaskResult& task, const ks::Thresholds& thresholds);
 
+// Where the task's time and memory went, as rich text for a tooltip: the phases (statistics,
+// filter 6, filter 5), drawing the operands (host threads, time waited), uploads, the sets drawn
+// and reused, peak host and GPU memory. Only what the file records; older files: the wall time.
+QString timingSummary(const ks::TaskResult& task);
+
 // Labels of the criteria that flag `task`, e.g. {"Output Std", "Output Axes"}.
 QStringList flaggedCriteria(const ks::TaskResult& task, const ks::Thresholds& thresholds);
 
