@@ -31,7 +31,10 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <optional>
+#include <poll.h>
 #include <unistd.h>
+#include <cerrno>
 
 namespace ks::cli {
 namespace {
@@ -53,6 +56,49 @@ struct FilterArgs {
     // The worker side (hidden): the protocol fd and the file of task ids to run.
     int workerFd = -1;
     std::string taskIdsFile;
+};
+
+// Lines from a file descriptor, with a non-blocking read for the ones already written.
+class FdLineReader {
+public:
+    explicit FdLineReader(int fd) : m_fd(fd) {}
+    // One line without its newline. block: wait for one; else only what has arrived. False at
+    // the end of input (a last line without a newline is still returned) or when none is there.
+    bool readLine(std::string& line, bool block) {
+        for (;;) {
+            if (const auto nl = m_buf.find('\n'); nl != std::string::npos) {
+                line = m_buf.substr(0, nl);
+                m_buf.erase(0, nl + 1);
+                return true;
+            }
+            if (m_eof) {
+                if (m_buf.empty()) return false;
+                line.swap(m_buf);
+                m_buf.clear();
+                return true;
+            }
+            pollfd p{m_fd, POLLIN, 0};
+            const int ready = ::poll(&p, 1, block ? -1 : 0);
+            if (ready < 0 && errno == EINTR) {
+                if (!block) return false;
+                continue;
+            }
+            if (ready <= 0) return false;
+            char chunk[4096];
+            const ssize_t n = ::read(m_fd, chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                m_eof = true;
+                continue;
+            }
+            m_buf.append(chunk, static_cast<size_t>(n));
+        }
+    }
+
+private:
+    int m_fd;
+    std::string m_buf;
+    bool m_eof = false;
 };
 
 std::string jsonString(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
@@ -220,14 +266,32 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         };
         bool cancelled = false;
-        std::string id;
-        while (!cancelled && std::getline(std::cin, id)) {
-            if (id.empty()) continue;
-            const ks::TaskSpec* t = s.find(id);
-            if (!t) {
-                std::cerr << "error: --task-ids -: no task '" << id << "' in suite '" << a.suite << "'\n";
-                return Exit::BadSuite;
+        // The driver hands out the next task before this one is done (Driver::runOnGpu): read
+        // without blocking, it is the task whose operands are drawn while this one runs.
+        FdLineReader in(0);
+        std::optional<std::string> ahead;
+        auto known = [&](const std::string& name) -> const ks::TaskSpec* {
+            const ks::TaskSpec* t = s.find(name);
+            if (!t) std::cerr << "error: --task-ids -: no task '" << name << "' in suite '" << a.suite << "'\n";
+            return t;
+        };
+        while (!cancelled) {
+            std::string id;
+            if (ahead) {
+                id = *ahead;
+                ahead.reset();
+            } else if (!in.readLine(id, /*block=*/true)) {
+                break;
             }
+            if (id.empty()) continue;
+            const ks::TaskSpec* t = known(id);
+            if (!t) return Exit::BadSuite;
+            std::string next;
+            while (!ahead && in.readLine(next, /*block=*/false))
+                if (!next.empty()) ahead = next;
+            const ks::TaskSpec* nextSpec = ahead ? known(*ahead) : nullptr;
+            if (ahead && !nextSpec) return Exit::BadSuite;
+            engine->setNextTask(nextSpec);
             const double t0 = epoch();
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
             if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
@@ -624,19 +688,28 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
         return false;
     }
     const std::string tag = "[" + g.label() + "] ";
-    const size_t none = static_cast<size_t>(-1);
-    size_t given = none;     // the task handed to it and not reported yet
+    // The tasks handed to it and not reported yet, in order: the one it runs and the one after,
+    // whose operands it draws meanwhile (EngineOptions::drawAhead).
+    constexpr size_t kLookahead = 2;
+    std::deque<size_t> given;
     std::string current;     // id of the task it said it started
-    // Hands it the next task of the queue, or end of input when none is left.
+    bool inputClosed = false;
+    // Tops it up to kLookahead tasks from the queue; end of input once the queue is empty.
     auto handOut = [&] {
         std::lock_guard<std::mutex> lock(m_mu);
-        if (m_queue.empty() || m_cancel || m_stop) {
-            child->closeInput();
-            return;
+        while (!inputClosed && given.size() < kLookahead) {
+            if (m_queue.empty() || m_cancel || m_stop) {
+                child->closeInput();
+                inputClosed = true;
+                return;
+            }
+            given.push_back(m_queue.front());
+            m_queue.pop_front();
+            if (!child->writeInput(m_tasks[given.back()].id + "\n")) { // it is gone: found below
+                child->closeInput();
+                inputClosed = true;
+            }
         }
-        given = m_queue.front();
-        m_queue.pop_front();
-        if (!child->writeInput(m_tasks[given].id + "\n")) child->closeInput(); // it is gone: found below
     };
     handOut();
     auto taskT0 = std::chrono::steady_clock::now();
@@ -693,14 +766,14 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
                 } else if (ev == "task") {
                     ks::TaskResult r = ks::taskResultFromJson(j.at("result").dump(), "filter worker");
                     r.gpu = std::to_string(g.ordinal);
-                    if (given == none || r.id != m_tasks[given].id) {
+                    if (given.empty() || r.id != m_tasks[given.front()].id) {
                         std::cerr << "warning: the worker on " << g.label() << " reported task '" << r.id
-                                  << "', which it was not given; ignored\n";
+                                  << "', which it was not given next; ignored\n";
                     } else {
                         record(std::move(r));
                         sawTask = true;
                         current.clear();
-                        given = none;
+                        given.pop_front();
                     }
                 } else if (ev == "done") {
                     sawDone = true;
@@ -713,7 +786,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
             break;
         }
         if (got == ks::ChildProcess::Read::Line) {
-            if (given == none && !sawDone) handOut(); // the next task as soon as one is reported
+            if (given.size() < kLookahead && !sawDone) handOut(); // the next task as soon as one is reported
             continue;
         }
         // Timeout of the read: the clocks and the flags.
@@ -742,10 +815,11 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
     }
     const ks::ProcessResult pr = child->wait();
     std::lock_guard<std::mutex> lock(m_mu);
-    // A task handed out but not started goes back to the front of the queue: order is kept.
+    // Tasks handed out but not started go back to the front of the queue: order is kept.
     auto giveBack = [&] {
-        if (given != none && current.empty() && !m_done.count(given)) m_queue.push_front(given);
-        given = none;
+        for (auto it = given.rbegin(); it != given.rend(); ++it)
+            if (!m_done.count(*it) && (current.empty() || m_tasks[*it].id != current)) m_queue.push_front(*it);
+        given.clear();
     };
     if (m_cancel || m_stop) {
         if (m_cancel) m_cancelled = true;
@@ -754,6 +828,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
     const std::string gpu = std::to_string(g.ordinal);
     if (killedForTimeout) {
         failInFlight(current, timedOutReason(), taskT0, gpu);
+        giveBack();
         startupFailures = 0;
         return true;
     }
@@ -766,6 +841,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
                                   (protocolError.empty() ? "" : ": " + protocolError) +
                                   "; the run went on in a new worker",
                      taskT0, gpu);
+        giveBack();
         startupFailures = 0;
         return true;
     }

@@ -255,6 +255,8 @@ const DeviceInfo& Engine::device() const { return d->dev; }
 Preset Engine::preset() const { return d->preset; }
 const EngineOptions& Engine::options() const { return d->opt; }
 
+void Engine::setNextTask(const TaskSpec* next) { d->upcoming = next; }
+
 TaskResult Engine::runTask(const TaskSpec& spec) {
     TaskResult r = resultSkeleton(spec);
     const auto t0 = Clock::now();

@@ -83,6 +83,10 @@ public:
     // Never throws for problems of the task itself: they are reported in TaskResult::error with
     // the task id and the cause. Throws Cancelled when cancelled.
     TaskResult runTask(const TaskSpec& spec);
+    // The task the caller will run after the next runTask (null: none known): its operands may be
+    // drawn while that one runs (EngineOptions::drawAhead). runAll sets it itself. The spec must
+    // outlive that runTask call.
+    void setNextTask(const TaskSpec* next);
 
     using StartFn = std::function<void(const TaskSpec&, int index, int total)>;
     using DoneFn = std::function<void(const TaskResult&, int index, int total)>;
