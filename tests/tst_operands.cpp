@@ -156,6 +156,21 @@ TEST(Operands, PrefetchStaysWithinTheBudget) {
     EXPECT_EQ(src.stats().redraws, 0);
 }
 
+// A strict budget (the next task's drawing ahead) never prefetches a set that does not fit; the
+// task draws it when it asks.
+TEST(Operands, AStrictBudgetPrefetchesNothingThatDoesNotFit) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    auto o = opts(2, 1024);
+    o.strictBudget = true;
+    OperandSource src(spec, o);
+    src.prefetchSeeds(0, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(src.stats().draws, 0);
+    EXPECT_EQ(src.seed(0).inputs.size(), spec.inputs.size()); // drawn on request
+    EXPECT_EQ(src.stats().draws, 1);
+}
+
 // quiesce(): no background draw starts until resume().
 TEST(Operands, QuiesceStopsBackgroundDraws) {
     const Suite suite = loadSuite("builtin");

@@ -218,6 +218,7 @@ struct Engine::Impl {
             const int hw = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
             o.threads = std::max(1, (opt.drawThreads > 0 ? opt.drawThreads : std::min(8, hw / 2)) - 1);
             o.hostBudgetBytes /= 2;
+            o.strictBudget = true;
         }
         auto src = std::make_unique<OperandSource>(spec, o);
         // In the order the passes ask: seed 0, the input-impact pass's parameters, seeds 1.., then

@@ -172,7 +172,7 @@ struct OperandSource::Impl {
 
     bool admits(const Key& k) const {
         const int64_t want = estimateBytes(spec, opt.preset, !k.first);
-        return held + reserved == 0 || held + reserved + want <= st.hostBudgetBytes;
+        return (held + reserved == 0 && !opt.strictBudget) || held + reserved + want <= st.hostBudgetBytes;
     }
 
     void workerLoop() {

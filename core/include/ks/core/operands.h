@@ -45,6 +45,10 @@ public:
         bool cpuGenerator = true;
         int threads = 0;             // drawing threads; 0: min(8, hardware threads)
         int64_t hostBudgetBytes = 0; // 0: defaultOperandBudget()
+        // false: prefetching may always hold one set, even one larger than the budget (it is
+        // needed anyway). true (drawing for a task that has not started): never over the budget;
+        // what does not fit is drawn when the task asks for it.
+        bool strictBudget = false;
     };
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
