@@ -201,6 +201,16 @@ TEST(Operands, ADrawThatFailsThrowsToTheCaller) {
     src.prefetchSeeds(0, 1);
     EXPECT_ANY_THROW(src.seed(0));
     EXPECT_ANY_THROW(src.seed(0));
+
+    // A dim the spec does not define: the prefetch's size estimate and the draw both meet it in
+    // the drawing threads; the error reaches the caller, the process goes on.
+    TaskSpec unknownDim = spec;
+    unknownDim.inputs[0].init.kind = Distribution::Kind::Normal;
+    unknownDim.inputs[0].shape = {Dim{0, "no_such_dim"}};
+    OperandSource src2(unknownDim, opts(2, 1));
+    src2.prefetchSeeds(0, 3);
+    EXPECT_ANY_THROW(src2.seed(1));
+    EXPECT_ANY_THROW(src2.seed(0));
 }
 
 // The filters' results do not depend on how many threads draw, nor on the budget.

@@ -33,7 +33,9 @@ int64_t tensorBytes(const std::vector<at::Tensor>& ts) {
 
 // Upper bound of one set's host bytes before it is drawn: floats are drawn in float32 and cast
 // afterwards, integers as int64, so 8 bytes an element covers every dtype and the cast's copy.
-int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) {
+// Never throws (it runs in the drawing threads' scheduling): a shape that cannot be resolved
+// counts 0 here, and its draw reports the error to the pass that asks for it.
+int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) noexcept {
     int64_t b = 0;
     auto add = [&](const std::vector<TensorSpec>& list) {
         for (const auto& t : list) {
@@ -42,8 +44,12 @@ int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) {
             b += 8 * n;
         }
     };
-    if (withInputs) add(spec.inputs);
-    add(spec.params);
+    try {
+        if (withInputs) add(spec.inputs);
+        add(spec.params);
+    } catch (...) {
+        return 0;
+    }
     return b;
 }
 
