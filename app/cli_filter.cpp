@@ -62,9 +62,11 @@ struct FilterArgs {
 class FdLineReader {
 public:
     explicit FdLineReader(int fd) : m_fd(fd) {}
-    // One line without its newline. block: wait for one; else only what has arrived. False at
-    // the end of input (a last line without a newline is still returned) or when none is there.
-    bool readLine(std::string& line, bool block) {
+    // One line without its newline, waiting up to timeoutMs for it (-1: as long as it takes).
+    // False at the end of input (a last line without a newline is still returned) or when none
+    // came in time.
+    bool readLine(std::string& line, int timeoutMs) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeoutMs, 0));
         for (;;) {
             if (const auto nl = m_buf.find('\n'); nl != std::string::npos) {
                 line = m_buf.substr(0, nl);
@@ -77,12 +79,14 @@ public:
                 m_buf.clear();
                 return true;
             }
+            int wait = -1;
+            if (timeoutMs >= 0)
+                wait = static_cast<int>(std::max<int64_t>(
+                    0, std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now())
+                           .count()));
             pollfd p{m_fd, POLLIN, 0};
-            const int ready = ::poll(&p, 1, block ? -1 : 0);
-            if (ready < 0 && errno == EINTR) {
-                if (!block) return false;
-                continue;
-            }
+            const int ready = ::poll(&p, 1, wait);
+            if (ready < 0 && errno == EINTR) continue;
             if (ready <= 0) return false;
             char chunk[4096];
             const ssize_t n = ::read(m_fd, chunk, sizeof chunk);
@@ -280,14 +284,16 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             if (ahead) {
                 id = *ahead;
                 ahead.reset();
-            } else if (!in.readLine(id, /*block=*/true)) {
+            } else if (!in.readLine(id, /*timeoutMs=*/-1)) {
                 break;
             }
             if (id.empty()) continue;
             const ks::TaskSpec* t = known(id);
             if (!t) return Exit::BadSuite;
+            // The driver tops the worker up as soon as it has read the last result: a moment's
+            // wait gets the next task in time for drawing it ahead (or the end of input).
             std::string next;
-            while (!ahead && in.readLine(next, /*block=*/false))
+            while (!ahead && in.readLine(next, /*timeoutMs=*/250))
                 if (!next.empty()) ahead = next;
             const ks::TaskSpec* nextSpec = ahead ? known(*ahead) : nullptr;
             if (ahead && !nextSpec) return Exit::BadSuite;
@@ -308,6 +314,11 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                 char line[256];
                 std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epoch());
                 log << t->id << line;
+            }
+            if (const char* aheadLog = std::getenv("KS_TEST_AHEAD_LOG")) { // tests: the task known next
+                std::ofstream log(aheadLog, std::ios::app);
+                log << t->id << ' ' << (nextSpec ? nextSpec->id : std::string("-")) << ' '
+                    << (visible ? visible : "unset") << '\n';
             }
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
         }

@@ -24,7 +24,7 @@ BAD = os.path.join(data, "bad")
 HOSTILE = os.path.join(data, "hostile", "filter_suite")
 BASE_ENV = {k: v for k, v in os.environ.items()
             if k not in ("KS_FAKE_DEVICES", "KS_TEST_TASK_SLEEP", "KS_TEST_WORKER_LOG", "KS_TEST_CRASH_ON_TASK",
-                         "CUDA_VISIBLE_DEVICES")}
+                         "KS_TEST_AHEAD_LOG", "CUDA_VISIBLE_DEVICES")}
 # The sandboxed workers may write the ceilings cache folder only: the logs go there.
 BASE_ENV["XDG_CACHE_HOME"] = os.path.join(work, "cache")
 LOGS = os.path.join(work, "cache", "kernelsieve")
@@ -152,10 +152,29 @@ for suite, name in ((SYN, "syn"), (BAD, "bad")):
             fail(f"{name}: {t['id']} says gpu {t['gpu']}, its worker ran on {where[t['id']]}")
 
 run(["--suite", SYN, *COMMON, "--devices", "2,0", "--out", "two.json", "--csv", "two.csv"],
-    KS_FAKE_DEVICES=3, KS_TEST_TASK_SLEEP=0.2, KS_TEST_WORKER_LOG=os.path.join(LOGS, "two.log"))
+    KS_FAKE_DEVICES=3, KS_TEST_TASK_SLEEP=0.2, KS_TEST_WORKER_LOG=os.path.join(LOGS, "two.log"),
+    KS_TEST_AHEAD_LOG=os.path.join(LOGS, "two-ahead.log"))
 same_run("syn-one", "two", "syn on devices 2,0", 2)
 log = worker_log("two.log")
 check_schedule(log, {"0", "2"}, [t for t, _, _, _ in log], "syn on devices 2,0")
+# Each worker knows its next task while it runs one (so that task's seeds are drawn meanwhile):
+# the task it names is the one it runs next; a worker's last names none. (A task may name none
+# when the driver was slower than the worker's wait for it; most must name theirs.)
+with open(os.path.join(LOGS, "two-ahead.log")) as f:
+    ahead = [line.split() for line in f if line.strip()]
+for dev in ("0", "2"):
+    seq = [(t, n) for t, n, d in ahead if d == dev]
+    if len(seq) < 3:
+        fail(f"device {dev} ran {len(seq)} tasks: the lookahead is not exercised")
+    known = 0
+    for (t, n), (t2, _) in zip(seq, seq[1:]):
+        if n != "-" and n != t2:
+            fail(f"device {dev}: while running {t} it was told {n} comes next, but it ran {t2}")
+        known += n == t2
+    if known * 2 < len(seq) - 1:
+        fail(f"device {dev}: only {known} of {len(seq) - 1} tasks knew the next one: {seq}")
+    if seq[-1][1] != "-":
+        fail(f"device {dev}: its last task {seq[-1][0]} was told {seq[-1][1]} comes next")
 
 # --- A worker that crashes: its task is an error, as on one device; nothing else is lost. ------
 run(["--suite", SYN, *COMMON, "--out", "crash-one.json", "--csv", "crash-one.csv"], KS_TEST_CRASH_ON_TASK="T-normal")
