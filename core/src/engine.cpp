@@ -215,8 +215,7 @@ struct Engine::Impl {
         o.threads = opt.drawThreads;
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes : defaultOperandBudget();
         if (ahead) {
-            const int hw = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-            o.threads = std::max(1, (opt.drawThreads > 0 ? opt.drawThreads : std::min(8, hw / 2)) - 1);
+            o.threads = std::max(1, (opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads()) - 1);
             o.hostBudgetBytes /= 2;
             o.strictBudget = true;
         }

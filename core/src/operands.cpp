@@ -73,6 +73,11 @@ int64_t defaultOperandBudget() {
     return std::max<int64_t>(availKb * 1024 / 2, int64_t{1} << 30);
 }
 
+int defaultDrawThreads() {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::min(8, std::max(1, hw / 2));
+}
+
 struct OperandSource::Impl {
     enum class State { Absent, Queued, Drawing, Ready, Failed };
     struct Entry {
@@ -333,8 +338,7 @@ std::unique_ptr<OperandSource> OperandSource::forSeeds(const TaskSpec& spec, Pre
 OperandSource::OperandSource(const TaskSpec& spec, Options options) : d(std::make_unique<Impl>()) {
     d->spec = spec;
     d->opt = options;
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    d->st.threads = d->opt.cpuGenerator ? (d->opt.threads > 0 ? d->opt.threads : std::min(8, std::max(1, hw / 2))) : 0;
+    d->st.threads = d->opt.cpuGenerator ? (d->opt.threads > 0 ? d->opt.threads : defaultDrawThreads()) : 0;
     d->st.hostBudgetBytes = d->opt.hostBudgetBytes > 0 ? d->opt.hostBudgetBytes : defaultOperandBudget();
 }
 

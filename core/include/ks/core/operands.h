@@ -34,6 +34,8 @@ struct OperandStats {
 // Host memory the operand caches may hold when the caller sets no budget: half of what the machine
 // reports available (MemAvailable) at the call, at least 1 GiB.
 int64_t defaultOperandBudget();
+// Drawing threads when the caller sets none: min(8, half the hardware threads), at least 1.
+int defaultDrawThreads();
 
 class OperandSource {
 public:
