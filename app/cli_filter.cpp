@@ -33,8 +33,11 @@
 #include <thread>
 #include <optional>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
+#include <condition_variable>
+#include <cstring>
 
 namespace ks::cli {
 namespace {
@@ -53,9 +56,13 @@ struct FilterArgs {
     double taskTimeout = 3600;
     std::string shard; // "K/N"
     std::string devices; // --devices all|0,1,...: one worker per GPU
-    // The worker side (hidden): the protocol fd and the file of task ids to run.
+    int workersPerGpu = 1; // --workers-per-gpu N: N workers share each GPU (their timings kept apart)
+    // The worker side (hidden): the protocol fd, the file of task ids to run, and (with several
+    // workers on its GPU) how many share it and the folder of that GPU's locks (ks::GpuGate).
     int workerFd = -1;
     std::string taskIdsFile;
+    int gpuShare = 1;
+    std::string gpuGate;
 };
 
 // Lines from a file descriptor, with a non-blocking read for the ones already written.
@@ -224,6 +231,15 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     opt.cpuGenerator = a.rng == "cpu";
     opt.drawThreads = a.drawThreads;
     opt.drawAhead = !a.noDrawAhead;
+    opt.gpuShare = std::max(1, a.gpuShare);
+    if (!a.gpuGate.empty()) {
+        try {
+            opt.gate = std::make_shared<ks::GpuGate>(a.gpuGate);
+        } catch (const ks::Error& e) {
+            std::cerr << "error: --gpu-gate: " << e.what() << "\n";
+            return Exit::BadDevice;
+        }
+    }
     opt.hostBudgetBytes = static_cast<int64_t>(a.hostMemoryGiB * double(int64_t{1} << 30));
     if (!a.preset.empty()) opt.preset = ks::parsePreset(a.preset);
     opt.cancel = &cancel;
@@ -373,11 +389,16 @@ private:
     std::mutex m_mu;
     std::atomic<bool> m_stop{false}; // a worker's problem ends the whole run (usage, unwritable)
     std::map<int, std::string> m_gpuNames; // ordinal -> device name its worker reported
+    // --workers-per-gpu: workers on each GPU in this round (1 for the out-of-memory retry), and
+    // the folder of each GPU's locks (gpu<ordinal>/, made by run(), removed at its end).
+    int m_share = 1;
+    std::string m_gateRoot;
+    std::condition_variable m_startedCv; // a GPU's first worker started (--remeasure-ceilings)
 
     void jsonl(const std::string& line) const {
         if (m_a.jsonl) std::cout << line << "\n" << std::flush;
     }
-    std::vector<std::string> workerArgs(const std::string& idsFile, bool first) const;
+    std::vector<std::string> workerArgs(const std::string& idsFile, bool first, const ks::GpuSlot* g = nullptr) const;
     bool onStart(const ks::RunInfo& info);
     void record(ks::TaskResult r);
     // The task `id` in flight when its worker was killed or died: an error result saying why
@@ -390,11 +411,12 @@ private:
     // --devices: the tasks not done, spread over m_gpus, until none is left (or the run stops).
     // `first`: the run's first workers (--remeasure-ceilings goes to them), not the OOM retry's.
     void runOnDevices(bool first);
-    // One worker on GPU `g`, handed tasks from m_queue one at a time. False when this GPU is done.
-    bool runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures);
+    // One worker on GPU `g` (its `slot`-th of m_share), handed tasks from m_queue one at a time.
+    // False when this worker slot is done.
+    bool runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures);
 };
 
-std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first) const {
+std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first, const ks::GpuSlot* g) const {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     std::vector<std::string> v = {ec ? std::string("kernelsieve-cli") : self.string(), "filter", "--worker-fd", "3",
@@ -408,6 +430,9 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
+    if (g && m_share > 1)
+        v.insert(v.end(), {"--gpu-share", std::to_string(m_share), "--gpu-gate",
+                           m_gateRoot + "/gpu" + std::to_string(g->ordinal)});
     return v;
 }
 
@@ -663,42 +688,55 @@ void Driver::runOnDevices(bool firstWorkers) {
         if (m_started && m_queue.empty()) return;
     }
     // With nothing left, one worker still starts: it reports the device (as runWorkerOnce does).
-    const size_t n = m_queue.empty() ? 1 : std::min(m_gpus.size(), m_queue.size());
+    // Slots GPU by GPU: each GPU's first worker, then each one's second, ...
+    std::vector<std::pair<size_t, int>> slots;
+    for (int w = 0; w < m_share; ++w)
+        for (size_t d = 0; d < m_gpus.size(); ++d) slots.emplace_back(d, w);
+    const size_t n = m_queue.empty() ? 1 : std::min(slots.size(), m_queue.size());
     std::vector<std::thread> threads;
-    for (size_t d = 0; d < n; ++d)
-        threads.emplace_back([this, d, firstWorkers] {
-            const ks::GpuSlot& g = m_gpus[d];
+    for (size_t k = 0; k < n; ++k)
+        threads.emplace_back([this, k, &slots, firstWorkers] {
+            const ks::GpuSlot& g = m_gpus[slots[k].first];
+            const int slot = slots[k].second;
             int failures = 0;
-            bool first = firstWorkers;
+            // --remeasure-ceilings: a GPU's first worker measures them (into the cache), its
+            // other workers start after it has, and read them there: one set of ceilings a GPU.
+            bool first = firstWorkers && slot == 0;
+            if (firstWorkers && slot > 0 && m_a.remeasure) {
+                std::unique_lock<std::mutex> lock(m_mu);
+                m_startedCv.wait(lock, [&] { return m_gpuNames.count(g.ordinal) || m_cancel || m_stop || m_queue.empty(); });
+            }
             while (!m_cancel && !m_stop) {
                 {
                     std::lock_guard<std::mutex> lock(m_mu);
                     if (m_started && m_queue.empty()) break;
                 }
-                if (!runOnGpu(g, first, failures)) break;
+                if (!runOnGpu(g, slot, first, failures)) break;
                 first = false;
             }
+            m_startedCv.notify_all(); // this slot is done: none waits for it
         });
     for (auto& t : threads) t.join();
     }
 }
 
-bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
+bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures) {
     std::unique_ptr<ks::ChildProcess> child;
+    const std::string label = m_share > 1 ? g.label() + " worker " + std::to_string(slot + 1) : g.label();
     try {
         ks::SandboxSpec box;
         box.writable = {ks::defaultCeilingsCacheDir()};
-        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs("-", first), box), 2,
+        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs("-", first, &g), box), 2,
                                                    ks::ChildProcess::Protocol::Fd3, std::vector<std::string>{g.env()},
                                                    true);
     } catch (const ks::Error& e) {
         std::lock_guard<std::mutex> lock(m_mu);
-        std::cerr << "error: cannot start the filter worker on " << g.label() << ": " << e.what() << "\n";
+        std::cerr << "error: cannot start the filter worker on " << label << ": " << e.what() << "\n";
         m_rc = Exit::BadDevice;
         m_stop = true;
         return false;
     }
-    const std::string tag = "[" + g.label() + "] ";
+    const std::string tag = "[" + label + "] ";
     // The tasks handed to it and not reported yet, in order: the one it runs and the one after,
     // whose operands it draws meanwhile (EngineOptions::drawAhead).
     constexpr size_t kLookahead = 2;
@@ -749,6 +787,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
                         m_gpuNames[g.ordinal] = info.deviceName;
                         m_info.gpus.push_back(std::to_string(g.ordinal) + ": " + info.deviceName +
                                               ", CUDA_VISIBLE_DEVICES=" + g.visibleId);
+                        m_startedCv.notify_all();
                         if (m_started && info.deviceName != m_info.deviceName)
                             std::cerr << "warning: " << g.label() << " is a " << info.deviceName << ", not a "
                                       << m_info.deviceName << " like the first: its tasks' timings (filter 5) are "
@@ -778,7 +817,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
                     ks::TaskResult r = ks::taskResultFromJson(j.at("result").dump(), "filter worker");
                     r.gpu = std::to_string(g.ordinal);
                     if (given.empty() || r.id != m_tasks[given.front()].id) {
-                        std::cerr << "warning: the worker on " << g.label() << " reported task '" << r.id
+                        std::cerr << "warning: the worker on " << label << " reported task '" << r.id
                                   << "', which it was not given next; ignored\n";
                     } else {
                         record(std::move(r));
@@ -790,7 +829,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
                     sawDone = true;
                 }
             } catch (const std::exception& e) {
-                std::cerr << "warning: unreadable line from the filter worker on " << g.label() << " (" << e.what()
+                std::cerr << "warning: unreadable line from the filter worker on " << label << " (" << e.what()
                           << "): " << line.substr(0, 200) << "\n";
             }
         } else if (got == ks::ChildProcess::Read::Eof) {
@@ -865,7 +904,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, bool first, int& startupFailures) {
     }
     if (sawTask) startupFailures = 0;
     if (++startupFailures >= 2) {
-        std::cerr << "error: the filter worker on " << g.label() << " keeps failing between tasks (" << pr.describe()
+        std::cerr << "error: the filter worker on " << label << " keeps failing between tasks (" << pr.describe()
                   << "); its tasks go to the other GPUs\n";
         m_rc = Exit::BadDevice;
         return false;
@@ -883,20 +922,24 @@ int Driver::run() {
         std::cerr << "error: " << e.what() << "\n";
         return Exit::Usage;
     }
-    if (!m_a.devices.empty()) {
+    // --workers-per-gpu without --devices: this process's first GPU.
+    const std::string devices = !m_a.devices.empty() || m_a.workersPerGpu <= 1 ? m_a.devices : "0";
+    const std::string devicesFlag = !m_a.devices.empty() ? "--devices" : "--workers-per-gpu";
+    if (!devices.empty()) {
         // KS_FAKE_DEVICES (tests only) stands for GPUs on a machine without one: the workers then
         // run on --device as given, each told its CUDA_VISIBLE_DEVICES.
         try {
             const bool fake = ks::fakeDeviceCount() >= 0;
             if (m_a.device == "cpu" && !fake) {
-                std::cerr << "error: --devices spreads the tasks over GPUs; it does not go with --device cpu\n";
+                std::cerr << "error: " << devicesFlag << " spreads the tasks over GPUs; it does not go with --device cpu\n";
                 return Exit::Usage;
             }
             if (ks::visibleCudaDeviceCount() <= 0) {
-                std::cerr << "error: --devices " << m_a.devices << ": no CUDA device is visible here\n";
+                std::cerr << "error: " << devicesFlag << " " << (m_a.devices.empty() ? std::to_string(m_a.workersPerGpu) : m_a.devices)
+                          << ": no CUDA device is visible here\n";
                 return Exit::BadDevice;
             }
-            m_gpus = ks::resolveDevices(m_a.devices);
+            m_gpus = ks::resolveDevices(devices);
             m_workerDevice = fake ? m_a.device : "cuda";
         } catch (const ks::Error& e) {
             std::cerr << "error: " << e.what() << "\n";
@@ -904,7 +947,43 @@ int Driver::run() {
         }
         std::string which;
         for (const auto& g : m_gpus) which += (which.empty() ? "" : ", ") + std::to_string(g.ordinal);
-        std::cerr << "devices: " << m_gpus.size() << " GPU(s) (" << which << "), one filter worker on each\n";
+        m_share = std::max(1, m_a.workersPerGpu);
+        std::cerr << "devices: " << m_gpus.size() << " GPU(s) (" << which << "), "
+                  << (m_share > 1 ? std::to_string(m_share) + " filter workers on each (filter 5 times with the GPU to "
+                                                              "itself)"
+                                  : std::string("one filter worker on each"))
+                  << "\n";
+    }
+    // The locks the workers sharing a GPU take (ks::GpuGate): a folder per GPU, removed at the end.
+    // (By hand: std::filesystem::remove_all binds to LibTorch's own copy and crashes there.)
+    struct RemoveDir {
+        std::string path;
+        std::vector<std::string> subdirs;
+        ~RemoveDir() {
+            for (const auto& d : subdirs) {
+                for (const char* f : {"gpu.lock", "gpu.lock.turn", "host.lock", "host.lock.turn"})
+                    ::unlink((d + "/" + f).c_str());
+                ::rmdir(d.c_str());
+            }
+            if (!path.empty()) ::rmdir(path.c_str());
+        }
+    } gateDir;
+    if (m_share > 1) {
+        try {
+            std::string tmpl = (std::filesystem::temp_directory_path() / "kernelsieve-gate-XXXXXX").string();
+            if (!::mkdtemp(tmpl.data())) throw ks::Error("cannot make a folder in " + std::filesystem::temp_directory_path().string() +
+                                                          ": " + std::strerror(errno));
+            gateDir.path = m_gateRoot = tmpl;
+            for (const auto& g : m_gpus) {
+                const std::string dir = m_gateRoot + "/gpu" + std::to_string(g.ordinal);
+                if (::mkdir(dir.c_str(), 0755) != 0) throw ks::Error("cannot make " + dir + ": " + std::strerror(errno));
+                gateDir.subdirs.push_back(dir);
+                ks::GpuGate::createFiles(dir);
+            }
+        } catch (const std::exception& e) {
+            std::cerr << "error: --workers-per-gpu: the GPU locks: " << e.what() << "\n";
+            return Exit::WriteFailed;
+        }
     }
     try {
         m_suite = ks::loadSuite(m_a.suite);
@@ -992,6 +1071,7 @@ int Driver::run() {
             std::cerr << "retrying " << firstTry.size() << " task(s) that ran out of memory, alone in a fresh worker\n";
             for (const auto& [i, r] : firstTry) m_done.erase(i);
             int failures = 0;
+            m_share = 1; // alone on its GPU, with all of its memory
             if (!m_gpus.empty()) runOnDevices(false); // each GPU's retries alone on it, in fresh workers
             while (m_gpus.empty() && !m_cancel && m_done.size() < m_tasks.size() && runWorkerOnce(false, failures)) {
             }
@@ -1099,6 +1179,12 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_option("--devices", a->devices,
                        "Spread the tasks over these GPUs of this host: all, or ordinals like 0,1 (one worker per "
                        "GPU, tasks taken in order from one queue; the results are in task order, as one GPU's)");
+    filter->add_option("--workers-per-gpu", a->workersPerGpu,
+                       "Workers sharing each GPU (with --devices, or this process's first GPU): their untimed "
+                       "work overlaps, filter 5 times with the GPU to itself (and, for a launch-bound task, no "
+                       "worker drawing); each gets 1/N of the GPU's memory, a task that needs more is retried alone")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
     filter->add_option("--criteria", a->criteria,
                        "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
                        "inefficiency (5), redundancy (6)")
@@ -1114,6 +1200,8 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_option("--worker-fd", a->workerFd, "(internal) run the tasks of --task-ids here, reporting on this fd")
         ->group("");
     filter->add_option("--task-ids", a->taskIdsFile, "(internal) file of task ids, one per line")->group("");
+    filter->add_option("--gpu-share", a->gpuShare, "(internal) workers sharing this worker's GPU")->group("");
+    filter->add_option("--gpu-gate", a->gpuGate, "(internal) folder of that GPU's locks")->group("");
     filter->callback([&action, &cancel, &kill, a] {
         action = [a, &cancel, &kill] {
             if (a->noOut) a->out.clear();

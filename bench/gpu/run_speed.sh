@@ -4,6 +4,8 @@
 # corpus with all six criteria and 5 seeds, the four statistical filters alone (CPU generator and
 # --rng device), and robust-kbench's formulas in plain Python (bench/engine/rkb_formulas.py) on the
 # corpus's first 25 level-2 tasks against our statistical filters on the same 25, in one run.
+# Step `share`: the built-in suite and the corpus (all six) with --workers-per-gpu N for each N in
+# $SHARE (default "2 4"); with `rkb`, also ours-25 with them.
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
 # each step prints its wall time (also in $OUT/summary.txt).
@@ -68,6 +70,22 @@ if has rkb; then
     step rkb-25 timeout 500 "$PY" bench/engine/rkb_formulas.py $files --csv "$RES/rkb-25.csv"
     step ours-25 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
         --out "$RES/ours-25.json" --csv "$RES/ours-25.csv" -q
+    if has share; then
+        for n in ${SHARE:-2 4}; do
+            step ours-25-w$n $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+                --tasks "${ids%,}" --workers-per-gpu "$n" --out "$RES/ours-25-w$n.json" --csv "$RES/ours-25-w$n.csv" -q
+        done
+    fi
+fi
+if has share; then # with builtin and/or corpus
+    for n in ${SHARE:-2 4}; do
+        has builtin && step builtin-w$n $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+            --workers-per-gpu "$n" --out "$RES/builtin-w$n.json" --csv "$RES/builtin-w$n.csv" -q
+        if has corpus; then
+            step corpus-w$n $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --workers-per-gpu "$n" \
+                --out "$RES/corpus-w$n.json" --csv "$RES/corpus-w$n.csv" -q
+        fi
+    done
 fi
 tar -czf "$OUT/speed.tgz" -C "$RES" .
 cp "$RES/summary.txt" "$RES/device.txt" "$OUT/" 2>/dev/null || true

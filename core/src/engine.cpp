@@ -178,6 +178,39 @@ struct Engine::Impl {
     void phase(const TaskSpec& spec, const char* name) const {
         if (opt.onPhase) opt.onPhase(spec, name);
     }
+    // filter --workers-per-gpu (EngineOptions::gate): the GPU lock, shared for a task's untimed
+    // work, exclusive for a timing. The device is synchronised before any hold is given up, so
+    // none of this worker's kernels still runs when another's timing starts.
+    void gpuShared() const {
+        if (!opt.gate) return;
+        sync();
+        opt.gate->gpu().lockShared();
+    }
+    // Between seeds and phases: a worker waiting to time gets the GPU here.
+    void gpuPausePoint() const {
+        if (!opt.gate || opt.gate->gpu().held() != FileRwLock::Held::Shared) return;
+        sync();
+        opt.gate->gpu().unlock();
+        opt.gate->gpu().lockShared();
+    }
+    // The seconds waited for the other workers to give up the GPU (and, `hostQuiet`, to stop
+    // drawing).
+    double gpuExclusive(bool hostQuiet) const {
+        if (!opt.gate) return 0;
+        sync();
+        double waited = opt.gate->gpu().lockExclusive();
+        if (hostQuiet) waited += opt.gate->lockHostExclusive();
+        return waited;
+    }
+    void gpuRelease() const noexcept {
+        if (!opt.gate) return;
+        try {
+            sync();
+        } catch (...) {
+        }
+        opt.gate->unlockHost();
+        opt.gate->gpu().unlock();
+    }
     void releaseCachedMemory() const {
         // An OOM leaves cached blocks behind; free them so the next task starts clean.
         if (!device.is_cuda()) return;
@@ -212,10 +245,12 @@ struct Engine::Impl {
         o.preset = preset;
         o.device = device;
         o.cpuGenerator = opt.cpuGenerator;
-        o.threads = opt.drawThreads;
-        o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes : defaultOperandBudget();
+        o.threads = opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads(opt.gpuShare);
+        o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
+                                                    : defaultOperandBudget() / std::max(1, opt.gpuShare);
+        o.gate = opt.gate.get();
         if (ahead) {
-            o.threads = std::max(1, (opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads()) - 1);
+            o.threads = std::max(1, o.threads - 1);
             o.hostBudgetBytes /= 2;
             o.strictBudget = true;
         }
@@ -246,6 +281,10 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
         // peak-memory calls throw "Invalid device argument" before that.
         at::empty({1}, at::TensorOptions().device(d->device));
         torch::cuda::synchronize();
+#ifdef KS_TORCH_CUDA
+        if (d->opt.gpuShare > 1)
+            c10::cuda::CUDACachingAllocator::setMemoryFraction(0.95 / d->opt.gpuShare, 0);
+#endif
     }
 }
 
@@ -270,6 +309,13 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         }
     }
 #endif
+    // --workers-per-gpu: the GPU is held shared for the task, given up at each pause point and
+    // for good at the end (also when it throws: a cancel).
+    struct GateRelease {
+        const Impl& d;
+        ~GateRelease() { d.gpuRelease(); }
+    } gateRelease{*d};
+    d->gpuShared();
     std::unique_ptr<OperandSource> src;
     if (d->next && d->next->taskId() == spec.id) src = std::move(d->next);
     d->next.reset();
@@ -363,6 +409,7 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         }
         for (int s = 0; s < S; ++s) {
             checkCancel();
+            gpuPausePoint();
             seed = s;
             phase = "output pass";
             {
@@ -414,6 +461,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
     // each takes well under a second per task at the small preset.
     auto guarded = [&](const char* phaseName, const std::string& what, auto run) {
         checkCancel();
+        gpuPausePoint();
         phase(spec, phaseName);
         const auto p0 = Clock::now();
         struct Timed {
@@ -472,35 +520,52 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             // pass) keeps its queue full. A shorter one may wait on the host, so the next task's
             // drawing pauses (and the draw in flight finishes) before it is timed.
             io.beforeTiming = [&](int launches) -> std::string {
-                if (!next || pausedEarly) return {};
                 const DeviceCeilings* c = ensureCeilings();
                 const double launchMs = c ? c->launchMs : 0.0;
                 const double forwardMs = r.runMsMedian; // NaN without the statistics: pause
-                if (launchMs > 0 && forwardMs > kGpuBoundLaunches * std::max(launches, 1) * launchMs) {
+                const bool gpuBound = launchMs > 0 && forwardMs > kGpuBoundLaunches * std::max(launches, 1) * launchMs;
+                std::string shared;
+                if (opt.gate) {
+                    // Other workers on this GPU: it is ours until the analysis ends; a task
+                    // that may wait on the host also has every worker's drawing paused.
+                    const double waited = gpuExclusive(!gpuBound);
+                    char note[240];
+                    std::snprintf(note, sizeof note,
+                                  "timed with the GPU to itself%s: %d workers share it; waited %.2f s for them",
+                                  gpuBound ? "" : " and no worker drawing", opt.gpuShare, waited);
+                    shared = note;
+                }
+                auto withShared = [&](std::string note) {
+                    if (shared.empty()) return note;
+                    return note.empty() ? shared : note + "; " + shared;
+                };
+                if (!next || pausedEarly) return withShared({});
+                if (gpuBound) {
                     char note[200];
                     std::snprintf(note, sizeof note,
                                   "timed while host threads drew the next task's operands: the GPU bounds "
                                   "this task (forward %.3g ms, %d launches of %.3g ms)",
                                   forwardMs, launches, launchMs);
-                    return note;
+                    return withShared(note);
                 }
                 // A longer forward with many launches: pause now. Waited busy, then busy work
                 // (after a plain wait, the thread asleep and the GPU idle, L1-13 timed 3.4x slower,
                 // also after 100 ms of GPU-only work; whether this cures it is not measured).
                 const double waited = next->quiesce(/*spin=*/true);
-                if (waited < 0.002) return {};
+                if (waited < 0.002) return withShared({});
                 const double busyMs = keepBusy(device, kClockRampMs);
                 char note[200];
                 std::snprintf(note, sizeof note,
                               "timed with the host quiet: the next task's drawing paused (%.2f s, waited busy) and "
                               "the host and GPU were kept busy for %.0f ms before the timing",
                               waited, busyMs);
-                return note;
+                return withShared(note);
             };
             const DeviceCeilings* c = ensureCeilings();
             if (!c) throw Error("no device ceilings: " + ceilingsError);
             return analyseInefficiency(spec, io, *c, r.redundancy ? &*r.redundancy : nullptr);
         });
+        gpuRelease(); // nothing of this task runs on the GPU after filter 5
         if (next) next->resume();
     }
     // The reduced graph may hold an output-sized constant on the device: never keep it past here.
@@ -511,11 +576,16 @@ const DeviceCeilings* Engine::Impl::ensureCeilings() {
     if (!opt.inefficiency) return nullptr;
     if (!ceilingsTried) {
         ceilingsTried = true;
+        // Measured (or read from the cache) with the GPU and the host to ourselves.
+        const bool wasShared = opt.gate && opt.gate->gpu().held() == FileRwLock::Held::Shared;
         try {
+            gpuExclusive(/*hostQuiet=*/true);
             ceilings = deviceCeilings(dev.device, opt.remeasureCeilings, opt.ceilingsCacheDir);
         } catch (const std::exception& e) {
             ceilingsError = shortError(e);
         }
+        gpuRelease();
+        if (wasShared) gpuShared();
     }
     return ceilings ? &*ceilings : nullptr;
 }

@@ -73,8 +73,9 @@ int64_t defaultOperandBudget() {
     return std::max<int64_t>(availKb * 1024 / 2, int64_t{1} << 30);
 }
 
-int defaultDrawThreads() {
+int defaultDrawThreads(int share) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (share > 1) return std::min(8, std::max(1, (hw - 2) / share));
     return std::min(8, std::max(1, hw / 2));
 }
 
@@ -130,12 +131,15 @@ struct OperandSource::Impl {
         // at full PCIe speed, and the pinned allocator's cached blocks spare the page faults of
         // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
         // rest of the run.
+        DrawHold hold(opt.gate);
         auto one = [&](const TensorSpec& t) {
+            hold.enter();
             const bool pin = opt.device.is_cuda() && 4 * elementsOf(t) <= kMaxPinnedBytes;
             at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.
             if (pin && !x.is_pinned()) x = x.pin_memory();
+            hold.leave();
             return x;
         };
         if (!e.paramsOnly) {

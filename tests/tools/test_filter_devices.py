@@ -263,6 +263,50 @@ one = {t["id"]: t for t in results("syn-one.json")["tasks"]}
 for t in c["tasks"]:
     if t["flags"] != one[t["id"]]["flags"] or t["status"] != "ok":
         fail(f"Ctrl-C: kept task {t['id']} differs from the one-device run")
+# --- --workers-per-gpu: several workers share one device. ----------------------------------
+out = run(["--suite", SYN, *COMMON, "--workers-per-gpu", "2", "--no-out"], rc=2)
+if "--workers-per-gpu spreads the tasks over GPUs; it does not go with --device cpu" not in out:
+    fail("--workers-per-gpu with --device cpu: " + out)
+# Three workers on one device: tasks overlap on it (at most three at once), the results and the
+# CSV are the one-worker run's byte for byte.
+GATE_TMP = os.path.join(work, "tmp")
+os.makedirs(GATE_TMP)
+out = run(["--suite", SYN, *COMMON, "--devices", "all", "--workers-per-gpu", "3", "--out", "share.json", "--csv",
+           "share.csv"], KS_FAKE_DEVICES=1, KS_TEST_TASK_SLEEP=0.3, KS_TEST_WORKER_LOG=os.path.join(LOGS, "share.log"),
+          TMPDIR=GATE_TMP)
+if "devices: 1 GPU(s) (0), 3 filter workers on each" not in out:
+    fail("--workers-per-gpu 3: the run does not say so: " + out)
+same_run("syn-one", "share", "3 workers on one device", 1)
+log = worker_log("share.log")
+if sorted(t for t, _, _, _ in log) != sorted(t["id"] for t in results("syn-one.json")["tasks"] if "error" not in t
+                                                 or "retried" not in t.get("error", "")):
+    fail(f"3 workers on one device ran {sorted(t for t, _, _, _ in log)}")
+most = max(sum(1 for _, _, s2, e2 in log if s2 <= s < e2) for _, _, s, _ in log)
+if not 2 <= most <= 3:
+    fail(f"3 workers on one device: at most {most} tasks ran at once")
+if any(d != "0" for _, d, _, _ in log):
+    fail("3 workers on one device: a task ran elsewhere")
+if [p for p in os.listdir(GATE_TMP) if p.startswith("kernelsieve-gate-")]:
+    fail(f"the GPU locks' folder was left behind: {os.listdir(GATE_TMP)}")
+# With filter 5: each timing says it had the device to itself (the gate's exclusive hold); the
+# statistical flags are the one-worker run's.
+ALL = ["--device", "cpu", "--criteria", "all", "--seeds", "2", "-q", "--tasks", "T-normal,T-const-one,T-scalar"]
+run(["--suite", SYN, *ALL, "--out", "f5-one.json"])
+run(["--suite", SYN, *ALL, "--workers-per-gpu", "2", "--out", "f5-share.json"], KS_FAKE_DEVICES=1)
+one5 = {t["id"]: t for t in results("f5-one.json")["tasks"]}
+share5 = results("f5-share.json")["tasks"]
+if sorted(one5) != sorted(t["id"] for t in share5):
+    fail("filter 5 with 2 workers: other tasks")
+for t in share5:
+    notes = " ".join((t.get("inefficiency") or {}).get("notes", []))
+    if "timed with the GPU to itself" not in notes or "2 workers share it" not in notes:
+        fail(f"filter 5 with 2 workers: {t['id']} does not say it timed alone: {t.get('inefficiency')}")
+    if "timed with the GPU to itself" in " ".join((one5[t["id"]].get("inefficiency") or {}).get("notes", [])):
+        fail(f"one worker: {t['id']} says it shared the device")
+    if {k: v for k, v in t["flags"].items() if "inefficien" not in k} != \
+            {k: v for k, v in one5[t["id"]]["flags"].items() if "inefficien" not in k}:
+        fail(f"filter 5 with 2 workers: {t['id']} flags {t['flags']} vs {one5[t['id']]['flags']}")
+
 # --- validate / bench --shard: the split is made (and refused) before the device is needed. ---
 def cli_rc(args):
     p = subprocess.run([cli, *args], cwd=work, env=BASE_ENV, capture_output=True, text=True, timeout=300)
@@ -282,4 +326,4 @@ for cmd in ("validate", "bench"):
         rc, out = cli_rc([cmd, "--shard", k, "--dim", "no_such_dim=1"])
         if rc != 2 or f"shard {k}: {n} tasks" not in out or "no_such_dim" not in out:
             fail(f"{cmd} --shard {k}: exit {rc}\n{out}")
-print("ok: filter --devices, validate/bench --shard")
+print("ok: filter --devices, --workers-per-gpu, validate/bench --shard")

@@ -5,6 +5,7 @@
 // computation) on each task. No torch in this header (pimpl), so front ends compile fast.
 
 #include "ks/core/results.h"
+#include "ks/core/gpugate.h"
 #include "ks/core/taskspec.h"
 
 #include <atomic>
@@ -47,6 +48,14 @@ struct EngineOptions {
     // CUDA runs of several tasks: draw the next task's seeds while the current one runs (paused
     // before filter 5 times a task that may be launch-bound). false: each task draws its own.
     bool drawAhead = true;
+    // Several workers on this GPU (filter --workers-per-gpu): `gpuShare` of them, each with that
+    // share of the GPU's memory (95 % of it split evenly; more is an out-of-memory error, which
+    // the driver retries alone), of the default drawing threads and of the default host budget;
+    // `gate` keeps their timings apart: a task's untimed GPU work holds it shared, filter 5's
+    // timing (and the ceilings' measurement) exclusive, a launch-bound timing also the host's
+    // (see GpuGate). Null: alone on the GPU.
+    int gpuShare = 1;
+    std::shared_ptr<GpuGate> gate;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

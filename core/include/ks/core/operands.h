@@ -7,6 +7,7 @@
 // them; the samples are exactly those of drawing them one after the other on the global generator.
 // This header pulls in ATen; include it only from engine-side translation units.
 
+#include "ks/core/gpugate.h"
 #include "ks/core/taskspec.h"
 
 #include <ATen/ATen.h>
@@ -34,8 +35,10 @@ struct OperandStats {
 // Host memory the operand caches may hold when the caller sets no budget: half of what the machine
 // reports available (MemAvailable) at the call, at least 1 GiB.
 int64_t defaultOperandBudget();
-// Drawing threads when the caller sets none: min(8, half the hardware threads), at least 1.
-int defaultDrawThreads();
+// Drawing threads when the caller sets none: min(8, half the hardware threads), at least 1. For
+// one of `share` workers on a GPU (filter --workers-per-gpu): min(8, (hardware threads - 2) /
+// share), at least 1, so that together they leave two threads to the engines.
+int defaultDrawThreads(int share = 1);
 
 class OperandSource {
 public:
@@ -51,6 +54,9 @@ public:
         // needed anyway). true (drawing for a task that has not started): never over the budget;
         // what does not fit is drawn when the task asks for it.
         bool strictBudget = false;
+        // Several workers on one GPU (filter --workers-per-gpu): each tensor is drawn holding
+        // the gate's host lock shared, so another worker's launch-bound timing can pause us.
+        GpuGate* gate = nullptr;
     };
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Several filter workers on one GPU (filter --workers-per-gpu): what they may do at the same time.
+#include <atomic>
+#include <memory>
+#include <string>
+
+namespace ks {
+
+// A reader-writer lock between processes, on a file (flock), that prefers writers: a writer
+// waiting holds a second file (path + ".turn") that every new reader passes through first, so
+// readers that come and go never starve it. Each object has its own descriptors, and flock locks
+// of different descriptors exclude one another even in one process: one object per thread that
+// takes the lock. A process that dies loses its locks (the kernel's doing). Throws ks::Error when
+// a file cannot be opened.
+class FileRwLock {
+public:
+    enum class Held { None, Shared, Exclusive };
+    explicit FileRwLock(const std::string& path);
+    ~FileRwLock();
+    FileRwLock(const FileRwLock&) = delete;
+    FileRwLock& operator=(const FileRwLock&) = delete;
+
+    // Each returns the seconds it waited; taking the lock held already is free, and the other
+    // kind is taken after letting go of the one held (flock cannot convert atomically).
+    double lockShared();
+    double lockExclusive();
+    void unlock();
+    Held held() const { return m_held; }
+
+private:
+    int m_fd = -1, m_turn = -1;
+    Held m_held = Held::None;
+};
+
+// The locks of one GPU, in the folder the driver made for it (it creates the files; the workers
+// only open them, read-only, so the folder may be read-only in their sandbox):
+//  - gpu: held shared by a worker's engine thread while it does untimed GPU work, exclusive while
+//    it times (filter 5, the device ceilings), so no timing shares the GPU with another worker;
+//  - host: held shared by each drawing thread around each tensor it draws, exclusive by a timing
+//    that may depend on the host (a launch-bound task), which so runs with no worker drawing.
+// Order, to stay free of deadlocks: gpu before host; a process holding host exclusive draws
+// nothing itself (its drawing is paused), and its drawing threads then skip the host lock.
+class GpuGate {
+public:
+    explicit GpuGate(const std::string& dir);
+    // Creates the lock files in `dir` (which must exist); throws ks::Error when it cannot.
+    static void createFiles(const std::string& dir);
+
+    FileRwLock& gpu() { return m_gpu; }   // the engine's thread only
+    double lockHostExclusive();            // the engine's thread only
+    void unlockHost();
+    bool hostHeld() const { return m_hostHeld.load(); }
+    // A drawing thread's own lock on the host file (see FileRwLock: one per thread).
+    std::unique_ptr<FileRwLock> drawLock() const;
+    const std::string& dir() const { return m_dir; }
+
+private:
+    std::string m_dir;
+    FileRwLock m_gpu;
+    FileRwLock m_host;
+    std::atomic<bool> m_hostHeld{false};
+};
+
+// Held by a drawing thread around one tensor's draw: the host lock of `gate` shared (nothing
+// when `gate` is null or its own process holds the host exclusive, i.e. is timing).
+class DrawHold {
+public:
+    explicit DrawHold(GpuGate* gate);
+    ~DrawHold();
+    DrawHold(const DrawHold&) = delete;
+    DrawHold& operator=(const DrawHold&) = delete;
+    void enter();
+    void leave();
+
+private:
+    GpuGate* m_gate;
+    std::unique_ptr<FileRwLock> m_lock;
+};
+
+} // namespace ks

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "ks/core/gpugate.h"
+#include "ks/core/taskspec.h" // ks::Error
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace ks {
+namespace {
+
+int openLockFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot open the lock file " + path + ": " + std::strerror(errno));
+    return fd;
+}
+
+// flock, restarted after a signal (a worker's SIGINT sets a flag and returns).
+void flockOrThrow(int fd, int op, const char* what) {
+    while (::flock(fd, op) != 0) {
+        if (errno == EINTR) continue;
+        throw Error(std::string("flock (") + what + "): " + std::strerror(errno));
+    }
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+FileRwLock::FileRwLock(const std::string& path) : m_fd(openLockFile(path)) {
+    try {
+        m_turn = openLockFile(path + ".turn");
+    } catch (...) {
+        ::close(m_fd);
+        throw;
+    }
+}
+
+FileRwLock::~FileRwLock() {
+    ::close(m_turn); // closing drops the locks
+    ::close(m_fd);
+}
+
+double FileRwLock::lockShared() {
+    if (m_held == Held::Shared) return 0;
+    unlock();
+    const auto t0 = std::chrono::steady_clock::now();
+    // Through the turnstile: a writer waiting holds it, so this waits behind the writer.
+    flockOrThrow(m_turn, LOCK_EX, "turnstile");
+    flockOrThrow(m_turn, LOCK_UN, "turnstile");
+    flockOrThrow(m_fd, LOCK_SH, "shared");
+    m_held = Held::Shared;
+    return since(t0);
+}
+
+double FileRwLock::lockExclusive() {
+    if (m_held == Held::Exclusive) return 0;
+    unlock();
+    const auto t0 = std::chrono::steady_clock::now();
+    flockOrThrow(m_turn, LOCK_EX, "turnstile");
+    try {
+        flockOrThrow(m_fd, LOCK_EX, "exclusive");
+    } catch (...) {
+        ::flock(m_turn, LOCK_UN);
+        throw;
+    }
+    flockOrThrow(m_turn, LOCK_UN, "turnstile");
+    m_held = Held::Exclusive;
+    return since(t0);
+}
+
+void FileRwLock::unlock() {
+    if (m_held == Held::None) return;
+    ::flock(m_fd, LOCK_UN);
+    m_held = Held::None;
+}
+
+GpuGate::GpuGate(const std::string& dir) : m_dir(dir), m_gpu(dir + "/gpu.lock"), m_host(dir + "/host.lock") {}
+
+void GpuGate::createFiles(const std::string& dir) {
+    for (const char* name : {"gpu.lock", "gpu.lock.turn", "host.lock", "host.lock.turn"}) {
+        const std::string path = dir + "/" + name;
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) throw Error("cannot create the lock file " + path + ": " + std::strerror(errno));
+        ::close(fd);
+    }
+}
+
+double GpuGate::lockHostExclusive() {
+    m_hostHeld = true; // first: this process's drawing threads must never wait for it
+    return m_host.lockExclusive();
+}
+
+void GpuGate::unlockHost() {
+    m_hostHeld = false;
+    m_host.unlock();
+}
+
+std::unique_ptr<FileRwLock> GpuGate::drawLock() const { return std::make_unique<FileRwLock>(m_dir + "/host.lock"); }
+
+DrawHold::DrawHold(GpuGate* gate) : m_gate(gate) {
+    if (m_gate) m_lock = m_gate->drawLock();
+}
+
+DrawHold::~DrawHold() = default;
+
+void DrawHold::enter() {
+    if (m_lock && !m_gate->hostHeld()) m_lock->lockShared();
+}
+
+void DrawHold::leave() {
+    if (m_lock) m_lock->unlock();
+}
+
+} // namespace ks
