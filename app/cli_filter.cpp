@@ -961,7 +961,7 @@ int Driver::run() {
         std::vector<std::string> subdirs;
         ~RemoveDir() {
             for (const auto& d : subdirs) {
-                for (const char* f : {"gpu.lock", "gpu.lock.turn", "host.lock", "host.lock.turn"})
+                for (const char* f : {"gpu.lock", "gpu.lock.turn"})
                     ::unlink((d + "/" + f).c_str());
                 ::rmdir(d.c_str());
             }
@@ -1181,8 +1181,8 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                        "GPU, tasks taken in order from one queue; the results are in task order, as one GPU's)");
     filter->add_option("--workers-per-gpu", a->workersPerGpu,
                        "Workers sharing each GPU (with --devices, or this process's first GPU): their untimed "
-                       "work overlaps, filter 5 times with the GPU to itself (and, for a launch-bound task, no "
-                       "worker drawing); each gets 1/N of the GPU's memory, a task that needs more is retried alone")
+                       "work overlaps, filter 5 times with the GPU to itself; each gets 1/N of the GPU's memory, a "
+                       "task that needs more is retried alone")
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
     filter->add_option("--criteria", a->criteria,

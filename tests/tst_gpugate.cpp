@@ -149,40 +149,6 @@ TEST_F(GpuGateTest, ADeadHolderLeavesNoLock) {
     lock.unlock();
 }
 
-TEST_F(GpuGateTest, DrawingWaitsForAnotherProcessesQuietHostButNotForItsOwn) {
-    ks::GpuGate gate(dir);
-    gate.gpu().lockExclusive();
-    gate.lockHostExclusive();
-    EXPECT_TRUE(gate.hostHeld());
-    // Our own drawing thread does not wait (our own drawing is paused by other means).
-    auto own = std::async(std::launch::async, [&] {
-        ks::DrawHold hold(&gate);
-        hold.enter();
-        hold.leave();
-    });
-    EXPECT_EQ(own.wait_for(2s), std::future_status::ready) << "this process's drawing waited for its own timing";
-    // Another process's does, until we let go.
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t other = spawn([&] {
-        ks::GpuGate g(dir);
-        ks::DrawHold hold(&g);
-        hold.enter();
-        char c = 1;
-        (void)!::write(fds[1], &c, 1);
-        hold.leave();
-    });
-    ::close(fds[1]);
-    pollfd pf{fds[0], POLLIN, 0};
-    EXPECT_EQ(::poll(&pf, 1, 300), 0) << "another process drew while the host was held quiet";
-    gate.unlockHost();
-    gate.gpu().unlock();
-    EXPECT_EQ(::poll(&pf, 1, 5000), 1) << "the other process's drawing never resumed";
-    ::close(fds[0]);
-    EXPECT_EQ(waitFor(other), 0);
-    EXPECT_FALSE(gate.hostHeld());
-}
-
 TEST_F(GpuGateTest, MissingLockFilesAreAnErrorNamingThePath) {
     const std::string none = dir + "/none";
     try {
@@ -192,9 +158,6 @@ TEST_F(GpuGateTest, MissingLockFilesAreAnErrorNamingThePath) {
         EXPECT_NE(std::string(e.what()).find(none + "/gpu.lock"), std::string::npos) << e.what();
     }
     EXPECT_THROW(ks::GpuGate::createFiles(none), ks::Error);
-    ks::DrawHold nothing(nullptr); // no gate: no lock at all
-    nothing.enter();
-    nothing.leave();
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 # corpus with all six criteria and 5 seeds, the four statistical filters alone (CPU generator and
 # --rng device), and robust-kbench's formulas in plain Python (bench/engine/rkb_formulas.py) on the
 # corpus's first 25 level-2 tasks against our statistical filters on the same 25, in one run.
+# Step `nda`: the built-in suite and/or the corpus with --no-draw-ahead (a reference on the same lease).
 # Step `share`: the built-in suite and the corpus (all six) with --workers-per-gpu N for each N in
 # $SHARE (default "2 4"); with `rkb`, also ours-25 with them.
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
@@ -76,6 +77,12 @@ if has rkb; then
                 --tasks "${ids%,}" --workers-per-gpu "$n" --out "$RES/ours-25-w$n.json" --csv "$RES/ours-25-w$n.csv" -q
         done
     fi
+fi
+if has nda; then # the same-lease reference: no drawing ahead (each task draws its own seeds)
+    has builtin && step builtin-nda $CLI filter --suite builtin --device cuda --preset full --seeds 5 --no-draw-ahead \
+        --out "$RES/builtin-nda.json" --csv "$RES/builtin-nda.csv" -q
+    has corpus && step corpus-nda $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --no-draw-ahead \
+        --out "$RES/corpus-nda.json" --csv "$RES/corpus-nda.csv" -q
 fi
 if has share; then # with builtin and/or corpus
     for n in ${SHARE:-2 4}; do

@@ -37,35 +37,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A forward this many times longer than its kernel launches keeps the GPU's queue full: its timing
-// does not depend on the host (see runAnalyses).
-constexpr double kGpuBoundLaunches = 10.0;
-// A forward shorter than kGpuBoundLaunches x this many launches may be launch-bound: filter 5 times
-// it with the next task's drawing paused since before filter 6 (runAnalyses).
-constexpr double kSuspectLaunches = 10.0;
-// How long the host thread and the GPU are kept busy after a wait, before a timing: an idle GPU
-// lowers its clocks, and so may the idle host core (frequency scaling), and a launch-bound timing
-// depends on both; both ramp up again within tens of milliseconds.
-constexpr double kClockRampMs = 100.0;
-
-// For about `ms` milliseconds, launches small kernels and matrix products on `dev` from this thread
-// (the host launching, the GPU computing); returns the time spent.
-double keepBusy(const at::Device& dev, double ms) {
-    if (!dev.is_cuda()) return 0.0;
-    c10::InferenceMode guard;
-    const auto t0 = Clock::now();
-    auto elapsedMs = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
-    const at::Tensor a = at::ones({512, 512}, at::TensorOptions().device(dev));
-    at::Tensor c = at::empty_like(a), small = at::zeros({1024}, a.options());
-    while (elapsedMs() < ms) {
-        for (int i = 0; i < 16; ++i) {
-            at::mm_out(c, a, a);
-            for (int k = 0; k < 8; ++k) small.add_(1.0);
-        }
-        torch::cuda::synchronize();
-    }
-    return elapsedMs();
-}
 
 double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -193,14 +164,11 @@ struct Engine::Impl {
         opt.gate->gpu().unlock();
         opt.gate->gpu().lockShared();
     }
-    // The seconds waited for the other workers to give up the GPU (and, `hostQuiet`, to stop
-    // drawing).
-    double gpuExclusive(bool hostQuiet) const {
+    // The seconds waited for the other workers to give up the GPU.
+    double gpuExclusive() const {
         if (!opt.gate) return 0;
         sync();
-        double waited = opt.gate->gpu().lockExclusive();
-        if (hostQuiet) waited += opt.gate->lockHostExclusive();
-        return waited;
+        return opt.gate->gpu().lockExclusive();
     }
     void gpuRelease() const noexcept {
         if (!opt.gate) return;
@@ -208,7 +176,6 @@ struct Engine::Impl {
             sync();
         } catch (...) {
         }
-        opt.gate->unlockHost();
         opt.gate->gpu().unlock();
     }
     void releaseCachedMemory() const {
@@ -248,7 +215,6 @@ struct Engine::Impl {
         o.threads = opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads(opt.gpuShare);
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
-        o.gate = opt.gate.get();
         if (ahead) {
             o.threads = std::max(1, o.threads - 1);
             o.hostBudgetBytes /= 2;
@@ -483,20 +449,6 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
         if (!rep.error.empty()) releaseCachedMemory();
         return rep;
     };
-    // A short forward (under kSuspectLaunches launches' worth) may be launch-bound, and filter 5
-    // must then time it as it was timed before anything drew ahead: nothing drawing, and filter
-    // 6's GPU work right before it. So the next task's drawing pauses here, before filter 6, and
-    // stays paused until filter 5 is done. (Paused right before the timing instead, a launch-
-    // bound task timed up to 3.4x slower: corpus L1-13, 34 us against 10 us.)
-    bool pausedEarly = false;
-    if (next && opt.inefficiency) {
-        const DeviceCeilings* c = ensureCeilings();
-        const double launchMs = c ? c->launchMs : 0.0;
-        if (!(launchMs > 0 && r.runMsMedian >= kGpuBoundLaunches * kSuspectLaunches * launchMs)) {
-            next->quiesce(/*spin=*/true);
-            pausedEarly = true;
-        }
-    }
     // Redundancy first: what it proves removable is one of filter 5's rewrites ("drop-redundant"),
     // so a constant-output task shows its real headroom there too.
     if (opt.redundancy)
@@ -515,58 +467,28 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             io.device = dev.device;
             io.preset = preset;
             io.operands = &src;
-            // CUDA events time the GPU, which other host threads cannot slow while the device
-            // stays busy: a forward far longer than its launches (measured by the statistics
-            // pass) keeps its queue full. A shorter one may wait on the host, so the next task's
-            // drawing pauses (and the draw in flight finishes) before it is timed.
-            io.beforeTiming = [&](int launches) -> std::string {
-                const DeviceCeilings* c = ensureCeilings();
-                const double launchMs = c ? c->launchMs : 0.0;
-                const double forwardMs = r.runMsMedian; // NaN without the statistics: pause
-                const bool gpuBound = launchMs > 0 && forwardMs > kGpuBoundLaunches * std::max(launches, 1) * launchMs;
-                std::string shared;
+            // The next task's drawing goes on while this one is timed. Pausing it cost more than
+            // it spared (bench/engine/RESULTS.md, 2026-12-02, third run): waiting for the draw in
+            // flight left the GPU idle before the timing, and short tasks then timed up to 4.5x
+            // slower than without drawing ahead (L2-17: 0.31 ms against 0.067 ms), while tasks
+            // timed beside the drawing matched (medians 0.99-1.02, launch-bound ones included).
+            // With other workers on the GPU, the timing has it to itself.
+            io.beforeTiming = [&](int) -> std::string {
+                std::string note = next ? "timed while host threads drew the next task's operands" : "";
                 if (opt.gate) {
-                    // Other workers on this GPU: it is ours until the analysis ends; a task
-                    // that may wait on the host also has every worker's drawing paused.
-                    const double waited = gpuExclusive(!gpuBound);
-                    char note[240];
-                    std::snprintf(note, sizeof note,
-                                  "timed with the GPU to itself%s: %d workers share it; waited %.2f s for them",
-                                  gpuBound ? "" : " and no worker drawing", opt.gpuShare, waited);
-                    shared = note;
+                    const double waited = gpuExclusive();
+                    char buf[200];
+                    std::snprintf(buf, sizeof buf, "timed with the GPU to itself: %d workers share it; waited %.2f s for them",
+                                  opt.gpuShare, waited);
+                    note += (note.empty() ? "" : "; ") + std::string(buf);
                 }
-                auto withShared = [&](std::string note) {
-                    if (shared.empty()) return note;
-                    return note.empty() ? shared : note + "; " + shared;
-                };
-                if (!next || pausedEarly) return withShared({});
-                if (gpuBound) {
-                    char note[200];
-                    std::snprintf(note, sizeof note,
-                                  "timed while host threads drew the next task's operands: the GPU bounds "
-                                  "this task (forward %.3g ms, %d launches of %.3g ms)",
-                                  forwardMs, launches, launchMs);
-                    return withShared(note);
-                }
-                // A longer forward with many launches: pause now. Waited busy, then busy work
-                // (after a plain wait, the thread asleep and the GPU idle, L1-13 timed 3.4x slower,
-                // also after 100 ms of GPU-only work; whether this cures it is not measured).
-                const double waited = next->quiesce(/*spin=*/true);
-                if (waited < 0.002) return withShared({});
-                const double busyMs = keepBusy(device, kClockRampMs);
-                char note[200];
-                std::snprintf(note, sizeof note,
-                              "timed with the host quiet: the next task's drawing paused (%.2f s, waited busy) and "
-                              "the host and GPU were kept busy for %.0f ms before the timing",
-                              waited, busyMs);
-                return withShared(note);
+                return note;
             };
             const DeviceCeilings* c = ensureCeilings();
             if (!c) throw Error("no device ceilings: " + ceilingsError);
             return analyseInefficiency(spec, io, *c, r.redundancy ? &*r.redundancy : nullptr);
         });
         gpuRelease(); // nothing of this task runs on the GPU after filter 5
-        if (next) next->resume();
     }
     // The reduced graph may hold an output-sized constant on the device: never keep it past here.
     if (r.redundancy) r.redundancy->reducedGraph.reset();
@@ -576,10 +498,10 @@ const DeviceCeilings* Engine::Impl::ensureCeilings() {
     if (!opt.inefficiency) return nullptr;
     if (!ceilingsTried) {
         ceilingsTried = true;
-        // Measured (or read from the cache) with the GPU and the host to ourselves.
+        // Measured (or read from the cache) with the GPU to ourselves.
         const bool wasShared = opt.gate && opt.gate->gpu().held() == FileRwLock::Held::Shared;
         try {
-            gpuExclusive(/*hostQuiet=*/true);
+            gpuExclusive();
             ceilings = deviceCeilings(dev.device, opt.remeasureCeilings, opt.ceilingsCacheDir);
         } catch (const std::exception& e) {
             ceilingsError = shortError(e);

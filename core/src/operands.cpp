@@ -131,15 +131,12 @@ struct OperandSource::Impl {
         // at full PCIe speed, and the pinned allocator's cached blocks spare the page faults of
         // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
         // rest of the run.
-        DrawHold hold(opt.gate);
         auto one = [&](const TensorSpec& t) {
-            hold.enter();
             const bool pin = opt.device.is_cuda() && 4 * elementsOf(t) <= kMaxPinnedBytes;
             at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.
             if (pin && !x.is_pinned()) x = x.pin_memory();
-            hold.leave();
             return x;
         };
         if (!e.paramsOnly) {
@@ -364,19 +361,11 @@ void OperandSource::prefetchSeeds(int first, int count) {
 
 void OperandSource::prefetchParamsOnly(uint64_t seed) { d->enqueue({true, seed}); }
 
-double OperandSource::quiesce(bool spin) {
+double OperandSource::quiesce() {
     const auto t0 = Clock::now();
     std::unique_lock<std::mutex> lock(d->mu);
     d->paused = true;
-    if (!spin) {
-        d->cv.wait(lock, [&] { return d->running == 0; });
-        return secondsSince(t0);
-    }
-    while (d->running > 0) {
-        lock.unlock();
-        std::this_thread::yield();
-        lock.lock();
-    }
+    d->cv.wait(lock, [&] { return d->running == 0; });
     return secondsSince(t0);
 }
 

@@ -80,41 +80,15 @@ void FileRwLock::unlock() {
     m_held = Held::None;
 }
 
-GpuGate::GpuGate(const std::string& dir) : m_dir(dir), m_gpu(dir + "/gpu.lock"), m_host(dir + "/host.lock") {}
+GpuGate::GpuGate(const std::string& dir) : m_dir(dir), m_gpu(dir + "/gpu.lock") {}
 
 void GpuGate::createFiles(const std::string& dir) {
-    for (const char* name : {"gpu.lock", "gpu.lock.turn", "host.lock", "host.lock.turn"}) {
+    for (const char* name : {"gpu.lock", "gpu.lock.turn"}) {
         const std::string path = dir + "/" + name;
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) throw Error("cannot create the lock file " + path + ": " + std::strerror(errno));
         ::close(fd);
     }
-}
-
-double GpuGate::lockHostExclusive() {
-    m_hostHeld = true; // first: this process's drawing threads must never wait for it
-    return m_host.lockExclusive();
-}
-
-void GpuGate::unlockHost() {
-    m_hostHeld = false;
-    m_host.unlock();
-}
-
-std::unique_ptr<FileRwLock> GpuGate::drawLock() const { return std::make_unique<FileRwLock>(m_dir + "/host.lock"); }
-
-DrawHold::DrawHold(GpuGate* gate) : m_gate(gate) {
-    if (m_gate) m_lock = m_gate->drawLock();
-}
-
-DrawHold::~DrawHold() = default;
-
-void DrawHold::enter() {
-    if (m_lock && !m_gate->hostHeld()) m_lock->lockShared();
-}
-
-void DrawHold::leave() {
-    if (m_lock) m_lock->unlock();
 }
 
 } // namespace ks

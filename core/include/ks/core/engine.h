@@ -45,15 +45,14 @@ struct EngineOptions {
     // Host memory the drawn operands may hold per task (ahead and for reuse); 0: half of what the
     // machine has available when the task starts. Over it, seeds are drawn again when reused.
     int64_t hostBudgetBytes = 0;
-    // CUDA runs of several tasks: draw the next task's seeds while the current one runs (paused
-    // before filter 5 times a task that may be launch-bound). false: each task draws its own.
+    // CUDA runs of several tasks: draw the next task's seeds while the current one runs (also
+    // while filter 5 times it). false: each task draws its own.
     bool drawAhead = true;
     // Several workers on this GPU (filter --workers-per-gpu): `gpuShare` of them, each with that
     // share of the GPU's memory (95 % of it split evenly; more is an out-of-memory error, which
     // the driver retries alone), of the default drawing threads and of the default host budget;
     // `gate` keeps their timings apart: a task's untimed GPU work holds it shared, filter 5's
-    // timing (and the ceilings' measurement) exclusive, a launch-bound timing also the host's
-    // (see GpuGate). Null: alone on the GPU.
+    // timing (and the ceilings' measurement) exclusive (see GpuGate). Null: alone on the GPU.
     int gpuShare = 1;
     std::shared_ptr<GpuGate> gate;
     int histogramBins = 64;

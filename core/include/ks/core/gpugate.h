@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Several filter workers on one GPU (filter --workers-per-gpu): what they may do at the same time.
-#include <atomic>
 #include <memory>
 #include <string>
 
@@ -33,49 +32,23 @@ private:
     Held m_held = Held::None;
 };
 
-// The locks of one GPU, in the folder the driver made for it (it creates the files; the workers
-// only open them, read-only, so the folder may be read-only in their sandbox):
-//  - gpu: held shared by a worker's engine thread while it does untimed GPU work, exclusive while
-//    it times (filter 5, the device ceilings), so no timing shares the GPU with another worker;
-//  - host: held shared by each drawing thread around each tensor it draws, exclusive by a timing
-//    that may depend on the host (a launch-bound task), which so runs with no worker drawing.
-// Order, to stay free of deadlocks: gpu before host; a process holding host exclusive draws
-// nothing itself (its drawing is paused), and its drawing threads then skip the host lock.
+// The lock of one GPU, in the folder the driver made for it (it creates the files; the workers
+// only open them, read-only, so the folder may be read-only in their sandbox): held shared by a
+// worker's engine thread while it does untimed GPU work, exclusive while it times (filter 5, the
+// device ceilings), so no timing shares the GPU with another worker. The workers' host threads
+// go on drawing meanwhile: pausing them made short timings slower, not faster
+// (bench/engine/RESULTS.md).
 class GpuGate {
 public:
     explicit GpuGate(const std::string& dir);
     // Creates the lock files in `dir` (which must exist); throws ks::Error when it cannot.
     static void createFiles(const std::string& dir);
-
-    FileRwLock& gpu() { return m_gpu; }   // the engine's thread only
-    double lockHostExclusive();            // the engine's thread only
-    void unlockHost();
-    bool hostHeld() const { return m_hostHeld.load(); }
-    // A drawing thread's own lock on the host file (see FileRwLock: one per thread).
-    std::unique_ptr<FileRwLock> drawLock() const;
+    FileRwLock& gpu() { return m_gpu; } // the engine's thread only
     const std::string& dir() const { return m_dir; }
 
 private:
     std::string m_dir;
     FileRwLock m_gpu;
-    FileRwLock m_host;
-    std::atomic<bool> m_hostHeld{false};
-};
-
-// Held by a drawing thread around one tensor's draw: the host lock of `gate` shared (nothing
-// when `gate` is null or its own process holds the host exclusive, i.e. is timing).
-class DrawHold {
-public:
-    explicit DrawHold(GpuGate* gate);
-    ~DrawHold();
-    DrawHold(const DrawHold&) = delete;
-    DrawHold& operator=(const DrawHold&) = delete;
-    void enter();
-    void leave();
-
-private:
-    GpuGate* m_gate;
-    std::unique_ptr<FileRwLock> m_lock;
 };
 
 } // namespace ks

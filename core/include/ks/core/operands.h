@@ -7,7 +7,6 @@
 // them; the samples are exactly those of drawing them one after the other on the global generator.
 // This header pulls in ATen; include it only from engine-side translation units.
 
-#include "ks/core/gpugate.h"
 #include "ks/core/taskspec.h"
 
 #include <ATen/ATen.h>
@@ -54,9 +53,6 @@ public:
         // needed anyway). true (drawing for a task that has not started): never over the budget;
         // what does not fit is drawn when the task asks for it.
         bool strictBudget = false;
-        // Several workers on one GPU (filter --workers-per-gpu): each tensor is drawn holding
-        // the gate's host lock shared, so another worker's launch-bound timing can pause us.
-        GpuGate* gate = nullptr;
     };
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
@@ -74,11 +70,10 @@ public:
     // params-only p is "params alone from seed p" (the input-impact pass's fixed parameters).
     void prefetchSeeds(int first, int count);
     void prefetchParamsOnly(uint64_t seed);
-    // Until resume(): no new background draw starts; returns when none is running (so that a
-    // timing on the host or device is not shared with drawing threads), with the seconds waited.
-    // `spin`: the caller's thread waits busy, so its core does not idle (and slow down) before
-    // a timing that depends on it.
-    double quiesce(bool spin = false);
+    // Until resume(): no new background draw starts; returns when none is running, with the
+    // seconds waited (filter 5: nothing left of this task's own prefetching runs beside its
+    // timing).
+    double quiesce();
     void resume();
 
     struct Set {
