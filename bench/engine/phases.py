@@ -3,13 +3,14 @@
 """Where a filter run's time went: sums of the per-task phases (results JSON `timings.phases_s`),
 the slowest tasks with their breakdown, and peak host memory. Usage: phases.py RESULTS.json [--top N]"""
 import argparse
+import gzip
 import json
 
 ap = argparse.ArgumentParser()
 ap.add_argument("results")
 ap.add_argument("--top", type=int, default=10)
 a = ap.parse_args()
-r = json.load(open(a.results))
+r = json.load(gzip.open(a.results, "rt") if a.results.endswith(".gz") else open(a.results))
 tasks = r["tasks"]
 tot = {}
 for t in tasks:
