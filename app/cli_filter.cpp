@@ -277,9 +277,11 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
     if (streamed) {
         // For the tests of --devices (tests/filter_devices_test.cmake), also test-only: each task
-        // takes KS_TEST_TASK_SLEEP seconds longer, and KS_TEST_WORKER_LOG gets "id
+        // takes KS_TEST_TASK_SLEEP seconds longer (and KS_TEST_GATE_WAIT more, reported as a wait
+        // for the GPU), and KS_TEST_WORKER_LOG gets "id
         // CUDA_VISIBLE_DEVICES start end" (seconds since the epoch) per task.
         const char* sleepFor = std::getenv("KS_TEST_TASK_SLEEP");
+        const char* gateWaitFor = std::getenv("KS_TEST_GATE_WAIT"); // seconds, as if waiting for the GPU
         const char* logTo = std::getenv("KS_TEST_WORKER_LOG");
         const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
         auto epoch = [] {
@@ -318,6 +320,11 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
             if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
             if (sleepFor) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(sleepFor)));
+            if (gateWaitFor) { // a wait for another worker's timing, as the engine reports one
+                emit("{\"event\":\"task_phase\",\"id\":" + jsonString(t->id) + ",\"phase\":" +
+                     jsonString(ks::kPhaseWaitingForGpu) + "}");
+                std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(gateWaitFor)));
+            }
             ks::TaskResult tr;
             try {
                 tr = engine->runTask(*t);
@@ -762,6 +769,10 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
     };
     handOut();
     auto taskT0 = std::chrono::steady_clock::now();
+    // Time the current task spent waiting for another worker's timing (kPhaseWaitingForGpu):
+    // not counted against --task-timeout. `gateSince`: the wait going on, if any.
+    double gateWaited = 0;
+    std::optional<std::chrono::steady_clock::time_point> gateSince;
     bool sentInt = false, sawDone = false, sawTask = false, killedForTimeout = false;
     auto graceEnd = std::chrono::steady_clock::time_point::max();
     std::string protocolError;
@@ -804,12 +815,17 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
                 } else if (ev == "task_start") {
                     current = j.at("id").get<std::string>();
                     taskT0 = now;
+                    gateWaited = 0;
+                    gateSince.reset();
                     if (auto it = m_index.find(current); it != m_index.end())
                         jsonl("{\"event\":\"task_start\",\"index\":" + std::to_string(it->second) + ",\"total\":" +
                               std::to_string(m_tasks.size()) + ",\"id\":" + jsonString(current) + ",\"gpu\":" +
                               std::to_string(g.ordinal) + "}");
                 } else if (ev == "task_phase") {
                     const std::string id = j.at("id").get<std::string>();
+                    if (gateSince) gateWaited += std::chrono::duration<double>(now - *gateSince).count();
+                    gateSince.reset();
+                    if (j.at("phase").get<std::string>() == ks::kPhaseWaitingForGpu) gateSince = now;
                     if (auto it = m_index.find(id); it != m_index.end())
                         jsonl("{\"event\":\"task_phase\",\"index\":" + std::to_string(it->second) + ",\"id\":" +
                               jsonString(id) + ",\"phase\":" + jsonString(j.at("phase").get<std::string>()) + "}");
@@ -857,8 +873,9 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
             child->kill();
             continue;
         }
+        const double waiting = gateWaited + (gateSince ? std::chrono::duration<double>(now - *gateSince).count() : 0.0);
         if (!current.empty() && !m_cancel &&
-            std::chrono::duration<double>(now - taskT0).count() > m_a.taskTimeout) {
+            std::chrono::duration<double>(now - taskT0).count() - waiting > m_a.taskTimeout) {
             killedForTimeout = true;
             child->kill();
         }

@@ -149,6 +149,38 @@ TEST_F(GpuGateTest, ADeadHolderLeavesNoLock) {
     lock.unlock();
 }
 
+// The engine announces a wait for the GPU (kPhaseWaitingForGpu) through this callback: only when
+// the lock is not free, once, before waiting.
+TEST_F(GpuGateTest, BeforeWaitingIsCalledOnlyWhenTheLockIsBusy) {
+    ks::FileRwLock mine(dir + "/gpu.lock");
+    int calls = 0;
+    auto count = [&] { ++calls; };
+    mine.lockExclusive(count);
+    mine.lockShared(count);
+    mine.unlock();
+    EXPECT_EQ(calls, 0) << "called although the lock was free";
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t holder = spawn([&] {
+        ks::FileRwLock lock(dir + "/gpu.lock");
+        lock.lockShared();
+        char c = 1;
+        (void)!::write(fds[1], &c, 1);
+        std::this_thread::sleep_for(300ms);
+    });
+    char c = 0;
+    ASSERT_EQ(::read(fds[0], &c, 1), 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    mine.lockShared(count); // shared beside shared: free
+    EXPECT_EQ(calls, 0);
+    const double waited = mine.lockExclusive(count); // waits for the holder
+    EXPECT_EQ(calls, 1);
+    EXPECT_GT(waited, 0.1);
+    mine.unlock();
+    EXPECT_EQ(waitFor(holder), 0);
+}
+
 TEST_F(GpuGateTest, MissingLockFilesAreAnErrorNamingThePath) {
     const std::string none = dir + "/none";
     try {

@@ -147,7 +147,24 @@ struct Engine::Impl {
         if (device.is_cuda()) torch::cuda::synchronize();
     }
     void phase(const TaskSpec& spec, const char* name) const {
+        lastPhase = name;
         if (opt.onPhase) opt.onPhase(spec, name);
+    }
+    // The task runTask runs, and the phase it last announced (for gateWait).
+    mutable const TaskSpec* current = nullptr;
+    mutable std::string lastPhase;
+    // Takes a gate lock through `take(beforeWaiting)`. When it has to wait, the task's phase says
+    // so (kPhaseWaitingForGpu, which the filter driver leaves out of the task's timeout: another
+    // worker may hold the GPU for as long as its own task may run), and the phase it was in is
+    // announced again once the lock is held.
+    template <class Take> double gateWait(Take take) const {
+        bool waited = false;
+        const double s = take([&] {
+            waited = true;
+            if (current && opt.onPhase) opt.onPhase(*current, kPhaseWaitingForGpu);
+        });
+        if (waited && current && opt.onPhase) opt.onPhase(*current, lastPhase);
+        return s;
     }
     // filter --workers-per-gpu (EngineOptions::gate): the GPU lock, shared for a task's untimed
     // work, exclusive for a timing. The device is synchronised before any hold is given up, so
@@ -155,20 +172,20 @@ struct Engine::Impl {
     void gpuShared() const {
         if (!opt.gate) return;
         sync();
-        opt.gate->gpu().lockShared();
+        gateWait([&](const auto& tell) { return opt.gate->gpu().lockShared(tell); });
     }
     // Between seeds and phases: a worker waiting to time gets the GPU here.
     void gpuPausePoint() const {
         if (!opt.gate || opt.gate->gpu().held() != FileRwLock::Held::Shared) return;
         sync();
         opt.gate->gpu().unlock();
-        opt.gate->gpu().lockShared();
+        gateWait([&](const auto& tell) { return opt.gate->gpu().lockShared(tell); });
     }
     // The seconds waited for the other workers to give up the GPU.
     double gpuExclusive() const {
         if (!opt.gate) return 0;
         sync();
-        return opt.gate->gpu().lockExclusive();
+        return gateWait([&](const auto& tell) { return opt.gate->gpu().lockExclusive(tell); });
     }
     void gpuRelease() const noexcept {
         if (!opt.gate) return;
@@ -279,8 +296,13 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     // for good at the end (also when it throws: a cancel).
     struct GateRelease {
         const Impl& d;
-        ~GateRelease() { d.gpuRelease(); }
+        ~GateRelease() {
+            d.gpuRelease();
+            d.current = nullptr;
+        }
     } gateRelease{*d};
+    d->current = &spec;
+    d->lastPhase = "statistics";
     d->gpuShared();
     std::unique_ptr<OperandSource> src;
     if (d->next && d->next->taskId() == spec.id) src = std::move(d->next);

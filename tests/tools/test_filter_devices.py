@@ -24,7 +24,7 @@ BAD = os.path.join(data, "bad")
 HOSTILE = os.path.join(data, "hostile", "filter_suite")
 BASE_ENV = {k: v for k, v in os.environ.items()
             if k not in ("KS_FAKE_DEVICES", "KS_TEST_TASK_SLEEP", "KS_TEST_WORKER_LOG", "KS_TEST_CRASH_ON_TASK",
-                         "KS_TEST_AHEAD_LOG", "CUDA_VISIBLE_DEVICES")}
+                         "KS_TEST_AHEAD_LOG", "KS_TEST_GATE_WAIT", "CUDA_VISIBLE_DEVICES")}
 # The sandboxed workers may write the ceilings cache folder only: the logs go there.
 BASE_ENV["XDG_CACHE_HOME"] = os.path.join(work, "cache")
 LOGS = os.path.join(work, "cache", "kernelsieve")
@@ -288,6 +288,15 @@ if any(d != "0" for _, d, _, _ in log):
     fail("3 workers on one device: a task ran elsewhere")
 if [p for p in os.listdir(GATE_TMP) if p.startswith("kernelsieve-gate-")]:
     fail(f"the GPU locks' folder was left behind: {os.listdir(GATE_TMP)}")
+# --task-timeout leaves out the time a task waits for another worker's timing (it may last as
+# long as that worker's task): 3 s of waiting under a 2 s timeout pass, 3 s of work do not.
+TO = ["--suite", SYN, *COMMON, "--tasks", "T-normal", "--task-timeout", "2", "--devices", "all", "--no-out", "--jsonl"]
+out = run(TO, KS_FAKE_DEVICES=1, KS_TEST_GATE_WAIT=3)
+if "waiting for the GPU" not in out or "timed out" in out or '"status":"ok"' not in out.replace(" ", ""):
+    fail("a 3 s wait for the GPU under --task-timeout 2: " + out[-2000:])
+out = run(TO, KS_FAKE_DEVICES=1, KS_TEST_TASK_SLEEP=3)
+if "timed out" not in out:
+    fail("3 s of work under --task-timeout 2 did not time out: " + out[-2000:])
 # With filter 5: each timing says it had the device to itself (the gate's exclusive hold); the
 # statistical flags are the one-worker run's.
 ALL = ["--device", "cpu", "--criteria", "all", "--seeds", "2", "-q", "--tasks", "T-normal,T-const-one,T-scalar"]

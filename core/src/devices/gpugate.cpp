@@ -30,6 +30,22 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Takes `op` on `fd`, first without blocking: when that fails, calls `beforeWaiting` (once per
+// lock call: `*told`), then blocks.
+void flockTelling(int fd, int op, const char* what, const std::function<void()>& beforeWaiting, bool* told) {
+    for (;;) {
+        if (::flock(fd, op | LOCK_NB) == 0) return;
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) throw Error(std::string("flock (") + what + "): " + std::strerror(errno));
+        break;
+    }
+    if (beforeWaiting && !*told) {
+        *told = true;
+        beforeWaiting();
+    }
+    flockOrThrow(fd, op, what);
+}
+
 } // namespace
 
 FileRwLock::FileRwLock(const std::string& path) : m_fd(openLockFile(path)) {
@@ -46,25 +62,27 @@ FileRwLock::~FileRwLock() {
     ::close(m_fd);
 }
 
-double FileRwLock::lockShared() {
+double FileRwLock::lockShared(const std::function<void()>& beforeWaiting) {
     if (m_held == Held::Shared) return 0;
     unlock();
     const auto t0 = std::chrono::steady_clock::now();
+    bool told = false;
     // Through the turnstile: a writer waiting holds it, so this waits behind the writer.
-    flockOrThrow(m_turn, LOCK_EX, "turnstile");
+    flockTelling(m_turn, LOCK_EX, "turnstile", beforeWaiting, &told);
     flockOrThrow(m_turn, LOCK_UN, "turnstile");
-    flockOrThrow(m_fd, LOCK_SH, "shared");
+    flockTelling(m_fd, LOCK_SH, "shared", beforeWaiting, &told);
     m_held = Held::Shared;
     return since(t0);
 }
 
-double FileRwLock::lockExclusive() {
+double FileRwLock::lockExclusive(const std::function<void()>& beforeWaiting) {
     if (m_held == Held::Exclusive) return 0;
     unlock();
     const auto t0 = std::chrono::steady_clock::now();
-    flockOrThrow(m_turn, LOCK_EX, "turnstile");
+    bool told = false;
+    flockTelling(m_turn, LOCK_EX, "turnstile", beforeWaiting, &told);
     try {
-        flockOrThrow(m_fd, LOCK_EX, "exclusive");
+        flockTelling(m_fd, LOCK_EX, "exclusive", beforeWaiting, &told);
     } catch (...) {
         ::flock(m_turn, LOCK_UN);
         throw;

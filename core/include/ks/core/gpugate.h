@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Several filter workers on one GPU (filter --workers-per-gpu): what they may do at the same time.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,8 +23,9 @@ public:
 
     // Each returns the seconds it waited; taking the lock held already is free, and the other
     // kind is taken after letting go of the one held (flock cannot convert atomically).
-    double lockShared();
-    double lockExclusive();
+    // `beforeWaiting`, when set, is called once if the lock is not free at once, before waiting.
+    double lockShared(const std::function<void()>& beforeWaiting = {});
+    double lockExclusive(const std::function<void()>& beforeWaiting = {});
     void unlock();
     Held held() const { return m_held; }
 
