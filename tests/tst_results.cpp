@@ -91,6 +91,8 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     r.thresholds = Thresholds::defaults();
     r.thresholds.set(Criterion::OutputStd, 0.02);
     r.tasks.push_back(sampleTask());
+    r.tasks.back().phaseSeconds["statistics"] = 0.25; // the timings an engine run records
+    r.tasks.back().pinnedCacheFreedBytes = int64_t{3} << 30;
     TaskResult failed;
     failed.id = "B-1";
     failed.status = TaskStatus::Error;
@@ -103,6 +105,7 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     ASSERT_EQ(back.tasks.size(), 2u);
     const auto& t = back.tasks[0];
     EXPECT_EQ(t.description, sampleTask().description);
+    EXPECT_EQ(t.pinnedCacheFreedBytes, int64_t{3} << 30);
     EXPECT_TRUE(std::isnan(t.axes.perAxis[1]));
     EXPECT_DOUBLE_EQ(t.range.maxAbs, 6.1e-5);
     EXPECT_EQ(t.valueHistogram.counts, (std::vector<uint64_t>{1, 2, 3}));

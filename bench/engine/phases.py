@@ -26,7 +26,8 @@ ph = max(tasks, key=lambda t: t["timings"].get("peak_host_bytes", 0))
 print(f"peak host RSS: {ph['timings'].get('peak_host_bytes', 0) / 2**30:.2f} GiB ({ph['id']}, per task: "
       f"{ph['timings'].get('peak_host_per_task')}); largest operand set "
       f"{max(x.get('operand_set_bytes', 0) for x in tim) / 2**30:.2f} GiB; most operand bytes held "
-      f"{max(x.get('peak_operand_host_bytes', 0) for x in tim) / 2**30:.2f} GiB")
+      f"{max(x.get('peak_operand_host_bytes', 0) for x in tim) / 2**30:.2f} GiB; pinned cache freed "
+      f"{sum(x.get('pinned_cache_freed_bytes', 0) for x in tim) / 2**30:.2f} GiB")
 print(f"\nslowest {a.top}:")
 keys = ["statistics", "redundancy", "inefficiency", "draw", "draw_wait", "upload"]
 print(f"{'task':8s} {'wall':>6s} " + " ".join(f"{k[:9]:>9s}" for k in keys) + "  host GiB")

@@ -126,6 +126,7 @@ json taskToJsonObj(const TaskResult& t) {
         tj["peak_operand_host_bytes"] = t.peakOperandHostBytes;
         tj["peak_host_bytes"] = t.peakHostBytes;
         tj["peak_host_per_task"] = t.peakHostPerTask;
+        tj["pinned_cache_freed_bytes"] = t.pinnedCacheFreedBytes;
     }
     if (!t.gpu.empty()) j["gpu"] = t.gpu;
     if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
@@ -195,6 +196,7 @@ TaskResult taskFromJsonObj(const json& j) {
         t.peakOperandHostBytes = getCount(tim, "peak_operand_host_bytes");
         t.peakHostBytes = getCount(tim, "peak_host_bytes");
         t.peakHostPerTask = getBool(tim, "peak_host_per_task", false);
+        t.pinnedCacheFreedBytes = getCount(tim, "pinned_cache_freed_bytes");
         t.gpu = getString(j, "gpu");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {

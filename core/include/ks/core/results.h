@@ -114,6 +114,9 @@ struct TaskResult {
     int64_t peakOperandHostBytes = 0; // most operand bytes held on the host at once
     int64_t peakHostBytes = 0;     // the worker's peak resident memory (VmHWM), 0 if unknown
     bool peakHostPerTask = false;  // true: reset at the task's start, so it is this task's peak
+    // CUDA: page-locked host blocks the pinned allocator had cached, returned to the system after
+    // the task because they exceeded max(1 GiB, half the task's host budget); 0 when kept.
+    int64_t pinnedCacheFreedBytes = 0;
     // `filter --devices`: the GPU (ordinal) whose worker ran it; empty on a one-device run.
     std::string gpu;
 
