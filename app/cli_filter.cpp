@@ -978,8 +978,7 @@ int Driver::run() {
         std::vector<std::string> subdirs;
         ~RemoveDir() {
             for (const auto& d : subdirs) {
-                for (const char* f : {"gpu.lock", "gpu.lock.turn"})
-                    ::unlink((d + "/" + f).c_str());
+                ks::GpuGate::removeFiles(d);
                 ::rmdir(d.c_str());
             }
             if (!path.empty()) ::rmdir(path.c_str());

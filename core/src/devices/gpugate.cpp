@@ -62,33 +62,33 @@ FileRwLock::~FileRwLock() {
     ::close(m_fd);
 }
 
-double FileRwLock::lockShared(const std::function<void()>& beforeWaiting) {
-    if (m_held == Held::Shared) return 0;
-    unlock();
-    const auto t0 = std::chrono::steady_clock::now();
-    bool told = false;
-    // Through the turnstile: a writer waiting holds it, so this waits behind the writer.
-    flockTelling(m_turn, LOCK_EX, "turnstile", beforeWaiting, &told);
-    flockOrThrow(m_turn, LOCK_UN, "turnstile");
-    flockTelling(m_fd, LOCK_SH, "shared", beforeWaiting, &told);
-    m_held = Held::Shared;
-    return since(t0);
-}
+double FileRwLock::lockShared(const std::function<void()>& beforeWaiting) { return take(Held::Shared, beforeWaiting); }
 
 double FileRwLock::lockExclusive(const std::function<void()>& beforeWaiting) {
-    if (m_held == Held::Exclusive) return 0;
+    return take(Held::Exclusive, beforeWaiting);
+}
+
+double FileRwLock::take(Held kind, const std::function<void()>& beforeWaiting) {
+    if (m_held == kind) return 0;
     unlock();
     const auto t0 = std::chrono::steady_clock::now();
     bool told = false;
+    // Through the turnstile: a writer waiting holds it, so a reader waits behind the writer and
+    // the writer keeps it until it has the lock, so that no new reader gets in first.
     flockTelling(m_turn, LOCK_EX, "turnstile", beforeWaiting, &told);
-    try {
-        flockTelling(m_fd, LOCK_EX, "exclusive", beforeWaiting, &told);
-    } catch (...) {
-        ::flock(m_turn, LOCK_UN);
-        throw;
+    if (kind == Held::Shared) {
+        flockOrThrow(m_turn, LOCK_UN, "turnstile");
+        flockTelling(m_fd, LOCK_SH, "shared", beforeWaiting, &told);
+    } else {
+        try {
+            flockTelling(m_fd, LOCK_EX, "exclusive", beforeWaiting, &told);
+        } catch (...) {
+            ::flock(m_turn, LOCK_UN);
+            throw;
+        }
+        flockOrThrow(m_turn, LOCK_UN, "turnstile");
     }
-    flockOrThrow(m_turn, LOCK_UN, "turnstile");
-    m_held = Held::Exclusive;
+    m_held = kind;
     return since(t0);
 }
 
@@ -98,10 +98,18 @@ void FileRwLock::unlock() {
     m_held = Held::None;
 }
 
-GpuGate::GpuGate(const std::string& dir) : m_dir(dir), m_gpu(dir + "/gpu.lock") {}
+GpuGate::GpuGate(const std::string& dir) : m_gpu(dir + "/gpu.lock") {}
+
+namespace {
+constexpr const char* kLockFiles[] = {"gpu.lock", "gpu.lock.turn"};
+}
+
+void GpuGate::removeFiles(const std::string& dir) {
+    for (const char* name : kLockFiles) ::unlink((dir + "/" + name).c_str());
+}
 
 void GpuGate::createFiles(const std::string& dir) {
-    for (const char* name : {"gpu.lock", "gpu.lock.turn"}) {
+    for (const char* name : kLockFiles) {
         const std::string path = dir + "/" + name;
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) throw Error("cannot create the lock file " + path + ": " + std::strerror(errno));

@@ -30,6 +30,7 @@ public:
     Held held() const { return m_held; }
 
 private:
+    double take(Held kind, const std::function<void()>& beforeWaiting);
     int m_fd = -1, m_turn = -1;
     Held m_held = Held::None;
 };
@@ -45,11 +46,11 @@ public:
     explicit GpuGate(const std::string& dir);
     // Creates the lock files in `dir` (which must exist); throws ks::Error when it cannot.
     static void createFiles(const std::string& dir);
+    // Removes them again (what is not there is skipped).
+    static void removeFiles(const std::string& dir);
     FileRwLock& gpu() { return m_gpu; } // the engine's thread only
-    const std::string& dir() const { return m_dir; }
 
 private:
-    std::string m_dir;
     FileRwLock m_gpu;
 };
 
