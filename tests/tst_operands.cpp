@@ -46,13 +46,13 @@ const TaskSpec& builtinTask(const Suite& s, const std::string& id) {
 // Every built-in task (normal, uniform, randint, in-place samplers, Kaiming parameters, softmax,
 // triangular and other post-transforms): seeds 0-4 drawn at once on 4 threads equal the sequential
 // draws, and so does the state each request leaves the CPU generator in.
-TEST(Operands, ParallelSeedsEqualSequentialDraws) {
+void expectSequentialDraws(const OperandSource::Options& o) {
     const Suite suite = loadSuite("builtin");
     ASSERT_GT(suite.tasks.size(), 100u);
     int withParams = 0;
     for (const auto& spec : suite.tasks) {
         SCOPED_TRACE(spec.id);
-        OperandSource src(spec, opts(4));
+        OperandSource src(spec, o);
         src.prefetchSeeds(0, 5);
         if (!spec.params.empty()) src.prefetchParamsOnly(42);
         for (int s = 0; s < 5; ++s) {
@@ -88,6 +88,25 @@ TEST(Operands, ParallelSeedsEqualSequentialDraws) {
         }
     }
     EXPECT_GT(withParams, 20);
+}
+
+TEST(Operands, ParallelSeedsEqualSequentialDraws) { expectSequentialDraws(opts(4)); }
+
+// The same with every tensor of 32 elements or more split over helper threads (what large
+// tensors get on a CUDA run, ks/core/splitdraw.h), the helpers taking what 4 drawing threads leave
+// of 12 cores.
+TEST(Operands, SplitTensorsEqualSequentialDraws) {
+    OperandSource::Options o = opts(4);
+    o.splitCores = 12;
+    o.splitMinElements = 16;
+    expectSequentialDraws(o);
+    OperandSource::Options one = opts(1);
+    one.splitCores = 12;
+    one.splitMinElements = 16;
+    const Suite suite = loadSuite("builtin");
+    OperandSource src(builtinTask(suite, "L1-1"), one);
+    src.seed(0);
+    EXPECT_GT(src.stats().helperSeconds, 0.0) << "no tensor was split: the test above tests nothing new";
 }
 
 // What a task writes into its operands must not reach the next request of the same seed.

@@ -7,6 +7,9 @@
 # Step `nda`: the built-in suite and/or the corpus with --no-draw-ahead (a reference on the same lease).
 # Step `share`: the built-in suite and the corpus (all six) with --workers-per-gpu N for each N in
 # $SHARE (default "2 4"); with `rkb`, also ours-25 with them.
+# Step `nosplit`: the built-in suite and/or the corpus with KS_DRAW_SPLIT=0 (each tensor drawn on
+# one thread, as before ks/core/splitdraw.h; a reference on the same lease).
+# Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
 # each step prints its wall time (also in $OUT/summary.txt).
@@ -83,6 +86,15 @@ if has nda; then # the same-lease reference: no drawing ahead (each task draws i
         --out "$RES/builtin-nda.json" --csv "$RES/builtin-nda.csv" -q
     has corpus && step corpus-nda $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --no-draw-ahead \
         --out "$RES/corpus-nda.json" --csv "$RES/corpus-nda.csv" -q
+fi
+if has nosplit; then # the same-lease reference: every tensor drawn on one thread
+    has builtin && step builtin-nosplit env KS_DRAW_SPLIT=0 $CLI filter --suite builtin --device cuda --preset full \
+        --seeds 5 --out "$RES/builtin-nosplit.json" --csv "$RES/builtin-nosplit.csv" -q
+    has corpus && step corpus-nosplit env KS_DRAW_SPLIT=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
+        --out "$RES/corpus-nosplit.json" --csv "$RES/corpus-nosplit.csv" -q
+fi
+if has draw; then
+    step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))
 fi
 if has share; then # with builtin and/or corpus
     for n in ${SHARE:-2 4}; do

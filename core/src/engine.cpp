@@ -3,6 +3,7 @@
 #include "ks/core/inefficiency.h"
 #include "ks/core/operands.h"
 #include "ks/core/redundancy.h"
+#include "ks/core/splitdraw.h"
 #include "ks/core/streamstats.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -257,6 +259,12 @@ struct Engine::Impl {
         o.device = device;
         o.cpuGenerator = opt.cpuGenerator;
         o.threads = opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads(opt.gpuShare);
+        // KS_DRAW_SPLIT=0: every tensor on one thread (a comparison for bench/engine/RESULTS.md).
+        static const bool noSplit = [] {
+            const char* v = std::getenv("KS_DRAW_SPLIT");
+            return v && std::string(v) == "0";
+        }();
+        o.splitCores = noSplit ? 0 : opt.drawThreads > 0 ? opt.drawThreads : drawCoreLimit(opt.gpuShare);
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
         if (ahead) {
@@ -357,6 +365,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     src.reset();
     r.phaseSeconds["draw"] = os.drawSeconds;
     r.phaseSeconds["draw_wait"] = os.waitSeconds;
+    if (os.helperSeconds > 0) r.phaseSeconds["draw_helpers"] = os.helperSeconds;
     r.phaseSeconds["upload"] = os.uploadSeconds;
     r.operandDraws = os.draws;
     r.operandReuses = os.reuses;

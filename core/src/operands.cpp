@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/operands.h"
+#include "ks/core/splitdraw.h"
 #include "ks/core/torchtask.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -124,8 +125,13 @@ struct OperandSource::Impl {
 
     // Draws on the host with the entry's own generator: the same numbers as the global generator
     // seeded with e.seed would give, so seeds can be drawn on several threads at once.
-    void draw(Entry& e) const {
+    // Returns the seconds of the helper threads that drew parts of its tensors.
+    double draw(Entry& e) const {
         at::Generator g = at::make_generator<at::CPUGeneratorImpl>(e.seed);
+        DrawSplit split;
+        split.coreLimit = opt.splitCores;
+        if (opt.splitMinElements > 0) split.minPartElements = opt.splitMinElements;
+        double helpers = 0;
         std::vector<at::Tensor> inputs, params;
         // For a CUDA run, tensors are drawn into page-locked memory: they upload asynchronously
         // at full PCIe speed, and the pinned allocator's cached blocks spare the page faults of
@@ -133,7 +139,7 @@ struct OperandSource::Impl {
         // rest of the run.
         auto one = [&](const TensorSpec& t) {
             const bool pin = opt.device.is_cuda() && 4 * elementsOf(t) <= kMaxPinnedBytes;
-            at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin);
+            at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin, &split, &helpers);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.
             if (pin && !x.is_pinned()) x = x.pin_memory();
@@ -148,6 +154,7 @@ struct OperandSource::Impl {
         e.inputs = std::move(inputs);
         e.params = std::move(params);
         e.bytes = tensorBytes(e.inputs) + tensorBytes(e.params);
+        return helpers;
     }
 
     // Called with the lock held, which it gives up while drawing. `reservation`: what a worker
@@ -158,8 +165,10 @@ struct OperandSource::Impl {
         lock.unlock();
         const auto t0 = Clock::now();
         std::exception_ptr err;
+        double helpers = 0;
         try {
-            draw(e);
+            DrawingNow counted;
+            helpers = draw(e);
         } catch (...) {
             err = std::current_exception();
         }
@@ -167,6 +176,7 @@ struct OperandSource::Impl {
         lock.lock();
         reserved -= reservation;
         st.drawSeconds += secs;
+        st.helperSeconds += helpers;
         ++st.draws;
         if (again) ++st.redraws;
         e.everDrawn = true;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/torchtask.h"
+#include "ks/core/splitdraw.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/api/module.h>
@@ -330,39 +331,65 @@ CompiledTask compileTask(const TaskSpec& spec) {
 }
 
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
-                      at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned) {
+                      at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned,
+                      const DrawSplit* split, double* helperSeconds) {
     const auto shape = spec.shapeOf(t, preset);
     const at::ScalarType target = scalarType(t.dtype);
     const bool isFloat = at::isFloatingType(target);
     // Draw floats in float32 (as torch.randn does by default) and cast afterwards.
     const auto fopts = at::TensorOptions().device(device).dtype(at::kFloat).pinned_memory(pinned);
     const auto& d = t.init;
+    // torch.randn(s) is torch.empty(s).normal_(0, 1), torch.rand uniform_(0, 1), torch.randint
+    // random_(low, high): the split forms call the same kernels on parts of the tensor.
+    const bool splits = split && gen && device.is_cpu();
+    double helpers = 0;
+    auto normal = [&](double mean, double std) {
+        at::Tensor y = at::empty(shape, fopts);
+        if (!splits) return y.normal_(mean, std, gen);
+        at::Generator g = *gen;
+        helpers += splitNormal(y, mean, std, g, *split);
+        return y;
+    };
+    auto uniform = [&](double from, double to) {
+        at::Tensor y = at::empty(shape, fopts);
+        if (!splits) return y.uniform_(from, to, gen);
+        at::Generator g = *gen;
+        helpers += splitUniform(y, from, to, g, *split);
+        return y;
+    };
     at::Tensor x;
     switch (d.kind) {
     // The in-place samplers round differently from the two-step forms (their CPU kernels fuse
     // the multiply-add, and small tensors go through double), so each form replays its own call.
     case Distribution::Kind::Normal:
         if (d.inplace) {
-            x = at::empty(shape, fopts).normal_(d.a, d.b, gen);
+            x = normal(d.a, d.b);
             break;
         }
-        x = at::randn(shape, gen, fopts);
+        x = normal(0.0, 1.0);
         if (d.b != 1.0) x.mul_(d.b);
         if (d.a != 0.0) x.add_(d.a);
         break;
     case Distribution::Kind::Uniform:
         if (d.inplace) {
-            x = at::empty(shape, fopts).uniform_(d.a, d.b, gen);
+            x = uniform(d.a, d.b);
             break;
         }
-        x = at::rand(shape, gen, fopts);
+        x = uniform(0.0, 1.0);
         if (d.b - d.a != 1.0) x.mul_(d.b - d.a);
         if (d.a != 0.0) x.add_(d.a);
         break;
-    case Distribution::Kind::RandInt:
-        x = at::randint(static_cast<int64_t>(d.a), static_cast<int64_t>(d.b), shape, gen,
-                        at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
+    case Distribution::Kind::RandInt: {
+        const auto lo = static_cast<int64_t>(d.a), hi = static_cast<int64_t>(d.b);
+        x = at::empty(shape, at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
+        if (!splits) {
+            x.random_(lo, hi, gen);
+        } else {
+            at::Generator g = *gen;
+            helpers += splitRandom(x, lo, hi, g, *split);
+        }
         break;
+    }
     case Distribution::Kind::KaimingUniform: {
         // PyTorch's arithmetic, double for double (torch/nn/init.py): kaiming_uniform_(w, a) takes
         // gain = sqrt(2 / (1 + a**2)), std = gain / sqrt(fan), bound = sqrt(3) * std; the bias rule
@@ -374,7 +401,7 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
             const double gain = std::sqrt(2.0 / (1.0 + std::pow(*d.gainA, 2.0)));
             bound = std::sqrt(3.0) * (gain / std::sqrt(fan));
         }
-        x = at::empty(shape, fopts).uniform_(-bound, bound, gen);
+        x = uniform(-bound, bound);
         break;
     }
     case Distribution::Kind::Constant:
@@ -396,6 +423,7 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         case Transform::Kind::Div: x = x.div(p.value); break;
         }
     }
+    if (helperSeconds) *helperSeconds += helpers;
     at::ScalarType out = target;
     if (isFloat && floatOverride != at::ScalarType::Undefined) out = floatOverride;
     return x.scalar_type() == out ? x : x.to(out);

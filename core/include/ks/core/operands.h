@@ -24,6 +24,7 @@ struct OperandStats {
     int reuses = 0;              // requests served from a set drawn before
     int redraws = 0;             // sets drawn again: the host budget had not let them stay
     double drawSeconds = 0;      // summed over the drawing threads
+    double helperSeconds = 0;    // summed over the helper threads of split tensors
     double waitSeconds = 0;      // callers blocked on a draw that was not ready
     double uploadSeconds = 0;    // host -> device copies
     int64_t setBytes = 0;        // one seed's inputs + params (as drawn, on the host)
@@ -48,6 +49,11 @@ public:
         // device with its own generator, on demand, nothing kept.
         bool cpuGenerator = true;
         int threads = 0;             // drawing threads; 0: min(8, hardware threads)
+        // A large tensor is split over helper threads while fewer than `splitCores` threads of the
+        // process draw (ks/core/splitdraw.h: the same numbers); 0 or 1: never split. Parts of at
+        // least `splitMinElements` (0: 2^20).
+        int splitCores = 0;
+        int64_t splitMinElements = 0;
         int64_t hostBudgetBytes = 0; // 0: defaultOperandBudget()
         // false: prefetching may always hold one set, even one larger than the budget (it is
         // needed anyway). true (drawing for a task that has not started): never over the budget;

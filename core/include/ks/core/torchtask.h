@@ -40,11 +40,16 @@ struct CompiledTask {
 // task and the artifact file.
 CompiledTask compileTask(const TaskSpec& spec);
 
+struct DrawSplit;
+
 // Draws one tensor from its spec with `generator`, by default the device's global one in its
 // current state. `pinned` (a CPU device with CUDA present): drawn into page-locked memory.
+// `split` (a CPU device and a generator given): a large tensor may be drawn on several threads
+// (ks/core/splitdraw.h; the same numbers); their seconds are added to *helperSeconds.
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
                       const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined,
-                      const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false);
+                      const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false,
+                      const DrawSplit* split = nullptr, double* helperSeconds = nullptr);
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device);
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.
