@@ -30,6 +30,7 @@ step() { # name command...: runs it, logs its wall time
     "$@" >"$RES/$name.log" 2>&1
     local rc=$?
     echo "$name: exit $rc, wall $(( $(ms) - s )) ms" | tee -a "$RES/summary.txt"
+    tar -czf "$OUT/speed.tgz" -C "$RES" . # after every step: a run cut short still brings back what it did
 }
 {
     $CLI --version
