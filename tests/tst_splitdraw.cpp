@@ -123,8 +123,8 @@ TEST(SplitDraw, ShapedTensorsSplitLikeFlatOnes) {
     EXPECT_TRUE(sameBytes(g1.get_state(), g2.get_state()));
 }
 
-// No helper while the process's drawing threads already take every core allowed; and never
-// below the smallest part. Either way the numbers are the kernel's.
+// No helper while the process's drawing threads already take every core allowed, nor while a
+// timing asks for none (NoHelpersNow); and never below the smallest part. Either way the numbers are the kernel's.
 TEST(SplitDraw, HelpersOnlyOnSpareCores) {
     DrawSplit split;
     split.coreLimit = 3;
@@ -141,6 +141,22 @@ TEST(SplitDraw, HelpersOnlyOnSpareCores) {
         EXPECT_TRUE(sameBytes(g1.get_state(), g2.get_state()));
     }
     EXPECT_EQ(drawingThreadsNow(), base);
+    {
+        // Nor while a timing asks for none, whatever cores are spare.
+        const NoHelpersNow quiet;
+        at::Generator g1 = seeded(12, 0), g2 = seeded(12, 0);
+        at::Tensor want = at::empty({10000}), got = at::empty({10000});
+        want.normal_(0, 1, g1);
+        EXPECT_EQ(splitNormal(got, 0, 1, g2, split), 0.0) << "a helper during a timing";
+        EXPECT_TRUE(sameBytes(want, got));
+    }
+    {
+        at::Generator g1 = seeded(12, 0), g2 = seeded(12, 0);
+        at::Tensor want = at::empty({10000}), got = at::empty({10000});
+        want.normal_(0, 1, g1);
+        EXPECT_GT(splitNormal(got, 0, 1, g2, split), 0.0) << "no helper once the timing is over";
+        EXPECT_TRUE(sameBytes(want, got));
+    }
     at::Generator g1 = seeded(11, 0), g2 = seeded(11, 0);
     at::Tensor want = at::empty({127}), got = at::empty({127});
     want.uniform_(0, 1, g1);

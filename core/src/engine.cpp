@@ -259,6 +259,8 @@ struct Engine::Impl {
         o.device = device;
         o.cpuGenerator = opt.cpuGenerator;
         o.threads = opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads(opt.gpuShare);
+        if (const char* pool = std::getenv("KS_DRAW_POOL"); pool && opt.drawThreads <= 0) // EXPERIMENT
+            o.threads = std::max(1, std::atoi(pool));
         // KS_DRAW_SPLIT=0: every tensor on one thread (a comparison for bench/engine/RESULTS.md).
         static const bool noSplit = [] {
             const char* v = std::getenv("KS_DRAW_SPLIT");
@@ -521,6 +523,8 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
         });
     if (opt.inefficiency) {
         src.quiesce();
+        // The next task's drawing goes on, on its pool's threads only (no split tensors' helpers).
+        const NoHelpersNow quiet;
         r.inefficiency = guarded("inefficiency", "baseline-inefficiency analysis", [&] {
             InefficiencyOptions io = opt.inefficiencyOptions;
             io.device = dev.device;
@@ -561,6 +565,7 @@ const DeviceCeilings* Engine::Impl::ensureCeilings() {
         const bool wasShared = opt.gate && opt.gate->gpu().held() == FileRwLock::Held::Shared;
         try {
             gpuExclusive();
+            const NoHelpersNow quiet;
             ceilings = deviceCeilings(dev.device, opt.remeasureCeilings, opt.ceilingsCacheDir);
         } catch (const std::exception& e) {
             ceilingsError = shortError(e);

@@ -20,9 +20,11 @@ using Fill = std::function<void(at::Tensor&, at::Generator&)>;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<int> g_drawing{0};
+std::atomic<int> g_noHelpers{0};
 
 // Up to `want` more drawing threads, as many as keep the process's drawing within `limit`.
 int takeSpare(int want, int limit) {
+    if (g_noHelpers.load() > 0) return 0;
     int cur = g_drawing.load();
     for (;;) {
         const int take = std::min(want, limit - cur);
@@ -174,6 +176,8 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
 DrawingNow::DrawingNow() { ++g_drawing; }
 DrawingNow::~DrawingNow() { --g_drawing; }
 int drawingThreadsNow() { return g_drawing.load(); }
+NoHelpersNow::NoHelpersNow() { ++g_noHelpers; }
+NoHelpersNow::~NoHelpersNow() { --g_noHelpers; }
 
 int drawCoreLimit(int share) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

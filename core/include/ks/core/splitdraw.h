@@ -37,6 +37,17 @@ public:
 };
 int drawingThreadsNow();
 
+// While one lives (filter 5's timings, the device ceilings), no helper starts: the drawing ahead
+// stays on the pools' threads. Helpers beside filter 5's timing made the built-in suite's eager
+// times scatter 0.6-2.4x against a run without them (bench/engine/RESULTS.md, 2026-12-02).
+class NoHelpersNow {
+public:
+    NoHelpersNow();
+    ~NoHelpersNow();
+    NoHelpersNow(const NoHelpersNow&) = delete;
+    NoHelpersNow& operator=(const NoHelpersNow&) = delete;
+};
+
 // Host cores the drawing of one process may use at once by default: the hardware threads less
 // two (for the engine's own threads), shared by `share` workers on one GPU; at least 1.
 int drawCoreLimit(int share = 1);
