@@ -94,14 +94,6 @@ if has nosplit; then # the same-lease reference: every tensor drawn on one threa
     has corpus && step corpus-nosplit env KS_DRAW_SPLIT=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
         --out "$RES/corpus-nosplit.json" --csv "$RES/corpus-nosplit.csv" -q
 fi
-if has pool; then # EXPERIMENT: drawing pools of $POOL threads (helpers fill the rest)
-    for p in ${POOL:-2 4}; do
-        has builtin && step builtin-pool$p env KS_DRAW_POOL=$p $CLI filter --suite builtin --device cuda --preset full \
-            --seeds 5 --out "$RES/builtin-pool$p.json" --csv "$RES/builtin-pool$p.csv" -q
-        has corpus && step corpus-pool$p env KS_DRAW_POOL=$p $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
-            --out "$RES/corpus-pool$p.json" --csv "$RES/corpus-pool$p.csv" -q
-    done
-fi
 if has draw; then
     step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))
 fi

@@ -259,8 +259,6 @@ struct Engine::Impl {
         o.device = device;
         o.cpuGenerator = opt.cpuGenerator;
         o.threads = opt.drawThreads > 0 ? opt.drawThreads : defaultDrawThreads(opt.gpuShare);
-        if (const char* pool = std::getenv("KS_DRAW_POOL"); pool && opt.drawThreads <= 0) // EXPERIMENT
-            o.threads = std::max(1, std::atoi(pool));
         // KS_DRAW_SPLIT=0: every tensor on one thread (a comparison for bench/engine/RESULTS.md).
         static const bool noSplit = [] {
             const char* v = std::getenv("KS_DRAW_SPLIT");
