@@ -1162,7 +1162,8 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
         ->capture_default_str()->check(CLI::IsMember({"cpu", "device"}));
     filter->add_option("--draw-threads", a->drawThreads,
                        "Host threads drawing each task's seeds ahead of the device (--rng cpu; the samples do "
-                       "not depend on it); 0: min(8, cores / 2)")
+                       "not depend on it), and the most that draw at once with the helpers of large tensors; "
+                       "0: min(8, cores / 2) threads, cores - 2 at once")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     filter->add_flag("--no-draw-ahead", a->noDrawAhead,
                      "CUDA: do not draw the next task's seeds while a task runs (slower; filter 5 then "
