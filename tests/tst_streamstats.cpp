@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace ks;
 
@@ -76,4 +77,65 @@ TEST(StreamStats, NaNPropagatesToTheMetric) {
     EXPECT_TRUE(std::isnan(r.range.maxAbs));
     EXPECT_TRUE(std::isnan(r.outputStd.maxStd));
     EXPECT_EQ(r.range.nonFinite, 1u);
+}
+
+// The value histogram against a direct count: edges from the first seed's finite values (it holds
+// a NaN and an inf), later seeds' finite values outside them as under/overflow, every non-finite
+// value (NaN, +inf, -inf, a seed of nothing else) counted apart and nowhere else; the per-seed
+// summaries and per-axis values as computed directly.
+TEST(StreamStats, HistogramLeavesOutNonFiniteValuesAndCountsTheRest) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<at::Tensor> seeds = {
+        at::tensor({0.0f, 1.0f, 2.0f, NAN, 3.0f, inf}).reshape({2, 3}),
+        at::tensor({-5.0f, 0.5f, 9.0f, -inf, 2.5f, 1.5f}).reshape({2, 3}),
+        at::tensor({NAN, inf, -inf, NAN, NAN, inf}).reshape({2, 3}),
+        at::tensor({1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f}).reshape({2, 3}),
+    };
+    const int bins = 8;
+    OutputAccumulator acc(bins);
+    for (size_t s = 0; s < seeds.size(); ++s) acc.add(seeds[s], static_cast<int64_t>(s));
+    TaskResult r;
+    acc.finish(r);
+    const Histogram& h = r.valueHistogram;
+    // Edges: the first seed's finite range [0, 3] widened by 2 % of its span.
+    EXPECT_DOUBLE_EQ(h.lo, 0.0 - 3.0 * 0.02);
+    EXPECT_DOUBLE_EQ(h.hi, 3.0 + 3.0 * 0.02);
+    EXPECT_EQ(h.nonFinite, 2u + 1u + 6u);
+    EXPECT_EQ(h.underflow, 1u); // -5
+    EXPECT_EQ(h.overflow, 1u);  // 9
+    std::vector<uint64_t> want(bins, 0);
+    const double width = (h.hi - h.lo) / bins;
+    for (float v : {0.0f, 1.0f, 2.0f, 3.0f, 0.5f, 2.5f, 1.5f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f})
+        ++want[static_cast<size_t>(std::min<double>(bins - 1, std::floor((v - h.lo) / width)))];
+    EXPECT_EQ(h.counts, want);
+    EXPECT_EQ(h.total(), 24u);
+    EXPECT_EQ(r.range.nonFinite, 9u);
+    ASSERT_EQ(r.seedStats.size(), seeds.size());
+    for (size_t s = 0; s < seeds.size(); ++s) {
+        const at::Tensor o = seeds[s].to(at::kDouble);
+        const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+        EXPECT_TRUE(same(r.seedStats[s].mean, o.mean().item<double>())) << s;
+        EXPECT_TRUE(same(r.seedStats[s].std, o.std().item<double>())) << s;
+        EXPECT_TRUE(same(r.seedStats[s].min, o.min().item<double>())) << s;
+        EXPECT_TRUE(same(r.seedStats[s].max, o.max().item<double>())) << s;
+        EXPECT_EQ(r.seedStats[s].seed, static_cast<int64_t>(s));
+    }
+    // NaN in some seed's rows makes each axis value NaN (never flags).
+    ASSERT_EQ(r.axes.perAxis.size(), 3u);
+    EXPECT_TRUE(std::isnan(r.axes.perAxis[1]));
+    EXPECT_TRUE(std::isnan(r.axes.perAxis[2]));
+}
+
+// A first seed with no finite value: edges around 0, and its values counted as non-finite only.
+TEST(StreamStats, AFirstSeedWithoutFiniteValues) {
+    OutputAccumulator acc(4);
+    acc.add(at::tensor({NAN, std::numeric_limits<float>::infinity()}), 0);
+    acc.add(at::tensor({0.0f, 5.0f}), 1);
+    TaskResult r;
+    acc.finish(r);
+    EXPECT_DOUBLE_EQ(r.valueHistogram.lo, -1e-6);
+    EXPECT_DOUBLE_EQ(r.valueHistogram.hi, 1e-6);
+    EXPECT_EQ(r.valueHistogram.nonFinite, 2u);
+    EXPECT_EQ(r.valueHistogram.overflow, 1u);
+    EXPECT_EQ(r.valueHistogram.total(), 4u);
 }

@@ -407,6 +407,20 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         r.status = TaskStatus::Error;
         r.error = "task " + spec.id + ": " + why;
     };
+    // Where the statistics' time goes besides drawing and uploads: the timed forward calls, and
+    // the metrics accumulated from their outputs (the results' phases_s).
+    double accumulateSeconds = 0;
+    struct Record {
+        TaskResult& r;
+        const std::vector<double>& callMs;
+        const double& accumulate;
+        ~Record() {
+            double ms = 0;
+            for (double c : callMs) ms += c;
+            r.phaseSeconds["forward"] = ms / 1e3;
+            r.phaseSeconds["accumulate"] = accumulate;
+        }
+    } record{r, callMs, accumulateSeconds};
     try {
         const auto c0 = Clock::now();
         const CompiledTask ct = compileTask(spec);
@@ -443,18 +457,25 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
                 if (s == 0) r.outputDtype = std::string(c10::toString(out.scalar_type()));
                 if (out.numel() == 0)
                     throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
+                const auto a0 = Clock::now();
                 acc.add(out, s);
+                accumulateSeconds += secondsSince(a0);
             }
             if (impact) {
                 // Without parameters the draws are exactly those of pass 1: its moments serve.
                 phase = "input-impact pass";
                 const auto inputs = src.inputsOf(s); // fresh: the forward may write into its inputs
-                moments.add(timedForward(ct, inputs, fixedParams).to(at::kFloat));
+                const at::Tensor out = timedForward(ct, inputs, fixedParams);
+                const auto a0 = Clock::now();
+                moments.add(out.to(at::kFloat));
+                accumulateSeconds += secondsSince(a0);
             }
             if (s >= keep) src.release(s);
         }
         src.releaseParamsOnly(static_cast<uint64_t>(opt.paramSeed));
+        const auto a0 = Clock::now();
         acc.finish(r);
+        accumulateSeconds += secondsSince(a0);
         r.inputImpact = impact ? moments.metrics() : r.outputStd;
         if (acc.nonFinite() > 0)
             fail("the output has " + std::to_string(acc.nonFinite()) +

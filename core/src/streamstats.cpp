@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace ks {
 
@@ -54,46 +56,89 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
         throw Error("output shape changed between seeds");
     }
     m_moments.add(out);
-
+    const int64_t n = out.numel();
     const at::Tensor finite = at::isfinite(out);
-    const int64_t nFinite = finite.sum().item<int64_t>();
-    m_nonFinite += static_cast<uint64_t>(out.numel() - nFinite);
 
+    // Every scalar this seed adds is computed on the device and copied back at once (one
+    // synchronisation; two for the first seed, whose finite range fixes the histogram's edges).
+    std::vector<at::Tensor> scalars;
+    auto push = [&](const at::Tensor& x) { scalars.push_back(x.to(at::kDouble).reshape({-1})); };
+    push(finite.sum());
     // Range over all values: NaN anywhere makes the metric NaN so the task is never flagged.
-    if (out.numel() > 0) {
-        const at::Tensor ext = at::stack({out.abs().max(), out.min(), out.max()}).to(at::kDouble).cpu();
-        const double* e = ext.data_ptr<double>();
-        if (std::isnan(e[0])) m_rangeNaN = true;
+    if (n > 0) {
+        push(out.abs().max());
+        push(out.min());
+        push(out.max());
+    }
+    // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
+    // stacked statistic is the max over seeds of each seed's own per-axis value (NaN-propagating).
+    // A size-1 axis has no unbiased std (0/0); torch returns NaN with a warning per call.
+    for (size_t d = 0; d < m_shape.size(); ++d)
+        if (n > 0 && m_shape[d] > 1) push(out.std(static_cast<int64_t>(d), /*unbiased=*/true).max());
+    if (n > 0) {
+        const at::Tensor o = out.to(at::kDouble);
+        push(o.mean());
+        push(n > 1 ? o.std() : at::full({}, NaN, o.options()));
+        push(o.min());
+        push(o.max());
+    }
+    // Histogram: bin edges fixed by the first seed's finite range (widened a little); later
+    // values outside it are counted as under/overflow, so nothing is silently dropped. Non-finite
+    // values are left out: histc ignores NaN and what lies beyond its (finite) edges, and the
+    // under/overflow counts are masked.
+    Histogram& h = m_hist;
+    const bool firstHistogram = h.counts.empty();
+    size_t histAt = 0;
+    auto histogram = [&] {
+        histAt = scalars.size();
+        push(((out < h.lo) & finite).sum());
+        push(((out > h.hi) & finite).sum());
+        push(at::histc(out.reshape({-1}), m_bins, h.lo, h.hi));
+    };
+    if (!firstHistogram) histogram();
+    at::Tensor host = at::cat(scalars).cpu();
+    const double* p = host.data_ptr<double>();
+
+    size_t k = 0;
+    const auto nFinite = static_cast<int64_t>(p[k++]);
+    m_nonFinite += static_cast<uint64_t>(n - nFinite);
+    if (n > 0) {
+        const double maxAbs = p[k++], mn = p[k++], mx = p[k++];
+        if (std::isnan(maxAbs)) m_rangeNaN = true;
         if (!m_any) {
-            m_maxAbs = e[0];
-            m_min = e[1];
-            m_max = e[2];
+            m_maxAbs = maxAbs;
+            m_min = mn;
+            m_max = mx;
         } else {
-            m_maxAbs = std::max(m_maxAbs, e[0]);
-            m_min = std::min(m_min, e[1]);
-            m_max = std::max(m_max, e[2]);
+            m_maxAbs = std::max(m_maxAbs, maxAbs);
+            m_min = std::min(m_min, mn);
+            m_max = std::max(m_max, mx);
         }
         m_any = true;
     }
-
-    // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
-    // stacked statistic is the max over seeds of each seed's own per-axis value.
     for (size_t d = 0; d < m_shape.size(); ++d) {
-        // A size-1 axis has no unbiased std (0/0); torch returns NaN with a warning per call.
-        const double v = out.numel() && m_shape[d] > 1
-                             ? nanMax(out.std(static_cast<int64_t>(d), /*unbiased=*/true))
-                             : NaN;
+        const double v = n > 0 && m_shape[d] > 1 ? p[k++] : NaN;
         if (std::isnan(v) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
         else m_axisMax[d] = std::max(m_axisMax[d], v);
     }
+    const double outMin = n > 0 ? p[2] : NaN, outMax = n > 0 ? p[3] : NaN; // after the count and max |x|
+    SeedStat s;
+    s.seed = seed;
+    if (n > 0) {
+        s.mean = p[k++];
+        s.std = p[k++];
+        s.min = p[k++];
+        s.max = p[k++];
+    }
+    m_seedStats.push_back(s);
 
-    // Histogram: bin edges fixed by the first seed's finite range (widened a little); later
-    // values outside it are counted as under/overflow, so nothing is silently dropped.
-    Histogram& h = m_hist;
-    const at::Tensor vals = nFinite == out.numel() ? out.reshape({-1}) : out.masked_select(finite);
-    if (h.counts.empty()) {
+    if (firstHistogram) {
         double lo = 0, hi = 0;
-        if (vals.numel()) {
+        if (nFinite == n && n > 0) {
+            lo = outMin; // every value finite: the range's own min and max
+            hi = outMax;
+        } else if (nFinite > 0) {
+            const at::Tensor vals = out.masked_select(finite);
             lo = vals.min().item<double>();
             hi = vals.max().item<double>();
         }
@@ -102,31 +147,23 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
         h.lo = lo - pad;
         h.hi = hi + pad;
         h.counts.assign(static_cast<size_t>(m_bins), 0);
+        if (nFinite == 0) {
+            h.nonFinite += static_cast<uint64_t>(n);
+            return;
+        }
+        scalars.clear();
+        histogram();
+        host = at::cat(scalars).cpu();
+        p = host.data_ptr<double>();
+    } else if (nFinite == 0) {
+        h.nonFinite += static_cast<uint64_t>(n);
+        return;
     }
-    h.nonFinite += static_cast<uint64_t>(out.numel() - nFinite);
-    if (vals.numel()) {
-        const at::Tensor v32 = vals.to(at::kFloat);
-        h.underflow += static_cast<uint64_t>((v32 < h.lo).sum().item<int64_t>());
-        h.overflow += static_cast<uint64_t>((v32 > h.hi).sum().item<int64_t>());
-        const at::Tensor counts = at::histc(v32, m_bins, h.lo, h.hi).to(at::kLong).cpu();
-        const int64_t* c = counts.data_ptr<int64_t>();
-        for (int i = 0; i < m_bins; ++i) h.counts[static_cast<size_t>(i)] += static_cast<uint64_t>(c[i]);
-    }
-
-    SeedStat s;
-    s.seed = seed;
-    if (out.numel()) {
-        const at::Tensor o = out.to(at::kDouble);
-        const at::Tensor st = at::stack({o.mean(), out.numel() > 1 ? o.std() : at::full({}, NaN, o.options()),
-                                         o.min(), o.max()})
-                                  .cpu();
-        const double* p = st.data_ptr<double>();
-        s.mean = p[0];
-        s.std = p[1];
-        s.min = p[2];
-        s.max = p[3];
-    }
-    m_seedStats.push_back(s);
+    h.nonFinite += static_cast<uint64_t>(n - nFinite);
+    h.underflow += static_cast<uint64_t>(p[histAt]);
+    h.overflow += static_cast<uint64_t>(p[histAt + 1]);
+    for (int i = 0; i < m_bins; ++i)
+        h.counts[static_cast<size_t>(i)] += static_cast<uint64_t>(p[histAt + 2 + static_cast<size_t>(i)]);
 }
 
 void OutputAccumulator::finish(TaskResult& r) const {
