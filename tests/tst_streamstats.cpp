@@ -139,3 +139,19 @@ TEST(StreamStats, AFirstSeedWithoutFiniteValues) {
     EXPECT_EQ(r.valueHistogram.overflow, 1u);
     EXPECT_EQ(r.valueHistogram.total(), 4u);
 }
+
+// More than 2^24 values in one bin: float32 counts would stop at 16777216 (or round); the
+// histograms must count every value.
+TEST(StreamStats, HistogramCountsPast2To24InOneBin) {
+    const int64_t n = (int64_t{1} << 24) + 3;
+    OutputAccumulator acc(4);
+    acc.add(at::full({n}, 1.0f), 0);
+    acc.add(at::full({n}, 2.0f), 1);
+    TaskResult r;
+    acc.finish(r);
+    uint64_t most = 0;
+    for (uint64_t c : r.valueHistogram.counts) most = std::max(most, c);
+    EXPECT_EQ(most, static_cast<uint64_t>(n)) << "the first seed's bin";
+    EXPECT_EQ(r.valueHistogram.total(), static_cast<uint64_t>(2 * n));
+    EXPECT_EQ(r.stdHistogram.total(), static_cast<uint64_t>(n)) << "every element's std, one bin";
+}

@@ -9,6 +9,23 @@
 
 namespace ks {
 
+namespace {
+
+// at::histc counts in the input's dtype: float32 counts are exact only up to 2^24 a bin (a seed
+// of 85 M values came out 16 short in one bin, and differently from run to run on CUDA). Chunks
+// of at most 2^24 values each keep every partial count exact; they add up as int64.
+at::Tensor exactHistc(const at::Tensor& flat, int bins, double lo, double hi) {
+    constexpr int64_t kChunk = int64_t{1} << 24;
+    const int64_t n = flat.numel();
+    if (n <= kChunk) return at::histc(flat, bins, lo, hi).to(at::kLong);
+    at::Tensor total = at::zeros({bins}, flat.options().dtype(at::kLong));
+    for (int64_t off = 0; off < n; off += kChunk)
+        total.add_(at::histc(flat.narrow(0, off, std::min(kChunk, n - off)), bins, lo, hi).to(at::kLong));
+    return total;
+}
+
+} // namespace
+
 double nanMax(const at::Tensor& x) {
     if (x.numel() == 0) return NaN;
     // at::max propagates NaN, which is what "NaN never passes" needs.
@@ -93,7 +110,7 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
         histAt = scalars.size();
         push(((out < h.lo) & finite).sum());
         push(((out > h.hi) & finite).sum());
-        push(at::histc(out.reshape({-1}), m_bins, h.lo, h.hi));
+        push(exactHistc(out.reshape({-1}), m_bins, h.lo, h.hi));
     };
     if (!firstHistogram) histogram();
     at::Tensor host = at::cat(scalars).cpu();
@@ -194,7 +211,7 @@ void OutputAccumulator::finish(TaskResult& r) const {
         if (!(hi > 0)) hi = 1e-6;
         sh.lo = 0.0;
         sh.hi = hi * 1.0001;
-        const at::Tensor counts = at::histc(vals, m_bins, sh.lo, sh.hi).to(at::kLong).cpu();
+        const at::Tensor counts = exactHistc(vals, m_bins, sh.lo, sh.hi).cpu();
         sh.counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + m_bins);
     }
 }
