@@ -270,3 +270,30 @@ TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
         EXPECT_GT(a.tasks[i].peakHostBytes, 0);
     }
 }
+
+// A task whose inputs and parameters alone exceed the worker's device memory is reported out of
+// memory at once (an error the filter driver retries alone), naming the sizes; one that fits runs.
+TEST(Operands, ATaskWhoseOperandsCannotFitIsReportedWithoutRunning) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1"); // two matrices
+    const int64_t need = operandDeviceBytes(spec, Preset::Small);
+    ASSERT_GT(need, 1024);
+    auto run = [&](int64_t cap) {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 2;
+        o.inefficiency = false;
+        o.redundancy = false;
+        o.memoryCapBytes = cap;
+        Engine e(o);
+        return e.runTask(spec);
+    };
+    const TaskResult tight = run(need - 1);
+    EXPECT_EQ(tight.status, TaskStatus::Error);
+    EXPECT_NE(tight.error.find("task L1-1: out of memory before it ran"), std::string::npos) << tight.error;
+    EXPECT_NE(tight.error.find("GiB this worker may use"), std::string::npos) << tight.error;
+    EXPECT_EQ(tight.operandDraws, 0) << "drawn although it could not run";
+    const TaskResult fits = run(need);
+    EXPECT_EQ(fits.status, TaskStatus::Ok) << fits.error;
+    EXPECT_EQ(fits.seeds, 2);
+}

@@ -285,6 +285,23 @@ struct Engine::Impl {
     void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs, OperandSource& src) const;
     void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src);
     const DeviceCeilings* ensureCeilings();
+
+    // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
+    int64_t memoryCap() const {
+        if (opt.memoryCapBytes > 0) return opt.memoryCapBytes;
+#ifdef KS_TORCH_CUDA
+        if (device.is_cuda()) {
+            size_t freeB = 0, totalB = 0;
+            if (cudaMemGetInfo(&freeB, &totalB) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return 0;
+            }
+            const double share = opt.gpuShare > 1 ? 0.95 / opt.gpuShare : 1.0;
+            return static_cast<int64_t>(static_cast<double>(totalB) * share);
+        }
+#endif
+        return 0;
+    }
 };
 
 Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
@@ -338,6 +355,29 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     } gateRelease{*d};
     d->current = &spec;
     d->lastPhase = "statistics";
+    // A task that cannot fit: its operands alone exceed what this worker may use. Reported as out
+    // of memory at once, without drawing five seeds to find out.
+    if (const int64_t cap = d->memoryCap(); cap > 0) {
+        int64_t need = 0;
+        try {
+            need = operandDeviceBytes(spec, d->preset);
+        } catch (const std::exception&) {
+            need = 0; // an unresolvable shape: the statistics report it
+        }
+        if (need > cap) {
+            if (d->next && d->next->taskId() == spec.id) d->next.reset();
+            char buf[400];
+            std::snprintf(buf, sizeof buf,
+                          "task %s: out of memory before it ran: one seed's inputs and parameters take %.2f GiB on "
+                          "the device, more than the %.2f GiB this worker may use%s",
+                          spec.id.c_str(), static_cast<double>(need) / (1 << 30), static_cast<double>(cap) / (1 << 30),
+                          d->opt.gpuShare > 1 ? " (its share of a GPU that several workers share)" : "");
+            r.status = TaskStatus::Error;
+            r.error = buf;
+            r.wallSeconds = secondsSince(t0);
+            return r;
+        }
+    }
     d->gpuShared();
     std::unique_ptr<OperandSource> src;
     if (d->next && d->next->taskId() == spec.id) src = std::move(d->next);

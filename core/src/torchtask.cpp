@@ -429,6 +429,17 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     return x.scalar_type() == out ? x : x.to(out);
 }
 
+int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
+    int64_t bytes = 0;
+    for (const auto* list : {&spec.inputs, &spec.params})
+        for (const auto& t : *list) {
+            int64_t n = 1;
+            for (int64_t d : spec.shapeOf(t, preset)) n *= std::max<int64_t>(d, 0);
+            bytes += n * static_cast<int64_t>(c10::elementSize(scalarType(t.dtype)));
+        }
+    return bytes;
+}
+
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device) {
     std::vector<at::Tensor> out;
     for (const auto& p : spec.params) out.push_back(drawTensor(spec, p, preset, device));

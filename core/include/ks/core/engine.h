@@ -55,6 +55,10 @@ struct EngineOptions {
     // timing (and the ceilings' measurement) exclusive (see GpuGate). Null: alone on the GPU.
     int gpuShare = 1;
     std::shared_ptr<GpuGate> gate;
+    // Device memory this worker may use (0: a CUDA device's total, times 0.95 / gpuShare when
+    // shared; none on the CPU). A task whose inputs and parameters alone exceed it is reported
+    // out of memory without running (the driver then retries it alone); tests set it on the CPU.
+    int64_t memoryCapBytes = 0;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

@@ -50,6 +50,9 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
                       const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined,
                       const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false,
                       const DrawSplit* split = nullptr, double* helperSeconds = nullptr);
+// Bytes one seed's inputs and parameters take on the device, in their dtypes: what a forward
+// needs at the least. Throws ks::Error where a shape cannot be resolved.
+int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset);
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device);
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.
