@@ -52,6 +52,7 @@ struct FilterArgs {
     int drawThreads = 0;
     double hostMemoryGiB = 0;
     bool noDrawAhead = false;
+    int drawAheadTasks = 1;
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
     std::string shard; // "K/N"
@@ -231,6 +232,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     opt.cpuGenerator = a.rng == "cpu";
     opt.drawThreads = a.drawThreads;
     opt.drawAhead = !a.noDrawAhead;
+    opt.drawAheadTasks = a.drawAheadTasks;
     opt.gpuShare = std::max(1, a.gpuShare);
     if (!a.gpuGate.empty()) {
         try {
@@ -434,6 +436,7 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     if (m_a.drawThreads > 0) v.insert(v.end(), {"--draw-threads", std::to_string(m_a.drawThreads)});
     if (m_a.hostMemoryGiB > 0) v.insert(v.end(), {"--host-memory", std::to_string(m_a.hostMemoryGiB)});
     if (m_a.noDrawAhead) v.push_back("--no-draw-ahead");
+    if (m_a.drawAheadTasks != 1) v.insert(v.end(), {"--draw-ahead-tasks", std::to_string(m_a.drawAheadTasks)});
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
@@ -1168,6 +1171,10 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_flag("--no-draw-ahead", a->noDrawAhead,
                      "CUDA: do not draw the next task's seeds while a task runs (slower; filter 5 then "
                      "always times with no drawing thread and no pause before it)");
+    filter->add_option("--draw-ahead-tasks", a->drawAheadTasks,
+                       "CUDA: how many of the following tasks are drawn while one runs (sharing the ahead "
+                       "threads and budget); in a --devices or --workers-per-gpu run, one")
+        ->capture_default_str()->check(CLI::Range(1, 16));
     filter->add_option("--host-memory", a->hostMemoryGiB,
                        "GiB of host memory a task's drawn operands may hold (ahead, and kept for reuse by "
                        "the filters); 0: half of what is available when the task starts")

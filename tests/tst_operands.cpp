@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 using namespace ks;
@@ -296,4 +297,63 @@ TEST(Operands, ATaskWhoseOperandsCannotFitIsReportedWithoutRunning) {
     const TaskResult fits = run(need);
     EXPECT_EQ(fits.status, TaskStatus::Ok) << fits.error;
     EXPECT_EQ(fits.seeds, 2);
+}
+
+// Drawing one or three of the following tasks ahead (on the CPU here, as CUDA runs do) or none
+// gives the same results; with three, the three after the current task draw while it runs.
+TEST(Operands, EngineResultsDoNotDependOnHowFarAheadItDraws) {
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : {"L1-1", "L1-23", "L1-95", "L2-66", "L2-13", "L1-19"}) tasks.push_back(builtinTask(suite, id));
+    auto options = [](bool ahead, int k) {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 3;
+        o.inefficiency = false;
+        o.redundancy = false;
+        o.drawAhead = ahead;
+        o.drawAheadOnCpu = true;
+        o.drawAheadTasks = k;
+        return o;
+    };
+    auto run = [&](bool ahead, int k) {
+        Engine e(options(ahead, k));
+        return e.runAll(tasks, "builtin", Thresholds::defaults());
+    };
+    const RunResults none = run(false, 1), one = run(true, 1), three = run(true, 3);
+    for (const RunResults* other : {&one, &three}) {
+        ASSERT_EQ(other->tasks.size(), tasks.size());
+        for (size_t i = 0; i < tasks.size(); ++i) {
+            SCOPED_TRACE(tasks[i].id);
+            const TaskResult &x = none.tasks[i], &y = other->tasks[i];
+            EXPECT_EQ(x.status, y.status) << x.error << " / " << y.error;
+            EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+            EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+            EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+            ASSERT_EQ(x.axes.perAxis.size(), y.axes.perAxis.size());
+            for (size_t a = 0; a < x.axes.perAxis.size(); ++a) // NaN for a size-1 axis, in both
+                EXPECT_TRUE(x.axes.perAxis[a] == y.axes.perAxis[a] ||
+                            (std::isnan(x.axes.perAxis[a]) && std::isnan(y.axes.perAxis[a])))
+                    << "axis " << a;
+            ASSERT_EQ(x.seedStats.size(), y.seedStats.size());
+            for (size_t s = 0; s < x.seedStats.size(); ++s) {
+                EXPECT_EQ(x.seedStats[s].mean, y.seedStats[s].mean);
+                EXPECT_TRUE(x.seedStats[s].std == y.seedStats[s].std ||
+                            (std::isnan(x.seedStats[s].std) && std::isnan(y.seedStats[s].std))); // one value: NaN
+            }
+            EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+        }
+    }
+    // Task by task: after the first, the next three draw; a task no longer upcoming is dropped.
+    Engine e(options(true, 3));
+    e.setUpcoming({&tasks[1], &tasks[2], &tasks[3]});
+    e.runTask(tasks[0]);
+    EXPECT_EQ(e.drawingAhead(), (std::vector<std::string>{"L1-23", "L1-95", "L2-66"}));
+    e.setUpcoming({&tasks[5]});
+    e.runTask(tasks[1]);
+    EXPECT_EQ(e.drawingAhead(), (std::vector<std::string>{"L1-19"}));
+    Engine single(options(true, 1));
+    single.setNextTask(&tasks[1]);
+    single.runTask(tasks[0]);
+    EXPECT_EQ(single.drawingAhead(), (std::vector<std::string>{"L1-23"}));
 }

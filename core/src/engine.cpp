@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <deque>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -241,8 +242,39 @@ struct Engine::Impl {
 
     // The task runAll will run after the current one, and its operands, drawn on host threads
     // during the current task's filter-6 analysis (CUDA runs: the host is idle then).
-    const TaskSpec* upcoming = nullptr;
-    std::unique_ptr<OperandSource> next;
+    std::vector<const TaskSpec*> upcoming;
+    std::deque<std::unique_ptr<OperandSource>> next; // drawing ahead, in task order
+
+    bool drawsAhead() const {
+        return opt.drawAhead && opt.cpuGenerator && (device.is_cuda() || opt.drawAheadOnCpu);
+    }
+    // This task's operands if drawn ahead; the sources of tasks no longer upcoming are dropped.
+    std::unique_ptr<OperandSource> takeAhead(const std::string& id) {
+        std::unique_ptr<OperandSource> mine;
+        std::deque<std::unique_ptr<OperandSource>> keep;
+        for (auto& s : next) {
+            if (!mine && s->taskId() == id) {
+                mine = std::move(s);
+                continue;
+            }
+            const bool still = std::any_of(upcoming.begin(), upcoming.end(),
+                                           [&](const TaskSpec* t) { return t && t->id == s->taskId(); });
+            if (still) keep.push_back(std::move(s));
+        }
+        next = std::move(keep);
+        return mine;
+    }
+    // Starts drawing the first drawAheadTasks upcoming tasks that are not drawing yet.
+    void drawUpcoming(const std::string& current) {
+        if (!drawsAhead()) return;
+        const int k = std::max(1, opt.drawAheadTasks);
+        for (int i = 0; i < k && i < static_cast<int>(upcoming.size()); ++i) {
+            const TaskSpec* t = upcoming[static_cast<size_t>(i)];
+            if (!t || t->id == current) continue;
+            const bool drawing = std::any_of(next.begin(), next.end(), [&](const auto& s) { return s->taskId() == t->id; });
+            if (!drawing) next.push_back(operandsFor(*t, /*ahead=*/true));
+        }
+    }
 
     // Seeds 0..keepSeeds()-1 are used again by the analyses after the statistics.
     int keepSeeds() const {
@@ -251,8 +283,9 @@ struct Engine::Impl {
         if (opt.inefficiency) k = std::max(k, opt.inefficiencyOptions.seeds);
         return k;
     }
-    // `ahead`: the next task's, drawn while this one runs: fewer threads and half the budget, so
-    // that both tasks' operands together stay within what the machine has.
+    // `ahead`: a following task's, drawn while this one runs: of one less thread and half the
+    // budget, split among the tasks drawn ahead, so that all operands together stay within what
+    // the machine has.
     std::unique_ptr<OperandSource> operandsFor(const TaskSpec& spec, bool ahead = false) const {
         OperandSource::Options o;
         o.preset = preset;
@@ -268,8 +301,9 @@ struct Engine::Impl {
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
         if (ahead) {
-            o.threads = std::max(1, o.threads - 1);
-            o.hostBudgetBytes /= 2;
+            const int k = std::max(1, opt.drawAheadTasks);
+            o.threads = std::max(1, (o.threads - 1) / k);
+            o.hostBudgetBytes /= 2 * k;
             o.strictBudget = true;
         }
         auto src = std::make_unique<OperandSource>(spec, o);
@@ -329,7 +363,18 @@ const DeviceInfo& Engine::device() const { return d->dev; }
 Preset Engine::preset() const { return d->preset; }
 const EngineOptions& Engine::options() const { return d->opt; }
 
-void Engine::setNextTask(const TaskSpec* next) { d->upcoming = next; }
+void Engine::setNextTask(const TaskSpec* next) {
+    d->upcoming.clear();
+    if (next) d->upcoming.push_back(next);
+}
+
+void Engine::setUpcoming(std::vector<const TaskSpec*> next) { d->upcoming = std::move(next); }
+
+std::vector<std::string> Engine::drawingAhead() const {
+    std::vector<std::string> ids;
+    for (const auto& s : d->next) ids.push_back(s->taskId());
+    return ids;
+}
 
 TaskResult Engine::runTask(const TaskSpec& spec) {
     TaskResult r = resultSkeleton(spec);
@@ -365,7 +410,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
             need = 0; // an unresolvable shape: the statistics report it
         }
         if (need > cap) {
-            if (d->next && d->next->taskId() == spec.id) d->next.reset();
+            d->takeAhead(spec.id);
             char buf[400];
             std::snprintf(buf, sizeof buf,
                           "task %s: out of memory before it ran: one seed's inputs and parameters take %.2f GiB on "
@@ -379,14 +424,11 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         }
     }
     d->gpuShared();
-    std::unique_ptr<OperandSource> src;
-    if (d->next && d->next->taskId() == spec.id) src = std::move(d->next);
-    d->next.reset();
+    std::unique_ptr<OperandSource> src = d->takeAhead(spec.id);
     if (!src) src = d->operandsFor(spec);
-    // On CUDA the next task's operands are drawn on host threads while this one runs; they pause
-    // while filter 5 times this task, so no timing shares the host with them.
-    if (d->opt.drawAhead && d->upcoming && d->upcoming->id != spec.id && d->device.is_cuda() && d->opt.cpuGenerator)
-        d->next = d->operandsFor(*d->upcoming, /*ahead=*/true);
+    // On CUDA the following tasks' operands are drawn on host threads while this one runs (beside
+    // filter 5's timing too, without split-tensor helpers then).
+    d->drawUpcoming(spec.id);
     std::vector<double> callMs;
     if (d->opt.statistics) {
         d->phase(spec, "statistics");
@@ -596,7 +638,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             // timed beside the drawing matched (medians 0.99-1.02, launch-bound ones included).
             // With other workers on the GPU, the timing has it to itself.
             io.beforeTiming = [&](int) -> std::string {
-                std::string note = next ? "timed while host threads drew the next task's operands" : "";
+                std::string note = !next.empty() ? "timed while host threads drew the next task's operands" : "";
                 if (opt.gate) {
                     const double waited = gpuExclusive();
                     char buf[200];
@@ -669,7 +711,9 @@ RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string&
     const int total = static_cast<int>(tasks.size());
     for (int i = 0; i < total; ++i) {
         if (onStart) onStart(tasks[static_cast<size_t>(i)], i, total);
-        d->upcoming = i + 1 < total ? &tasks[static_cast<size_t>(i + 1)] : nullptr;
+        d->upcoming.clear();
+        for (int j = i + 1; j < total && j <= i + std::max(1, d->opt.drawAheadTasks); ++j)
+            d->upcoming.push_back(&tasks[static_cast<size_t>(j)]);
         try {
             rr.tasks.push_back(runTask(tasks[static_cast<size_t>(i)]));
         } catch (const Cancelled&) {
@@ -679,8 +723,8 @@ RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string&
         rr.run.peakMemoryBytes = std::max(rr.run.peakMemoryBytes, rr.tasks.back().peakMemoryBytes);
         if (onDone) onDone(rr.tasks.back(), i, total);
     }
-    d->upcoming = nullptr;
-    d->next.reset();
+    d->upcoming.clear();
+    d->next.clear();
     rr.run.totalSeconds = secondsSince(t0);
     return rr;
 }

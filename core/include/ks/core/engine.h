@@ -48,6 +48,11 @@ struct EngineOptions {
     // CUDA runs of several tasks: draw the next task's seeds while the current one runs (also
     // while filter 5 times it). false: each task draws its own.
     bool drawAhead = true;
+    // How many of the following tasks are drawn ahead at once (runAll and setUpcoming; each gets
+    // 1/N of the ahead threads and budget). 1: the next one only.
+    int drawAheadTasks = 1;
+    // Tests only: draw ahead on the CPU too (where a run's host is busy anyway).
+    bool drawAheadOnCpu = false;
     // Several workers on this GPU (filter --workers-per-gpu): `gpuShare` of them, each with that
     // share of the GPU's memory (95 % of it split evenly; more is an out-of-memory error, which
     // the driver retries alone), of the default drawing threads and of the default host budget;
@@ -103,6 +108,11 @@ public:
     // drawn while that one runs (EngineOptions::drawAhead). runAll sets it itself. The spec must
     // outlive that runTask call.
     void setNextTask(const TaskSpec* next);
+    // The tasks the caller will run after the next runTask, in order (the first
+    // EngineOptions::drawAheadTasks of them are drawn ahead). The specs must outlive that call.
+    void setUpcoming(std::vector<const TaskSpec*> next);
+    // The tasks whose operands are being drawn ahead now, in order.
+    std::vector<std::string> drawingAhead() const;
 
     using StartFn = std::function<void(const TaskSpec&, int index, int total)>;
     using DoneFn = std::function<void(const TaskResult&, int index, int total)>;
