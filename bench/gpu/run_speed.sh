@@ -9,6 +9,8 @@
 # $SHARE (default "2 4"); with `rkb`, also ours-25 with them.
 # Step `nosplit`: the built-in suite and/or the corpus with KS_DRAW_SPLIT=0 (each tensor drawn on
 # one thread, as before ks/core/splitdraw.h; a reference on the same lease).
+# Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
+# (default "2 3").
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -93,6 +95,14 @@ if has nosplit; then # the same-lease reference: every tensor drawn on one threa
         --seeds 5 --out "$RES/builtin-nosplit.json" --csv "$RES/builtin-nosplit.csv" -q
     has corpus && step corpus-nosplit env KS_DRAW_SPLIT=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
         --out "$RES/corpus-nosplit.json" --csv "$RES/corpus-nosplit.csv" -q
+fi
+if has ahead; then
+    for k in ${AHEAD:-2 3}; do
+        has builtin && step builtin-ahead$k $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+            --draw-ahead-tasks "$k" --out "$RES/builtin-ahead$k.json" --csv "$RES/builtin-ahead$k.csv" -q
+        has corpus && step corpus-ahead$k $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
+            --draw-ahead-tasks "$k" --out "$RES/corpus-ahead$k.json" --csv "$RES/corpus-ahead$k.csv" -q
+    done
 fi
 if has draw; then
     step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))
