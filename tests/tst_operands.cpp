@@ -357,3 +357,26 @@ TEST(Operands, EngineResultsDoNotDependOnHowFarAheadItDraws) {
     single.runTask(tasks[0]);
     EXPECT_EQ(single.drawingAhead(), (std::vector<std::string>{"L1-23"}));
 }
+
+// A source drawn ahead, promoted to the running task's: more drawing threads at once (started
+// beside those already running), the same numbers.
+TEST(Operands, APromotedSourceDrawsOnMoreThreadsTheSameNumbers) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    OperandSource::Options o = opts(1);
+    o.strictBudget = true;
+    OperandSource src(spec, o);
+    src.prefetchSeeds(0, 6);
+    EXPECT_EQ(src.stats().threads, 1);
+    src.promote(4, 0);
+    EXPECT_EQ(src.stats().threads, 4);
+    src.promote(2, 0); // never fewer
+    EXPECT_EQ(src.stats().threads, 4);
+    for (int s = 0; s < 6; ++s) {
+        const auto got = src.seed(s);
+        seedAll(static_cast<uint64_t>(s));
+        expectSame(got.inputs, drawInputs(spec, Preset::Small, cpu), "inputs of seed " + std::to_string(s));
+        expectSame(got.params, drawParams(spec, Preset::Small, cpu), "params of seed " + std::to_string(s));
+    }
+    EXPECT_EQ(src.stats().draws, 6);
+}

@@ -286,7 +286,7 @@ struct Engine::Impl {
     // `ahead`: a following task's, drawn while this one runs: of one less thread and half the
     // budget, split among the tasks drawn ahead, so that all operands together stay within what
     // the machine has.
-    std::unique_ptr<OperandSource> operandsFor(const TaskSpec& spec, bool ahead = false) const {
+    OperandSource::Options sourceOptions(bool ahead) const {
         OperandSource::Options o;
         o.preset = preset;
         o.device = device;
@@ -306,6 +306,10 @@ struct Engine::Impl {
             o.hostBudgetBytes /= 2 * k;
             o.strictBudget = true;
         }
+        return o;
+    }
+    std::unique_ptr<OperandSource> operandsFor(const TaskSpec& spec, bool ahead = false) const {
+        const OperandSource::Options o = sourceOptions(ahead);
         auto src = std::make_unique<OperandSource>(spec, o);
         // In the order the passes ask: seed 0, the input-impact pass's parameters, seeds 1.., then
         // what only the analyses use.
@@ -425,7 +429,14 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     }
     d->gpuShared();
     std::unique_ptr<OperandSource> src = d->takeAhead(spec.id);
-    if (!src) src = d->operandsFor(spec);
+    if (src && d->opt.drawAheadTasks > 1) {
+        // Drawn ahead with a fraction of the ahead threads and a strict share of the budget: the
+        // running task's now. (One task ahead, as measured: it keeps the ahead threads and budget.)
+        const OperandSource::Options full = d->sourceOptions(false);
+        src->promote(full.threads, full.hostBudgetBytes);
+    } else if (!src) {
+        src = d->operandsFor(spec);
+    }
     // On CUDA the following tasks' operands are drawn on host threads while this one runs (beside
     // filter 5's timing too, without split-tensor helpers then).
     d->drawUpcoming(spec.id);

@@ -365,6 +365,22 @@ OperandSource::~OperandSource() {
 
 const std::string& OperandSource::taskId() const { return d->spec.id; }
 
+void OperandSource::promote(int threads, int64_t hostBudgetBytes) {
+    {
+        std::lock_guard<std::mutex> lock(d->mu);
+        d->opt.strictBudget = false;
+        if (hostBudgetBytes > 0) d->st.hostBudgetBytes = hostBudgetBytes;
+        if (d->opt.cpuGenerator && threads > d->st.threads) {
+            // Workers already started (a queue was drawing) get company; otherwise startWorkers
+            // starts them all at the new count.
+            if (!d->workers.empty())
+                for (int i = d->st.threads; i < threads; ++i) d->workers.emplace_back([this] { d->workerLoop(); });
+            d->st.threads = threads;
+        }
+    }
+    d->cv.notify_all();
+}
+
 void OperandSource::prefetchSeeds(int first, int count) {
     for (int s = first; s < first + count; ++s) d->enqueue({false, static_cast<uint64_t>(s)});
 }

@@ -70,6 +70,9 @@ public:
     OperandSource& operator=(const OperandSource&) = delete;
 
     const std::string& taskId() const;
+    // A source drawn ahead becomes the running task's: at least `threads` drawing threads from now
+    // on, the budget `hostBudgetBytes`, no longer strict.
+    void promote(int threads, int64_t hostBudgetBytes);
 
     // What will be asked for, so it is drawn ahead in the background (CPU generator only; within
     // the host budget, first asked first drawn). Seed s is "inputs, then params, from seed s";
