@@ -343,19 +343,19 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     // random_(low, high): the split forms call the same kernels on parts of the tensor.
     const bool splits = split && gen && device.is_cpu();
     double helpers = 0;
-    auto normal = [&](double mean, double std) {
+    // `splitFill`: splitNormal or splitUniform; `whole`: the same kernel on the whole tensor.
+    auto sample = [&](auto splitFill, auto whole, double a, double b) {
         at::Tensor y = at::empty(shape, fopts);
-        if (!splits) return y.normal_(mean, std, gen);
+        if (!splits) return whole(y, a, b);
         at::Generator g = *gen;
-        helpers += splitNormal(y, mean, std, g, *split);
+        helpers += splitFill(y, a, b, g, *split);
         return y;
     };
+    auto normal = [&](double mean, double std) {
+        return sample(splitNormal, [&](at::Tensor& y, double m, double sd) { return y.normal_(m, sd, gen); }, mean, std);
+    };
     auto uniform = [&](double from, double to) {
-        at::Tensor y = at::empty(shape, fopts);
-        if (!splits) return y.uniform_(from, to, gen);
-        at::Generator g = *gen;
-        helpers += splitUniform(y, from, to, g, *split);
-        return y;
+        return sample(splitUniform, [&](at::Tensor& y, double f, double t) { return y.uniform_(f, t, gen); }, from, to);
     };
     at::Tensor x;
     switch (d.kind) {
