@@ -240,8 +240,8 @@ struct Engine::Impl {
     bool ceilingsTried = false;
     std::string ceilingsError;
 
-    // The task runAll will run after the current one, and its operands, drawn on host threads
-    // during the current task's filter-6 analysis (CUDA runs: the host is idle then).
+    // The tasks runAll (or the caller) will run after the current one, and the operands of the
+    // first EngineOptions::drawAheadTasks of them, drawn on host threads while it runs.
     std::vector<const TaskSpec*> upcoming;
     std::deque<std::unique_ptr<OperandSource>> next; // drawing ahead, in task order
 
@@ -324,21 +324,12 @@ struct Engine::Impl {
     void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src);
     const DeviceCeilings* ensureCeilings();
 
+    int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
     int64_t memoryCap() const {
         if (opt.memoryCapBytes > 0) return opt.memoryCapBytes;
-#ifdef KS_TORCH_CUDA
-        if (device.is_cuda()) {
-            size_t freeB = 0, totalB = 0;
-            if (cudaMemGetInfo(&freeB, &totalB) != cudaSuccess) {
-                (void)cudaGetLastError();
-                return 0;
-            }
-            const double share = opt.gpuShare > 1 ? 0.95 / opt.gpuShare : 1.0;
-            return static_cast<int64_t>(static_cast<double>(totalB) * share);
-        }
-#endif
-        return 0;
+        const double share = opt.gpuShare > 1 ? 0.95 / opt.gpuShare : 1.0;
+        return static_cast<int64_t>(static_cast<double>(deviceMemoryBytes) * share);
     }
 };
 
@@ -355,6 +346,12 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
         at::empty({1}, at::TensorOptions().device(d->device));
         torch::cuda::synchronize();
 #ifdef KS_TORCH_CUDA
+        size_t freeB = 0, totalB = 0;
+        if (cudaMemGetInfo(&freeB, &totalB) == cudaSuccess)
+            d->deviceMemoryBytes = static_cast<int64_t>(totalB);
+        else
+            (void)cudaGetLastError(); // no cap then: tasks run and fail as before
+
         if (d->opt.gpuShare > 1)
             c10::cuda::CUDACachingAllocator::setMemoryFraction(0.95 / d->opt.gpuShare, 0);
 #endif
@@ -449,6 +446,11 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     }
     // A task that could not be run for the statistics (it does not compile, its output is
     // malformed, it ran out of memory) would fail the same way in the analyses.
+    if (d->opt.statistics) {
+        double ms = 0;
+        for (double c : callMs) ms += c;
+        r.phaseSeconds["forward"] = ms / 1e3;
+    }
     if (!callMs.empty()) {
         std::sort(callMs.begin(), callMs.end());
         r.runMsMedian = callMs[callMs.size() / 2];
@@ -500,20 +502,9 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         r.status = TaskStatus::Error;
         r.error = "task " + spec.id + ": " + why;
     };
-    // Where the statistics' time goes besides drawing and uploads: the timed forward calls, and
-    // the metrics accumulated from their outputs (the results' phases_s).
-    double accumulateSeconds = 0;
-    struct Record {
-        TaskResult& r;
-        const std::vector<double>& callMs;
-        const double& accumulate;
-        ~Record() {
-            double ms = 0;
-            for (double c : callMs) ms += c;
-            r.phaseSeconds["forward"] = ms / 1e3;
-            r.phaseSeconds["accumulate"] = accumulate;
-        }
-    } record{r, callMs, accumulateSeconds};
+    // Where the statistics' time goes besides drawing and uploads: the metrics taken from the
+    // outputs (and, from callMs in runTask, the timed forward calls).
+    double& accumulateSeconds = r.phaseSeconds["accumulate"];
     try {
         const auto c0 = Clock::now();
         const CompiledTask ct = compileTask(spec);

@@ -39,11 +39,7 @@ int64_t tensorBytes(const std::vector<at::Tensor>& ts) {
 int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) noexcept {
     int64_t b = 0;
     auto add = [&](const std::vector<TensorSpec>& list) {
-        for (const auto& t : list) {
-            int64_t n = 1;
-            for (int64_t d : spec.shapeOf(t, preset)) n *= std::max<int64_t>(d, 0);
-            b += 8 * n;
-        }
+        for (const auto& t : list) b += 8 * spec.elementsOf(t, preset);
     };
     try {
         if (withInputs) add(spec.inputs);
@@ -117,11 +113,6 @@ struct OperandSource::Impl {
         return *e;
     }
 
-    int64_t elementsOf(const TensorSpec& t) const {
-        int64_t n = 1;
-        for (int64_t d : spec.shapeOf(t, opt.preset)) n *= std::max<int64_t>(d, 0);
-        return n;
-    }
 
     // Draws on the host with the entry's own generator: the same numbers as the global generator
     // seeded with e.seed would give, so seeds can be drawn on several threads at once.
@@ -138,7 +129,7 @@ struct OperandSource::Impl {
         // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
         // rest of the run.
         auto one = [&](const TensorSpec& t) {
-            const bool pin = opt.device.is_cuda() && 4 * elementsOf(t) <= kMaxPinnedBytes;
+            const bool pin = opt.device.is_cuda() && 4 * spec.elementsOf(t, opt.preset) <= kMaxPinnedBytes;
             at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin, &split, &helpers);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.

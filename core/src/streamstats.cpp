@@ -119,8 +119,11 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     size_t k = 0;
     const auto nFinite = static_cast<int64_t>(p[k++]);
     m_nonFinite += static_cast<uint64_t>(n - nFinite);
+    double mn = NaN, mx = NaN;
     if (n > 0) {
-        const double maxAbs = p[k++], mn = p[k++], mx = p[k++];
+        const double maxAbs = p[k++];
+        mn = p[k++];
+        mx = p[k++];
         if (std::isnan(maxAbs)) m_rangeNaN = true;
         if (!m_any) {
             m_maxAbs = maxAbs;
@@ -138,7 +141,6 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
         if (std::isnan(v) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
         else m_axisMax[d] = std::max(m_axisMax[d], v);
     }
-    const double outMin = n > 0 ? p[2] : NaN, outMax = n > 0 ? p[3] : NaN; // after the count and max |x|
     SeedStat s;
     s.seed = seed;
     if (n > 0) {
@@ -152,8 +154,8 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     if (firstHistogram) {
         double lo = 0, hi = 0;
         if (nFinite == n && n > 0) {
-            lo = outMin; // every value finite: the range's own min and max
-            hi = outMax;
+            lo = mn; // every value finite: the range's own min and max
+            hi = mx;
         } else if (nFinite > 0) {
             const at::Tensor vals = out.masked_select(finite);
             lo = vals.min().item<double>();
@@ -164,19 +166,15 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
         h.lo = lo - pad;
         h.hi = hi + pad;
         h.counts.assign(static_cast<size_t>(m_bins), 0);
-        if (nFinite == 0) {
-            h.nonFinite += static_cast<uint64_t>(n);
-            return;
+        if (nFinite > 0) {
+            scalars.clear();
+            histogram();
+            host = at::cat(scalars).cpu();
+            p = host.data_ptr<double>();
         }
-        scalars.clear();
-        histogram();
-        host = at::cat(scalars).cpu();
-        p = host.data_ptr<double>();
-    } else if (nFinite == 0) {
-        h.nonFinite += static_cast<uint64_t>(n);
-        return;
     }
     h.nonFinite += static_cast<uint64_t>(n - nFinite);
+    if (nFinite == 0) return; // nothing to count (a first seed's histogram was not computed)
     h.underflow += static_cast<uint64_t>(p[histAt]);
     h.overflow += static_cast<uint64_t>(p[histAt + 1]);
     for (int i = 0; i < m_bins; ++i)

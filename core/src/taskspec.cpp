@@ -276,6 +276,12 @@ bool TaskSpec::hasTag(const std::string& t) const {
     return std::find(tags.begin(), tags.end(), t) != tags.end();
 }
 
+int64_t TaskSpec::elementsOf(const TensorSpec& t, Preset p) const {
+    int64_t n = 1;
+    for (int64_t d : shapeOf(t, p)) n *= std::max<int64_t>(d, 0);
+    return n;
+}
+
 std::vector<int64_t> TaskSpec::shapeOf(const TensorSpec& t, Preset p) const {
     // A preset names only the dims it changes; the rest come from `full`.
     const std::string preset = presetName(p);

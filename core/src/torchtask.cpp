@@ -432,11 +432,8 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
 int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
     int64_t bytes = 0;
     for (const auto* list : {&spec.inputs, &spec.params})
-        for (const auto& t : *list) {
-            int64_t n = 1;
-            for (int64_t d : spec.shapeOf(t, preset)) n *= std::max<int64_t>(d, 0);
-            bytes += n * static_cast<int64_t>(c10::elementSize(scalarType(t.dtype)));
-        }
+        for (const auto& t : *list)
+            bytes += spec.elementsOf(t, preset) * static_cast<int64_t>(c10::elementSize(scalarType(t.dtype)));
     return bytes;
 }
 

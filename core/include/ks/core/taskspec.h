@@ -102,6 +102,8 @@ struct TaskSpec {
     bool hasTag(const std::string& t) const;
     // Concrete shape of a tensor at a preset; throws ks::Error naming the task for unknown dims.
     std::vector<int64_t> shapeOf(const TensorSpec& t, Preset p) const;
+    // Its element count (negative dims count 0); throws as shapeOf does.
+    int64_t elementsOf(const TensorSpec& t, Preset p) const;
     // Fan-in PyTorch would use for this parameter (kaiming_uniform).
     double fanInOf(const TensorSpec& t, Preset p) const;
     // The named dims of `dims` (any preset), sorted.
