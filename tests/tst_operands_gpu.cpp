@@ -5,10 +5,12 @@
 // device).
 #include "ks/core/engine.h"
 #include "ks/core/operands.h"
+#include "ks/core/streamstats.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <torch/cuda.h>
 
 using namespace ks;
@@ -96,4 +98,47 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     EXPECT_TRUE(b.tasks[1].flagged(Criterion::OutputRange, th));
     EXPECT_TRUE(b.tasks[0].flagged(Criterion::BaselineInefficiency, th));
     EXPECT_TRUE(b.tasks[4].flagged(Criterion::OutputStd, th));
+}
+
+// The histograms count on the device as on the CPU: exactly, also past 2^24 values in one bin
+// (at::histc's float32 counts would round there; StreamStats.HistogramCountsPast2To24InOneBin is
+// the CPU's test).
+TEST(OperandsGpu, HistogramsCountExactlyPast2To24InOneBin) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const int64_t n = (int64_t{1} << 24) + 3;
+    const auto on = at::TensorOptions().device(at::kCUDA, 0);
+    OutputAccumulator acc(4);
+    acc.add(at::full({n}, 1.0f, on), 0);
+    acc.add(at::full({n}, 2.0f, on), 1);
+    TaskResult r;
+    acc.finish(r);
+    uint64_t most = 0;
+    for (uint64_t c : r.valueHistogram.counts) most = std::max(most, c);
+    EXPECT_EQ(most, static_cast<uint64_t>(n)) << "the first seed's bin";
+    EXPECT_EQ(r.valueHistogram.total(), static_cast<uint64_t>(2 * n));
+    EXPECT_EQ(r.stdHistogram.total(), static_cast<uint64_t>(n));
+}
+
+// A task whose inputs alone are larger than the whole GPU (256 GiB of float32 here): reported out
+// of memory before it runs, from the device's own total (no cap set), without drawing anything.
+TEST(OperandsGpu, ATaskLargerThanTheDeviceIsReportedWithoutRunning) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const Suite suite = loadSuite("builtin");
+    TaskSpec spec = *suite.find("L1-1");
+    ASSERT_FALSE(spec.inputs.empty());
+    spec.inputs[0].shape = {Dim{int64_t{1} << 20, ""}, Dim{int64_t{1} << 16, ""}};
+    EngineOptions o;
+    o.device = "cuda";
+    o.seeds = 2;
+    o.inefficiency = false;
+    o.redundancy = false;
+    Engine e(o);
+    const TaskResult r = e.runTask(spec);
+    EXPECT_EQ(r.status, TaskStatus::Error);
+    EXPECT_NE(r.error.find("task L1-1: out of memory before it ran"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("GiB this worker may use"), std::string::npos) << r.error;
+    EXPECT_EQ(r.operandDraws, 0) << "drawn although it could not run";
+    // The untouched task still runs on the same engine.
+    const TaskResult ok = e.runTask(*suite.find("L1-1"));
+    EXPECT_EQ(ok.status, TaskStatus::Ok) << ok.error;
 }

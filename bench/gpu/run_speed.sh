@@ -11,6 +11,9 @@
 # one thread, as before ks/core/splitdraw.h; a reference on the same lease).
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
 # (default "2 3").
+# Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
+# twice, each line time-stamped (bench/engine/timeline.py), then once under `strace -f -tt` (process
+# starts and exits) where strace is installed.
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -50,6 +53,16 @@ need_corpus() {
     done
     echo "corpus import: wall $(( $(ms) - s )) ms; $(grep -c '^ok' "$RES/corpus-import.log") ok" | tee -a "$RES/summary.txt"
 }
+if has start; then
+    ids=$(seq -f 'L2-%g' 1 25 | paste -sd,)
+    for i in 1 2; do
+        step start$i "$PY" bench/engine/timeline.py $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+            --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
+    done
+    command -v strace >/dev/null && step start-strace strace -f -tt -e trace=execve,exit_group -o "$RES/start.strace" \
+        $CLI filter --suite builtin --device cuda --preset full --seeds 5 --criteria stat --tasks "$ids" \
+        --out "$RES/start3.json" -q
+fi
 if has builtin; then
     step builtin $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
         --out "$RES/builtin.json" --csv "$RES/builtin.csv" -q
