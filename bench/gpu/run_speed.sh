@@ -54,7 +54,7 @@ need_corpus() {
     echo "corpus import: wall $(( $(ms) - s )) ms; $(grep -c '^ok' "$RES/corpus-import.log") ok" | tee -a "$RES/summary.txt"
 }
 if has start; then
-    ids=$(seq -f 'L2-%g' 1 25 | paste -sd,)
+    ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
     for i in 1 2; do
         step start$i "$PY" bench/engine/timeline.py $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
             --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
