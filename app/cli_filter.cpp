@@ -52,7 +52,7 @@ struct FilterArgs {
     int drawThreads = 0;
     double hostMemoryGiB = 0;
     bool noDrawAhead = false;
-    int drawAheadTasks = 1;
+    int drawAheadTasks = 2; // measured: bench/engine/RESULTS.md (2026-12-02, fifth session)
     bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
     double taskTimeout = 3600;
     std::string shard; // "K/N"
@@ -182,6 +182,17 @@ std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
     return verdict;
 }
 
+// The worker's end once every result is in the protocol: the protocol is closed and the process
+// ends at once. The engine's drawing threads and pinned blocks, LibTorch's and CUDA's teardown
+// took 0.3-0.5 s on the H200, which the driver spent waiting for the exit (RESULTS.md).
+[[noreturn]] void endWorker(FILE* proto, int rc) {
+    std::fclose(proto);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(rc);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The worker: runs the tasks of --task-ids in this process and reports on --worker-fd. Its stdout
 // is sent to stderr first, so a task that prints (TorchScript has print) cannot forge a line.
@@ -290,10 +301,12 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         };
         bool cancelled = false;
-        // The driver hands out the next task before this one is done (Driver::runOnGpu): read
-        // without blocking, it is the task whose operands are drawn while this one runs.
+        // The driver hands out the next --draw-ahead-tasks tasks before this one is done
+        // (Driver::runOnGpu): read without blocking, they are the tasks whose operands are drawn
+        // while this one runs.
         FdLineReader in(0);
-        std::optional<std::string> ahead;
+        std::deque<std::string> ahead;
+        const size_t aheadWanted = static_cast<size_t>(std::max(1, a.drawAheadTasks));
         auto known = [&](const std::string& name) -> const ks::TaskSpec* {
             const ks::TaskSpec* t = s.find(name);
             if (!t) std::cerr << "error: --task-ids -: no task '" << name << "' in suite '" << a.suite << "'\n";
@@ -301,9 +314,9 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         };
         while (!cancelled) {
             std::string id;
-            if (ahead) {
-                id = *ahead;
-                ahead.reset();
+            if (!ahead.empty()) {
+                id = ahead.front();
+                ahead.pop_front();
             } else if (!in.readLine(id, /*timeoutMs=*/-1)) {
                 break;
             }
@@ -313,11 +326,15 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             // The driver tops the worker up as soon as it has read the last result: a moment's
             // wait gets the next task in time for drawing it ahead (or the end of input).
             std::string next;
-            while (!ahead && in.readLine(next, /*timeoutMs=*/250))
-                if (!next.empty()) ahead = next;
-            const ks::TaskSpec* nextSpec = ahead ? known(*ahead) : nullptr;
-            if (ahead && !nextSpec) return Exit::BadSuite;
-            engine->setNextTask(nextSpec);
+            while (ahead.size() < aheadWanted && in.readLine(next, /*timeoutMs=*/250))
+                if (!next.empty()) ahead.push_back(next);
+            std::vector<const ks::TaskSpec*> upcoming;
+            for (const auto& n : ahead) {
+                const ks::TaskSpec* u = known(n);
+                if (!u) return Exit::BadSuite;
+                upcoming.push_back(u);
+            }
+            engine->setUpcoming(upcoming);
             const double t0 = epoch();
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
             if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
@@ -340,16 +357,17 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                 std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epoch());
                 log << t->id << line;
             }
-            if (const char* aheadLog = std::getenv("KS_TEST_AHEAD_LOG")) { // tests: the task known next
+            if (const char* aheadLog = std::getenv("KS_TEST_AHEAD_LOG")) { // tests: the tasks known next
+                std::string names;
+                for (const ks::TaskSpec* u : upcoming) names += (names.empty() ? "" : ",") + u->id;
                 std::ofstream log(aheadLog, std::ios::app);
-                log << t->id << ' ' << (nextSpec ? nextSpec->id : std::string("-")) << ' '
-                    << (visible ? visible : "unset") << '\n';
+                log << t->id << ' ' << (names.empty() ? std::string("-") : names) << ' ' << (visible ? visible : "unset")
+                    << '\n';
             }
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
         }
         emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
-        std::fclose(proto);
-        return cancelled ? Exit::Cancelled : Exit::Ok;
+        endWorker(proto, cancelled ? Exit::Cancelled : Exit::Ok);
     }
     ks::RunResults r = engine->runAll(
         tasks, s.name, th,
@@ -361,8 +379,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
         });
     emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
-    std::fclose(proto);
-    return r.run.cancelled ? Exit::Cancelled : Exit::Ok;
+    endWorker(proto, r.run.cancelled ? Exit::Cancelled : Exit::Ok);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,7 +453,7 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     if (m_a.drawThreads > 0) v.insert(v.end(), {"--draw-threads", std::to_string(m_a.drawThreads)});
     if (m_a.hostMemoryGiB > 0) v.insert(v.end(), {"--host-memory", std::to_string(m_a.hostMemoryGiB)});
     if (m_a.noDrawAhead) v.push_back("--no-draw-ahead");
-    if (m_a.drawAheadTasks != 1) v.insert(v.end(), {"--draw-ahead-tasks", std::to_string(m_a.drawAheadTasks)});
+    v.insert(v.end(), {"--draw-ahead-tasks", std::to_string(m_a.drawAheadTasks)});
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
@@ -747,16 +764,16 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
         return false;
     }
     const std::string tag = "[" + label + "] ";
-    // The tasks handed to it and not reported yet, in order: the one it runs and the one after,
-    // whose operands it draws meanwhile (EngineOptions::drawAhead).
-    constexpr size_t kLookahead = 2;
+    // The tasks handed to it and not reported yet, in order: the one it runs and the
+    // --draw-ahead-tasks after it, whose operands it draws meanwhile (EngineOptions::drawAhead).
+    const size_t lookahead = 1 + static_cast<size_t>(std::max(1, m_a.drawAheadTasks));
     std::deque<size_t> given;
     std::string current;     // id of the task it said it started
     bool inputClosed = false;
-    // Tops it up to kLookahead tasks from the queue; end of input once the queue is empty.
+    // Tops it up to lookahead tasks from the queue; end of input once the queue is empty.
     auto handOut = [&] {
         std::lock_guard<std::mutex> lock(m_mu);
-        while (!inputClosed && given.size() < kLookahead) {
+        while (!inputClosed && given.size() < lookahead) {
             if (m_queue.empty() || m_cancel || m_stop) {
                 child->closeInput();
                 inputClosed = true;
@@ -855,7 +872,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
             break;
         }
         if (got == ks::ChildProcess::Read::Line) {
-            if (given.size() < kLookahead && !sawDone) handOut(); // the next task as soon as one is reported
+            if (given.size() < lookahead && !sawDone) handOut(); // the next task as soon as one is reported
             continue;
         }
         // Timeout of the read: the clocks and the flags.
@@ -1173,7 +1190,7 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                      "always times with no drawing thread and no pause before it)");
     filter->add_option("--draw-ahead-tasks", a->drawAheadTasks,
                        "CUDA: how many of the following tasks are drawn while one runs (sharing the ahead "
-                       "threads and budget); in a --devices or --workers-per-gpu run, one")
+                       "threads and budget); 1: the next one only")
         ->capture_default_str()->check(CLI::Range(1, 16));
     filter->add_option("--host-memory", a->hostMemoryGiB,
                        "GiB of host memory a task's drawn operands may hold (ahead, and kept for reuse by "

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -107,9 +108,7 @@ std::map<std::string, ks::BaselineCompileResult> compileBaselinesVerbose(const s
     return byTask;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int runCommand(int argc, char** argv) {
     CLI::App app{"KernelSieve: audit GPU-kernel benchmark tasks for flaws (headless engine)"};
     app.require_subcommand(0, 1);
     bool version = false;
@@ -683,4 +682,17 @@ int main(int argc, char** argv) {
 
     std::cout << app.help();
     return Exit::Usage;
+}
+
+} // namespace
+
+// Everything the command writes is written and closed when it returns: the process ends there,
+// without LibTorch's static destructors and the CUDA teardown (0.1-0.5 s, a third of a short
+// run's fixed cost on the H200; bench/engine/RESULTS.md).
+int main(int argc, char** argv) {
+    const int rc = runCommand(argc, argv);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(rc);
 }

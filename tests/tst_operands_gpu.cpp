@@ -9,8 +9,10 @@
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
 
+#include <c10/cuda/CUDAAllocatorConfig.h>
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cstdlib>
 #include <torch/cuda.h>
 
 using namespace ks;
@@ -141,4 +143,29 @@ TEST(OperandsGpu, ATaskLargerThanTheDeviceIsReportedWithoutRunning) {
     // The untouched task still runs on the same engine.
     const TaskResult ok = e.runTask(*suite.find("L1-1"));
     EXPECT_EQ(ok.status, TaskStatus::Ok) << ok.error;
+}
+
+// A CUDA engine takes its page-locked blocks from registered malloc'd memory (faulted in on 8
+// threads), not cudaHostAlloc, which held up the running task's uploads (RESULTS.md), and the
+// operands drawn there are still exactly the CPU generator's.
+TEST(OperandsGpu, PageLockedMemoryIsRegisteredNotHostAllocated) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    if (std::getenv("KS_PINNED_HOST_REGISTER")) GTEST_SKIP() << "KS_PINNED_HOST_REGISTER is set: the default is not in use";
+    EngineOptions o;
+    o.device = "cuda";
+    Engine e(o);
+    using Config = c10::cuda::CUDACachingAllocator::CUDAAllocatorConfig;
+    EXPECT_TRUE(Config::pinned_use_cuda_host_register());
+    EXPECT_EQ(Config::pinned_num_register_threads(), 8u);
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = *suite.find("L1-12");
+    OperandSource::Options so;
+    so.preset = Preset::Full;
+    so.device = at::Device(at::kCUDA, 0);
+    OperandSource src(spec, so);
+    const auto got = src.seed(1);
+    seedAll(1);
+    const auto inputs = drawInputs(spec, Preset::Full, at::Device(at::kCPU));
+    ASSERT_EQ(got.inputs.size(), inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i;
 }

@@ -14,6 +14,10 @@
 # Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
 # twice, each line time-stamped (bench/engine/timeline.py), then once under `strace -f -tt` (process
 # starts and exits) where strace is installed.
+# Step `hostreg`: the built-in suite and/or the corpus with PyTorch's pinned host allocator
+# registering malloc'd, pre-faulted memory on 8 threads (PYTORCH_CUDA_ALLOC_CONF
+# pinned_use_cuda_host_register) instead of cudaHostAlloc: a reference on the same lease.
+# Step `devices`: the built-in suite with --devices 0 (workers handed tasks one by one).
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -116,6 +120,17 @@ if has ahead; then
         has corpus && step corpus-ahead$k $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
             --draw-ahead-tasks "$k" --out "$RES/corpus-ahead$k.json" --csv "$RES/corpus-ahead$k.csv" -q
     done
+fi
+if has hostreg; then
+    reg=pinned_use_cuda_host_register:True,pinned_num_register_threads:8
+    has builtin && step builtin-hostreg env PYTORCH_CUDA_ALLOC_CONF=$reg $CLI filter --suite builtin --device cuda \
+        --preset full --seeds 5 --out "$RES/builtin-hostreg.json" --csv "$RES/builtin-hostreg.csv" -q
+    has corpus && step corpus-hostreg env PYTORCH_CUDA_ALLOC_CONF=$reg $CLI filter --suite "$WORK/kb" --device cuda \
+        --seeds 5 --out "$RES/corpus-hostreg.json" --csv "$RES/corpus-hostreg.csv" -q
+fi
+if has devices; then
+    step builtin-devices0 $CLI filter --suite builtin --device cuda --preset full --seeds 5 --devices 0 \
+        --out "$RES/builtin-devices0.json" --csv "$RES/builtin-devices0.csv" -q
 fi
 if has draw; then
     step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))

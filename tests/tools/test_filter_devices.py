@@ -157,24 +157,28 @@ run(["--suite", SYN, *COMMON, "--devices", "2,0", "--out", "two.json", "--csv", 
 same_run("syn-one", "two", "syn on devices 2,0", 2)
 log = worker_log("two.log")
 check_schedule(log, {"0", "2"}, [t for t, _, _, _ in log], "syn on devices 2,0")
-# Each worker knows its next task while it runs one (so that task's seeds are drawn meanwhile):
-# the task it names is the one it runs next; a worker's last names none. (A task may name none
-# when the driver was slower than the worker's wait for it; most must name theirs.)
+# Each worker knows its next tasks while it runs one (--draw-ahead-tasks, 2 by default; their
+# seeds are drawn meanwhile): the tasks it names are the ones it runs next, in order; a worker's
+# last names none. (A task may name fewer when the driver was slower than the worker's wait for
+# them; most must name two.)
 with open(os.path.join(LOGS, "two-ahead.log")) as f:
     ahead = [line.split() for line in f if line.strip()]
 for dev in ("0", "2"):
-    seq = [(t, n) for t, n, d in ahead if d == dev]
-    if len(seq) < 3:
+    seq = [(t, [] if n == "-" else n.split(",")) for t, n, d in ahead if d == dev]
+    if len(seq) < 4:
         fail(f"device {dev} ran {len(seq)} tasks: the lookahead is not exercised")
-    known = 0
-    for (t, n), (t2, _) in zip(seq, seq[1:]):
-        if n != "-" and n != t2:
-            fail(f"device {dev}: while running {t} it was told {n} comes next, but it ran {t2}")
-        known += n == t2
-    if known * 2 < len(seq) - 1:
-        fail(f"device {dev}: only {known} of {len(seq) - 1} tasks knew the next one: {seq}")
-    if seq[-1][1] != "-":
-        fail(f"device {dev}: its last task {seq[-1][0]} was told {seq[-1][1]} comes next")
+    ran = [t for t, _ in seq]
+    both = 0
+    for i, (t, names) in enumerate(seq):
+        if len(names) > 2:
+            fail(f"device {dev}: while running {t} it was told of {len(names)} tasks ahead: {names}")
+        if names != ran[i + 1:i + 1 + len(names)]:
+            fail(f"device {dev}: while running {t} it was told {names} come next, but it ran {ran[i + 1:i + 3]}")
+        both += len(names) == 2
+    if both * 2 < len(seq) - 2:
+        fail(f"device {dev}: only {both} of {len(seq) - 2} tasks knew the two after them: {seq}")
+    if seq[-1][1]:
+        fail(f"device {dev}: its last task {seq[-1][0]} was told {seq[-1][1]} come next")
 
 # --- A worker that crashes: its task is an error, as on one device; nothing else is lost. ------
 run(["--suite", SYN, *COMMON, "--out", "crash-one.json", "--csv", "crash-one.csv"], KS_TEST_CRASH_ON_TASK="T-normal")

@@ -49,8 +49,9 @@ struct EngineOptions {
     // while filter 5 times it). false: each task draws its own.
     bool drawAhead = true;
     // How many of the following tasks are drawn ahead at once (runAll and setUpcoming; each gets
-    // 1/N of the ahead threads and budget). 1: the next one only.
-    int drawAheadTasks = 1;
+    // 1/N of the ahead threads and budget). 1: the next one only. 2 (filter's default) was
+    // measured faster on the H200 with filter 5's timings as scattered as before (RESULTS.md).
+    int drawAheadTasks = 2;
     // Tests only: draw ahead on the CPU too (where a run's host is busy anyway).
     bool drawAheadOnCpu = false;
     // Several workers on this GPU (filter --workers-per-gpu): `gpuShare` of them, each with that
