@@ -454,6 +454,8 @@ void MainWindow::readSettings() {
     m_lastRun.suite = s.value(QStringLiteral("run/suite"), QStringLiteral("builtin")).toString();
     m_lastRun.inefficiency = s.value(QStringLiteral("run/inefficiency"), true).toBool();
     m_lastRun.redundancy = s.value(QStringLiteral("run/redundancy"), true).toBool();
+    m_lastRun.gpus = s.value(QStringLiteral("run/gpus")).toString();
+    m_lastRun.workersPerGpu = s.value(QStringLiteral("run/workersPerGpu"), 1).toInt();
 }
 
 void MainWindow::saveSettings() const {
@@ -477,6 +479,8 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("run/suite"), m_lastRun.suite);
     s.setValue(QStringLiteral("run/inefficiency"), m_lastRun.inefficiency);
     s.setValue(QStringLiteral("run/redundancy"), m_lastRun.redundancy);
+    s.setValue(QStringLiteral("run/gpus"), m_lastRun.gpus);
+    s.setValue(QStringLiteral("run/workersPerGpu"), m_lastRun.workersPerGpu);
     if (!m_resultsPath.isEmpty()) s.setValue(QStringLiteral("files/lastResults"), m_resultsPath);
     s.setValue(QStringLiteral("files/lastBench"), m_benchPath);
     // Every bench file open (several at once), reopened by the next start.
@@ -1124,6 +1128,8 @@ void MainWindow::startKernelRun(const RunClient::BenchOptions& requested) {
     }
     RunClient::BenchOptions o = requested;
     if (o.suite.isEmpty() || o.suite == QLatin1String("builtin")) o.suite = m_suite;
+    // The GPUs of the last filter run (one kernel worker on each, timing alone on its GPU).
+    if (o.gpus.isEmpty() && m_lastRun.device != QLatin1String("cpu")) o.gpus = m_lastRun.gpus;
     // The open results' shapes, so the kernels' speedups sit beside flags of the same preset.
     if (o.preset.isEmpty()) {
         const std::string preset = m_model->results().run.preset;

@@ -85,6 +85,8 @@ QStringList RunClient::filterArguments(const Options& o, const QString& outFile)
         args << QStringLiteral("--criteria") << criteria.join(QLatin1Char(','));
     }
     if (o.taskTimeout > 0) args << QStringLiteral("--task-timeout") << QString::number(o.taskTimeout);
+    if (!o.gpus.isEmpty()) args << QStringLiteral("--devices") << o.gpus;
+    if (o.workersPerGpu > 1) args << QStringLiteral("--workers-per-gpu") << QString::number(o.workersPerGpu);
     // A fresh file per run in our own temporary folder: --force, so an earlier run's file there is
     // never a reason to write elsewhere (the GUI reads the stream, not this file).
     args << QStringLiteral("--out") << outFile << QStringLiteral("--force") << QStringLiteral("--jsonl")
@@ -100,6 +102,7 @@ QStringList RunClient::benchArguments(const BenchOptions& o, const QString& outF
     if (!o.kernels.isEmpty()) args << QStringLiteral("--kernels") << o.kernels;
     if (!o.preset.isEmpty()) args << QStringLiteral("--preset") << o.preset;
     if (o.seeds > 0) args << QStringLiteral("--seeds") << QString::number(o.seeds);
+    if (!o.gpus.isEmpty()) args << QStringLiteral("--devices") << o.gpus;
     args << QStringLiteral("--out") << outFile;
     return args;
 }

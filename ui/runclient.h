@@ -40,6 +40,8 @@ class RunClient : public QObject {
         bool inefficiency = true;                // filter 5 after the statistics
         bool redundancy = true;                  // filter 6 after the statistics
         double taskTimeout = 0;                  // seconds a task may run; 0 = the worker's default
+        QString gpus;                            // --devices: "" (one GPU), "all" or "0,1,..."
+        int workersPerGpu = 1;                   // --workers-per-gpu (1: one worker a GPU)
     };
 
     // A kernel run from the Kernels view: validate (no timing) or bench the kernels of some tasks.
@@ -50,6 +52,7 @@ class RunClient : public QObject {
         QString kernels;     // --kernels PATH (external); empty = built in
         QString preset;      // "" = the worker's default
         int seeds = 0;       // 0 = the worker's default
+        QString gpus;        // --devices: "" (one GPU), "all" or "0,1,..."
     };
     enum class Mode { Filter, Bench };
 

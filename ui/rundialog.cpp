@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rundialog.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -13,6 +15,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpression>
+#include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -63,11 +67,35 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
     form->addRow(tr("Preset:"), m_preset);
 
     m_device = new QComboBox;
+    m_device->setObjectName(QStringLiteral("runDevice"));
     m_device->addItem(tr("Auto"), QStringLiteral("auto"));
     m_device->addItem(tr("CUDA GPU"), QStringLiteral("cuda"));
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
     m_device->setCurrentIndex(std::max(0, m_device->findData(defaults.device)));
     form->addRow(tr("Device:"), m_device);
+    // filter --devices / --workers-per-gpu: the tasks spread over GPUs (one results file, the same
+    // flags as on one GPU); several workers on a GPU overlap one task's drawing with another's.
+    auto* gpuRow = new QHBoxLayout;
+    m_gpus = new QLineEdit(defaults.gpus);
+    m_gpus->setObjectName(QStringLiteral("runGpus"));
+    m_gpus->setPlaceholderText(tr("the first GPU"));
+    m_gpus->setToolTip(tr("\"all\" or GPU numbers such as 0,1 (filter --devices)"));
+    m_gpus->setValidator(new QRegularExpressionValidator(
+        QRegularExpression(QStringLiteral("all|[0-9]+(,[0-9]+)*,?")), m_gpus));
+    m_workersPerGpu = new QSpinBox;
+    m_workersPerGpu->setObjectName(QStringLiteral("runWorkersPerGpu"));
+    m_workersPerGpu->setRange(1, 8);
+    m_workersPerGpu->setValue(std::clamp(defaults.workersPerGpu, 1, 8));
+    gpuRow->addWidget(m_gpus, 1);
+    gpuRow->addWidget(new QLabel(tr("workers per GPU:")));
+    gpuRow->addWidget(m_workersPerGpu);
+    form->addRow(tr("GPUs:"), gpuRow);
+    auto gpusApply = [this] {
+        const bool cpu = m_device->currentData().toString() == QLatin1String("cpu");
+        m_gpus->setEnabled(!cpu);
+        m_workersPerGpu->setEnabled(!cpu);
+    };
+    connect(m_device, &QComboBox::currentIndexChanged, this, gpusApply);
     // Filters 1-4 always run (one pass over the seeds measures all four); 5 and 6 are analyses of
     // the graph (on the idle 2-core CPU box they double a small-preset run: 3 s -> 7 s for the
     // built-in suite), so they can be left out of a quick re-run.
@@ -93,6 +121,7 @@ RunDialog::RunDialog(const RunClient::Options& defaults, const QStringList& sele
         m_device->setCurrentIndex(m_device->findData(QStringLiteral("cpu")));
         m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("small")));
     }
+    gpusApply();
 
     m_deviceNote = new QLabel;
     m_deviceNote->setObjectName(QStringLiteral("deviceNote"));
@@ -242,5 +271,10 @@ RunClient::Options RunDialog::options() const {
     if (m_some->isChecked()) o.taskIds = m_selected;
     o.inefficiency = m_inefficiency->isChecked();
     o.redundancy = m_redundancy->isChecked();
+    if (m_gpus->isEnabled()) {
+        o.gpus = m_gpus->text().trimmed();
+        if (o.gpus.endsWith(QLatin1Char(','))) o.gpus.chop(1);
+        o.workersPerGpu = m_workersPerGpu->value();
+    }
     return o;
 }

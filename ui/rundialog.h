@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// What to run: the whole suite or the selected tasks, with seeds, preset and device. On a
+// What to run: the whole suite or the selected tasks, with seeds, preset and device (and on a
+// GPU machine, which GPUs and how many workers share each). On a
 // machine without a GPU it says so and defaults to the CPU and the small preset. With a results
 // file open, its suite, preset, seeds and device are the defaults, a device other than the file's
 // is said plainly, and a run of selected tasks either merges into the file (only when nothing of
@@ -49,6 +50,8 @@ class RunDialog : public QDialog {
     QSpinBox* m_seeds = nullptr;
     QComboBox* m_preset = nullptr;
     QComboBox* m_device = nullptr;
+    QLineEdit* m_gpus = nullptr;
+    QSpinBox* m_workersPerGpu = nullptr;
     QCheckBox* m_inefficiency = nullptr;
     QCheckBox* m_redundancy = nullptr;
     QLabel* m_noGpuNote = nullptr;

@@ -1092,12 +1092,35 @@ class TestMainWindow : public QObject {
             gpu.setSelectedOnly(true);
             QCOMPARE(gpu.options().taskIds, (QStringList{"L1-23", "L2-13"}));
             QVERIFY(!gpu.findChild<QLabel*>(QStringLiteral("noGpuNote")));
+            // GPUs and workers per GPU (filter --devices / --workers-per-gpu): one GPU, one
+            // worker unless asked; only GPU lists the CLI takes; none with the CPU.
+            auto* gpus = gpu.findChild<QLineEdit*>(QStringLiteral("runGpus"));
+            auto* workers = gpu.findChild<QSpinBox*>(QStringLiteral("runWorkersPerGpu"));
+            QVERIFY(gpus && workers);
+            QVERIFY(gpu.options().gpus.isEmpty());
+            QCOMPARE(gpu.options().workersPerGpu, 1);
+            gpus->clear();
+            QTest::keyClicks(gpus, QStringLiteral("0,x1,"));
+            QCOMPARE(gpus->text(), QStringLiteral("0,1,"));
+            workers->setValue(2);
+            QCOMPARE(gpu.options().gpus, QStringLiteral("0,1")); // the trailing comma dropped
+            QCOMPARE(gpu.options().workersPerGpu, 2);
+            gpus->clear();
+            QTest::keyClicks(gpus, QStringLiteral("all"));
+            QCOMPARE(gpu.options().gpus, QStringLiteral("all"));
+            auto* device = gpu.findChild<QComboBox*>(QStringLiteral("runDevice"));
+            QVERIFY(device);
+            device->setCurrentIndex(device->findData(QStringLiteral("cpu")));
+            QVERIFY(!gpus->isEnabled());
+            QVERIFY(gpu.options().gpus.isEmpty());
+            QCOMPARE(gpu.options().workersPerGpu, 1);
         }
         // No GPU: the dialog says so and picks the CPU with the small preset.
         RunDialog cpu(defaults, {}, false);
         QVERIFY(cpu.findChild<QLabel*>(QStringLiteral("noGpuNote")));
         QCOMPARE(cpu.options().device, QStringLiteral("cpu"));
         QCOMPARE(cpu.options().preset, QStringLiteral("small"));
+        QVERIFY(!cpu.findChild<QLineEdit*>(QStringLiteral("runGpus"))->isEnabled());
         cpu.setSelectedOnly(true); // nothing selected: stays "whole suite"
         QVERIFY(cpu.options().taskIds.isEmpty());
     }

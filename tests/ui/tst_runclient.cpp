@@ -52,6 +52,15 @@ class TestRunClient : public QObject {
         QVERIFY(RunClient::filterArguments(some, QStringLiteral("/tmp/x.json"))
                     .join(QLatin1Char(' '))
                     .contains(QStringLiteral("--criteria stat ")));
+        // Several GPUs, several workers on each: passed on; one GPU and one worker say nothing.
+        QVERIFY(!RunClient::filterArguments(some, QStringLiteral("/tmp/x.json")).contains(QStringLiteral("--devices")));
+        QVERIFY(!RunClient::filterArguments(some, QStringLiteral("/tmp/x.json"))
+                     .contains(QStringLiteral("--workers-per-gpu")));
+        some.gpus = QStringLiteral("0,2");
+        some.workersPerGpu = 2;
+        QVERIFY(RunClient::filterArguments(some, QStringLiteral("/tmp/x.json"))
+                    .join(QLatin1Char(' '))
+                    .contains(QStringLiteral("--devices 0,2 --workers-per-gpu 2 --out")));
     }
 
     void testStreamedRun() {
@@ -198,6 +207,10 @@ class TestRunClient : public QObject {
         QCOMPARE(RunClient::benchArguments(o, QStringLiteral("/tmp/b.json")).join(QLatin1Char(' ')),
                  QStringLiteral("bench --suite /suites/RK --tasks L1-23,L2-13 --kernels /k/relu.cu "
                                 "--preset full --seeds 20 --out /tmp/b.json"));
+        o.gpus = QStringLiteral("all");
+        QVERIFY(RunClient::benchArguments(o, QStringLiteral("/tmp/b.json"))
+                    .join(QLatin1Char(' '))
+                    .endsWith(QStringLiteral("--seeds 20 --devices all --out /tmp/b.json")));
     }
 
     void testBenchRun() {
