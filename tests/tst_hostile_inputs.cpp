@@ -430,6 +430,31 @@ TEST(HostileFiles, ArtifactMayNotLeaveTheSuiteFolder) {
     EXPECT_HAS(issuesOf(s)["t.json"], "is outside the suite folder");
 }
 
+// The exporter's measured peak device memory (import.peak_device_bytes): read when it is a
+// count, refused with the file and the field named when it is not.
+TEST(HostileFiles, AnImportPeakMustBeAByteCount) {
+    TempDir d;
+    d.write("suite/model.pt", "not really a model");
+    auto task = [](const std::string& id, const std::string& peak) {
+        return R"({"kind":"kernelsieve.task","format_version":1,"id":")" + id + R"(","name":"n",
+        "artifact":"model.pt","exporter_version":"1.3","inputs":[{"name":"x","shape":[1]}],
+        "import":{"peak_device_bytes":)" + peak + R"(,"peak_device":"NVIDIA H200"}})";
+    };
+    d.write("suite/good.json", task("H-good", "123456789012"));
+    d.write("suite/negative.json", task("H-neg", "-5"));
+    d.write("suite/text.json", task("H-text", "\"lots\""));
+    const Suite s = loadSuiteDir((d.path() / "suite").string());
+    const TaskSpec* good = s.find("H-good");
+    ASSERT_NE(good, nullptr);
+    EXPECT_EQ(good->importPeakDeviceBytes, 123456789012);
+    EXPECT_EQ(good->importPeakDevice, "NVIDIA H200");
+    EXPECT_EQ(s.find("H-neg"), nullptr);
+    EXPECT_EQ(s.find("H-text"), nullptr);
+    auto issues = issuesOf(s);
+    EXPECT_HAS(issues["negative.json"], "import.peak_device_bytes");
+    EXPECT_HAS(issues["text.json"], "import.peak_device_bytes");
+}
+
 TEST(HostileFiles, FifoDeviceAndHugeSourcesAreRefusedWithoutHanging) {
     TempDir d;
     const fs::path suite = d.path() / "suite";

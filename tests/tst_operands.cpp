@@ -299,6 +299,37 @@ TEST(Operands, ATaskWhoseOperandsCannotFitIsReportedWithoutRunning) {
     EXPECT_EQ(fits.seeds, 2);
 }
 
+// The exporter's measured forward (import.peak_device_bytes) beyond what the worker may use: out
+// of memory before it runs, though the operands alone would fit; at other shapes than the
+// measured ones (a smaller preset) the measurement says nothing and the task runs.
+TEST(Operands, ATaskWhoseImportedForwardCannotFitIsReportedWithoutRunning) {
+    const Suite suite = loadSuite("builtin");
+    TaskSpec spec = builtinTask(suite, "L1-1");
+    const int64_t operands = operandDeviceBytes(spec, Preset::Full);
+    ASSERT_NE(operands, operandDeviceBytes(spec, Preset::Small));
+    spec.importPeakDeviceBytes = 3 * operands;
+    spec.importPeakDevice = "NVIDIA H200";
+    auto run = [&](Preset p) {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 2;
+        o.preset = p;
+        o.inefficiency = false;
+        o.redundancy = false;
+        o.memoryCapBytes = 2 * operands;
+        Engine e(o);
+        return e.runTask(spec);
+    };
+    const TaskResult full = run(Preset::Full);
+    EXPECT_EQ(full.status, TaskStatus::Error);
+    EXPECT_NE(full.error.find("task L1-1: out of memory before it ran: its forward took"), std::string::npos)
+        << full.error;
+    EXPECT_NE(full.error.find("when it was imported (NVIDIA H200)"), std::string::npos) << full.error;
+    EXPECT_EQ(full.operandDraws, 0) << "drawn although it could not run";
+    const TaskResult small = run(Preset::Small);
+    EXPECT_EQ(small.status, TaskStatus::Ok) << small.error;
+}
+
 // Drawing one or three of the following tasks ahead (on the CPU here, as CUDA runs do) or none
 // gives the same results; with three, the three after the current task draw while it runs.
 TEST(Operands, EngineResultsDoNotDependOnHowFarAheadItDraws) {

@@ -433,22 +433,31 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     } gateRelease{*d};
     d->current = &spec;
     d->lastPhase = "statistics";
-    // A task that cannot fit: its operands alone exceed what this worker may use. Reported as out
-    // of memory at once, without drawing five seeds to find out.
+    // A task that cannot fit: its operands alone, or the forward the exporter ran at these shapes
+    // on CUDA, exceed what this worker may use. Reported as out of memory at once, without drawing
+    // five seeds to find out (the driver then retries it alone on its GPU).
     if (const int64_t cap = d->memoryCap(); cap > 0) {
-        int64_t need = 0;
+        int64_t operands = 0, atImport = 0;
         try {
-            need = operandDeviceBytes(spec, d->preset);
+            operands = operandDeviceBytes(spec, d->preset);
+            if (spec.importPeakDeviceBytes > 0 && operands == operandDeviceBytes(spec, Preset::Full))
+                atImport = spec.importPeakDeviceBytes; // measured at the spec's (full) shapes
         } catch (const std::exception&) {
-            need = 0; // an unresolvable shape: the statistics report it
+            operands = 0; // an unresolvable shape: the statistics report it
         }
-        if (need > cap) {
+        if (operands > cap || atImport > cap) {
             d->takeAhead(spec.id);
-            char buf[400];
-            std::snprintf(buf, sizeof buf,
-                          "task %s: out of memory before it ran: one seed's inputs and parameters take %.2f GiB on "
-                          "the device, more than the %.2f GiB this worker may use%s",
-                          spec.id.c_str(), static_cast<double>(need) / (1 << 30), static_cast<double>(cap) / (1 << 30),
+            const auto gib = [](int64_t b) { return static_cast<double>(b) / (1 << 30); };
+            char what[300];
+            if (operands > cap)
+                std::snprintf(what, sizeof what, "one seed's inputs and parameters take %.2f GiB on the device",
+                              gib(operands));
+            else
+                std::snprintf(what, sizeof what, "its forward took %.2f GiB on the device when it was imported (%s)",
+                              gib(atImport), spec.importPeakDevice.empty() ? "CUDA" : spec.importPeakDevice.c_str());
+            char buf[600];
+            std::snprintf(buf, sizeof buf, "task %s: out of memory before it ran: %s, more than the %.2f GiB this worker may use%s",
+                          spec.id.c_str(), what, gib(cap),
                           d->opt.gpuShare > 1 ? " (its share of a GPU that several workers share)" : "");
             r.status = TaskStatus::Error;
             r.error = buf;

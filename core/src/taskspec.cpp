@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -221,6 +222,19 @@ void parseArtifact(const json& j, const std::string& path, const std::string& ct
                       ", but this build reads exporter version " + std::to_string(ExporterMajorVersion) +
                       ".x; re-import the folder with this build's kernelsieve-cli import-kernelbench");
     t.torchVersion = str(j, "torch_version", ctx, false);
+    // The exporter's eager run on CUDA: its peak device memory (optional; older specs lack it).
+    if (j.contains("import") && j.at("import").is_object()) {
+        const json& im = j.at("import");
+        if (im.contains("peak_device_bytes")) {
+            try {
+                t.importPeakDeviceBytes = jsonutil::toInt(im.at("peak_device_bytes"), "import.peak_device_bytes", 0,
+                                                          std::numeric_limits<int64_t>::max());
+            } catch (const Error& e) {
+                fail(ctx, e.what());
+            }
+            t.importPeakDevice = str(im, "peak_device", ctx + " import", false);
+        }
+    }
 #ifdef KS_LIBTORCH_VERSION
     if (!t.torchVersion.empty() && majorMinor(t.torchVersion) != majorMinor(KS_LIBTORCH_VERSION)) {
         const std::string w = "the artifact was traced with torch " + t.torchVersion + " but this build runs LibTorch " +

@@ -1133,6 +1133,13 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
     # Does the forward reseed (torch.manual_seed inside forward) or draw random numbers (dropout in
     # training mode)? One eager probe run tells, before tracing.
     ops = _RandomOps()
+    # That run's peak device memory (inputs, parameters, intermediates, output): what one forward
+    # needs at least, so the engine can tell a task that cannot fit in a worker's share of a GPU
+    # before drawing its seeds.
+    on_cuda = device.type == "cuda" and torch.cuda.is_available()
+    if on_cuda:
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
     with torch.no_grad(), warnings.catch_warnings(), _SeedCalls(ops) as seeds, ops:
         warnings.simplefilter("ignore")
         torch.random.default_generator.manual_seed(1234)
@@ -1140,6 +1147,11 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             wrapper(*ex)
         except Exception as e:  # noqa: BLE001
             raise TaskFileError(f"forward failed on the inputs of get_inputs(): {_last_line(e, path)}") from None
+    peak: Dict[str, Any] = {}
+    if on_cuda:
+        torch.cuda.synchronize(device)
+        peak = {"peak_device_bytes": int(torch.cuda.max_memory_allocated(device)),
+                "peak_device": torch.cuda.get_device_name(device)}
     forward_seed: Optional[int] = None
     if seeds.calls:
         listed = ", ".join(f"torch.manual_seed({sd})" for sd, _ in seeds.calls)
@@ -1266,6 +1278,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             "forward_random_ops": sorted(set(ops.names)),
             "approximated": [sp["name"] for sp in all_specs if sp.get("approximated")],
             "notes": notes,
+            **peak,
         },
         "tags": list(src.tags),
     }

@@ -87,6 +87,10 @@ struct TaskSpec {
     std::string artifactPath;
     std::string exporterVersion; // version of the exporter that wrote the artifact ("1.0")
     std::string torchVersion;    // torch the artifact was traced with
+    // The exporter's eager forward on CUDA (import.peak_device_bytes / peak_device): its peak
+    // device memory at the spec's shapes, a lower bound of what a filter run needs; 0 = unknown.
+    int64_t importPeakDeviceBytes = 0;
+    std::string importPeakDevice;
     std::vector<std::string> warnings; // non-fatal load notes (also appended to `description`)
     std::string specPath;   // the JSON file (for messages)
     std::string specText;   // the JSON as written, kept so results files carry the spec verbatim
