@@ -325,9 +325,10 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             if (!t) return Exit::BadSuite;
             // The driver tops the worker up as soon as it has read the last result: a moment's
             // wait gets the next task in time for drawing it ahead (or the end of input).
+            // An empty line: nothing more for now (the driver keeps the last tasks for the others).
             std::string next;
-            while (ahead.size() < aheadWanted && in.readLine(next, /*timeoutMs=*/250))
-                if (!next.empty()) ahead.push_back(next);
+            while (ahead.size() < aheadWanted && in.readLine(next, /*timeoutMs=*/250) && !next.empty())
+                ahead.push_back(next);
             std::vector<const ks::TaskSpec*> upcoming;
             for (const auto& n : ahead) {
                 const ks::TaskSpec* u = known(n);
@@ -418,6 +419,7 @@ private:
     // --workers-per-gpu: workers on each GPU in this round (1 for the out-of-memory retry), and
     // the folder of each GPU's locks (gpu<ordinal>/, made by run(), removed at its end).
     int m_share = 1;
+    size_t m_slots = 1; // workers in this round (runOnDevices), whom the last tasks are spread over
     std::string m_gateRoot;
     std::condition_variable m_startedCv; // a GPU's first worker started (--remeasure-ceilings)
 
@@ -720,6 +722,7 @@ void Driver::runOnDevices(bool firstWorkers) {
     for (int w = 0; w < m_share; ++w)
         for (size_t d = 0; d < m_gpus.size(); ++d) slots.emplace_back(d, w);
     const size_t n = m_queue.empty() ? 1 : std::min(slots.size(), m_queue.size());
+    m_slots = n;
     std::vector<std::thread> threads;
     for (size_t k = 0; k < n; ++k)
         threads.emplace_back([this, k, &slots, firstWorkers] {
@@ -771,6 +774,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
     std::string current;     // id of the task it said it started
     bool inputClosed = false;
     // Tops it up to lookahead tasks from the queue; end of input once the queue is empty.
+    bool heldBack = false; // told "nothing more for now" since its last task
     auto handOut = [&] {
         std::lock_guard<std::mutex> lock(m_mu);
         while (!inputClosed && given.size() < lookahead) {
@@ -779,6 +783,15 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
                 inputClosed = true;
                 return;
             }
+            // Tasks to draw ahead only while the queue has one for every worker: the last ones
+            // spread over the GPUs instead of waiting behind one worker. An empty line tells it
+            // to start without waiting for more.
+            if (!given.empty() && m_queue.size() < m_slots) {
+                if (!heldBack) child->writeInput("\n");
+                heldBack = true;
+                return;
+            }
+            heldBack = false;
             given.push_back(m_queue.front());
             m_queue.pop_front();
             if (!child->writeInput(m_tasks[given.back()].id + "\n")) { // it is gone: found below

@@ -1228,9 +1228,9 @@ void MainWindow::onRunProgress(int done, int total, const QString& current) {
                   .arg(total));
 }
 
-void MainWindow::onTaskFinished(const ks::TaskResult& task) {
+void MainWindow::onTaskFinished(const ks::TaskResult& task, int index) {
     if (m_mergeRefused) return; // a run of other settings: none of its rows go into the file
-    m_model->upsertTask(task);
+    m_model->upsertTask(task, index);
     updateComparison(true);
     setWindowModified(true);
     const QString id = QString::fromStdString(task.id);

@@ -172,7 +172,7 @@ class MainWindow : public QMainWindow {
     void onCurrentTaskChanged(const QString& id);
     void onRunStarted(const ks::RunInfo& info, int total);
     void onRunProgress(int done, int total, const QString& current);
-    void onTaskFinished(const ks::TaskResult& task);
+    void onTaskFinished(const ks::TaskResult& task, int index);
     void onRunFinished(bool cancelled);
     void onRunFailed(const QString& message);
     void onDeviceProbed(const QString& device, const QString& description);

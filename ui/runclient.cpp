@@ -339,7 +339,8 @@ void RunClient::handleLine(const QByteArray& raw) {
             if (!j.contains("result")) throw ks::Error("a task event without a result");
             ks::TaskResult t = ks::taskResultFromJson(j.at("result").dump(), "worker");
             ++m_done;
-            emit taskFinished(t);
+            const auto index = j.find("index");
+            emit taskFinished(t, index != j.end() && index->is_number_integer() ? index->get<int>() : -1);
             emit progress(m_done, m_total, m_current);
         } else if (event == "done") {
             m_sawDone = true;

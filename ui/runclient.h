@@ -91,7 +91,8 @@ class RunClient : public QObject {
   signals:
     void started(const ks::RunInfo& info, int total);
     void progress(int done, int total, const QString& currentTask);
-    void taskFinished(const ks::TaskResult& result);
+    // `index`: the task's place in the run's plan (suite order), -1 when the worker did not say.
+    void taskFinished(const ks::TaskResult& result, int index);
     // A kernel run's results (its --out file); `cancelled`: stopped early, finished tasks kept.
     void benchFinished(const ks::BenchRun& run, bool cancelled);
     void finished(bool cancelled);

@@ -86,6 +86,22 @@ class TestFilterMatrixModel : public QObject {
         QCOMPARE(model.rowCount(), 17);
         QVERIFY(model.anyFlag(model.rowOf(QStringLiteral("L1-999"))));
 
+        // A run whose tasks finish out of order (--devices): its rows in the plan's order, as
+        // in its results file; a replaced row keeps its place; no order appends.
+        {
+            FilterMatrixModel streamed;
+            ks::TaskResult t = *model.task(0);
+            for (const auto& [id, order] : std::vector<std::pair<std::string, int>>{
+                     {"L1-3", 2}, {"L1-1", 0}, {"L1-4", 3}, {"L1-2", 1}, {"L1-1", 0}, {"L1-9", -1}}) {
+                t.id = id;
+                streamed.upsertTask(t, order);
+            }
+            QStringList ids;
+            for (int r = 0; r < streamed.rowCount(); ++r) ids << QString::fromStdString(streamed.task(r)->id);
+            QCOMPARE(ids, (QStringList{"L1-1", "L1-2", "L1-3", "L1-4", "L1-9"}));
+            for (int r = 0; r < streamed.rowCount(); ++r) QCOMPARE(streamed.rowOf(ids[r]), r);
+        }
+
         proxy.setSearchText(QStringLiteral("soft"));
         proxy.setLevel(1);
         proxy.setCategory(QStringLiteral("activation"));

@@ -16,6 +16,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QProcess>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -48,6 +49,37 @@ class TestRealWorker : public QObject {
                   "these checks");
         qputenv("KS_WORKER", realWorker().toUtf8());
         QSettings().clear();
+    }
+
+    // The run dialog's GPUs (filter --devices; two stand-in GPUs here, KS_FAKE_DEVICES): every
+    // task comes back with its place in the plan, and the matrix lists them in that order
+    // whichever GPU finished first.
+    void testSeveralGpusKeepTheSuiteOrder() {
+        qputenv("KS_FAKE_DEVICES", "2");
+        RunClient client;
+        QSignalSpy tasks(&client, &RunClient::taskFinished);
+        QSignalSpy finished(&client, &RunClient::finished);
+        QSignalSpy failed(&client, &RunClient::failed);
+        RunClient::Options o = cpuOptions();
+        o.inefficiency = o.redundancy = false;
+        o.gpus = QStringLiteral("all");
+        client.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 120000);
+        qunsetenv("KS_FAKE_DEVICES");
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
+        QCOMPARE(tasks.count(), 3);
+        const QStringList plan = Tasks.split(QLatin1Char(','));
+        FilterMatrixModel model;
+        QSet<QString> gpus;
+        for (const auto& args : tasks) {
+            const auto t = args.at(0).value<ks::TaskResult>();
+            const QString id = QString::fromStdString(t.id);
+            QCOMPARE(args.at(1).toInt(), int(plan.indexOf(id)));
+            gpus.insert(QString::fromStdString(t.gpu));
+            model.upsertTask(t, args.at(1).toInt());
+        }
+        QCOMPARE(gpus.size(), 2); // both stand-ins ran tasks
+        for (int r = 0; r < model.rowCount(); ++r) QCOMPARE(QString::fromStdString(model.task(r)->id), plan[r]);
     }
 
     void testProtocol() {

@@ -471,6 +471,7 @@ void FilterMatrixModel::setResults(ks::RunResults results) {
     m_results = std::move(results);
     m_flags.assign(m_results.tasks.size(), 0);
     m_borderline.assign(m_results.tasks.size(), 0);
+    m_order.assign(m_results.tasks.size(), -1);
     m_rowById.clear();
     for (int row = 0; row < rowCount(); ++row) {
         m_rowById.insert(QString::fromStdString(m_results.tasks[static_cast<size_t>(row)].id), row);
@@ -487,7 +488,7 @@ void FilterMatrixModel::clear() {
     setResults(std::move(empty));
 }
 
-void FilterMatrixModel::upsertTask(ks::TaskResult task) {
+void FilterMatrixModel::upsertTask(ks::TaskResult task, int order) {
     const QString id = QString::fromStdString(task.id);
     const int existing = rowOf(id);
     if (existing >= 0) {
@@ -496,12 +497,21 @@ void FilterMatrixModel::upsertTask(ks::TaskResult task) {
         recomputeCounts();
         emit dataChanged(index(existing, 0), index(existing, ColumnCount - 1));
     } else {
-        const int row = rowCount();
+        int row = rowCount();
+        if (order >= 0)
+            for (int r = 0; r < rowCount(); ++r)
+                if (m_order[static_cast<size_t>(r)] > order) {
+                    row = r;
+                    break;
+                }
+        const auto at = static_cast<std::ptrdiff_t>(row);
         beginInsertRows({}, row, row);
-        m_results.tasks.push_back(std::move(task));
-        m_flags.push_back(0);
-        m_borderline.push_back(0);
-        m_rowById.insert(id, row);
+        m_results.tasks.insert(m_results.tasks.begin() + at, std::move(task));
+        m_flags.insert(m_flags.begin() + at, 0);
+        m_borderline.insert(m_borderline.begin() + at, 0);
+        m_order.insert(m_order.begin() + at, order);
+        for (int r = row; r < rowCount(); ++r)
+            m_rowById.insert(QString::fromStdString(m_results.tasks[static_cast<size_t>(r)].id), r);
         recomputeRow(row);
         recomputeCounts();
         endInsertRows();

@@ -73,8 +73,11 @@ class FilterMatrixModel : public QAbstractTableModel {
 
     void setResults(ks::RunResults results);
     void clear();
-    // A streamed result: replaces the row with the same id, or appends one.
-    void upsertTask(ks::TaskResult task);
+    // A streamed result: replaces the row with the same id, or adds one. `order` is its place in
+    // the run's plan (the stream's index): a new row goes before the first streamed row with a
+    // larger one, so a run whose tasks finish out of order (--devices, --workers-per-gpu) still
+    // lists them in suite order, as its results file does; -1 (unknown) appends.
+    void upsertTask(ks::TaskResult task, int order = -1);
     void setRunInfo(const ks::RunInfo& info);
     void setThresholds(const ks::Thresholds& thresholds);
 
@@ -113,6 +116,7 @@ class FilterMatrixModel : public QAbstractTableModel {
     // Bit c = criterion c flagged; cached so that data() and the proxy's filter never re-derive.
     std::vector<uint8_t> m_flags;
     std::vector<uint8_t> m_borderline; // bit c = criterion c borderline, likewise cached
+    std::vector<int> m_order;          // a streamed row's place in its run's plan; -1: none
     QHash<QString, int> m_rowById;
     std::array<int, ks::CriterionCount> m_flagCounts{};
     int m_anyFlagCount = 0;
