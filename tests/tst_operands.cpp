@@ -384,7 +384,7 @@ TEST(Operands, EngineResultsDoNotDependOnHowFarAheadItDraws) {
     e.runTask(tasks[1]);
     EXPECT_EQ(e.drawingAhead(), (std::vector<std::string>{"L1-19"}));
     Engine single(options(true, 1));
-    single.setNextTask(&tasks[1]);
+    single.setUpcoming({&tasks[1]});
     single.runTask(tasks[0]);
     EXPECT_EQ(single.drawingAhead(), (std::vector<std::string>{"L1-23"}));
 }

@@ -396,11 +396,6 @@ const DeviceInfo& Engine::device() const { return d->dev; }
 Preset Engine::preset() const { return d->preset; }
 const EngineOptions& Engine::options() const { return d->opt; }
 
-void Engine::setNextTask(const TaskSpec* next) {
-    d->upcoming.clear();
-    if (next) d->upcoming.push_back(next);
-}
-
 void Engine::setUpcoming(std::vector<const TaskSpec*> next) { d->upcoming = std::move(next); }
 
 std::vector<std::string> Engine::drawingAhead() const {

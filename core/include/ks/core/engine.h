@@ -105,12 +105,9 @@ public:
     // Never throws for problems of the task itself: they are reported in TaskResult::error with
     // the task id and the cause. Throws Cancelled when cancelled.
     TaskResult runTask(const TaskSpec& spec);
-    // The task the caller will run after the next runTask (null: none known): its operands may be
-    // drawn while that one runs (EngineOptions::drawAhead). runAll sets it itself. The spec must
-    // outlive that runTask call.
-    void setNextTask(const TaskSpec* next);
-    // The tasks the caller will run after the next runTask, in order (the first
-    // EngineOptions::drawAheadTasks of them are drawn ahead). The specs must outlive that call.
+    // The tasks the caller will run after the next runTask, in order: the first
+    // EngineOptions::drawAheadTasks of them are drawn while that one runs (EngineOptions::drawAhead).
+    // runAll sets them itself. The specs must outlive that runTask call.
     void setUpcoming(std::vector<const TaskSpec*> next);
     // The tasks whose operands are being drawn ahead now, in order.
     std::vector<std::string> drawingAhead() const;
