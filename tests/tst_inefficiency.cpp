@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,9 @@ TEST(Inefficiency, DiagMatmulLeftIsRewrittenAndFaster) {
     EXPECT_EQ(rr->line, 2);
     // 2*512^3 FLOPs against 512^2 multiplies: even a loaded machine shows well over 2x.
     EXPECT_GT(rr->speedup, 2.0);
+    // The speedup is the ratio of the two times the report keeps, timed in the same rounds.
+    EXPECT_GT(rr->originalMs, rr->timeMs);
+    EXPECT_DOUBLE_EQ(rr->speedup, rr->originalMs / rr->timeMs);
     EXPECT_TRUE(r.flaggedRewrite);
     EXPECT_EQ(r.bestRule, "diag-matmul");
     EXPECT_DOUBLE_EQ(r.flops, 2.0 * 512 * 512 * 512); // the matmul; building diag(v) only moves data
@@ -327,6 +331,45 @@ TEST(Inefficiency, SoftmaxWithoutLogFiresNothing) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_TRUE(r.rewrites.empty());
     EXPECT_FALSE(r.flaggedRewrite);
+}
+
+// A slow spell of the machine (here: the first 30 calls, whoever makes them, take three times
+// as long) must not make one graph look faster than the other. Timed one after the other, as
+// filter 5 timed a rewrite against the original before, the spell falls on the first graph only
+// and two identical callables come out 3x apart; timed in alternation it falls on both.
+TEST(Inefficiency, ASlowSpellCannotMakeARewriteFaster) {
+    int calls = 0;
+    auto spin = [&] {
+        const double ms = calls++ < 30 ? 0.6 : 0.2;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    };
+    const double first = timeCalls(spin, 3, 20, "cpu");
+    const double second = timeCalls(spin, 3, 20, "cpu");
+    std::printf("one after the other: %.3f ms / %.3f ms = %.2fx\n", first, second, first / second);
+    EXPECT_GT(first / second, 2.0); // the comparison the old timing made: a false speedup
+
+    calls = 0;
+    const InterleavedTiming t = timeInterleaved(spin, spin, 3, 20, "cpu");
+    std::printf("in alternation: %.3f ms / %.3f ms = %.2fx over %d rounds\n", t.firstMs, t.secondMs,
+                t.firstMs / t.secondMs, t.runs);
+    EXPECT_EQ(t.runs, 20);
+    EXPECT_GT(t.firstMs / t.secondMs, 0.67);
+    EXPECT_LT(t.firstMs / t.secondMs, 1.5);
+    EXPECT_LT(t.firstMs, 0.45); // both saw calls after the spell
+    EXPECT_LT(t.secondMs, 0.45);
+}
+
+// The round budget: slow rounds are timed fewer times, never fewer than 5.
+TEST(Inefficiency, SlowRoundsAreTimedFewerTimes) {
+    auto spin = [] {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(4);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    };
+    EXPECT_EQ(timeInterleaved(spin, spin, 2, 50, "cpu", 40).runs, 5);
+    EXPECT_EQ(timeInterleaved(spin, spin, 1, 6, "cpu", 0).runs, 6);
 }
 
 TEST(Inefficiency, ReportWritesJson) {

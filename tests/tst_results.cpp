@@ -213,6 +213,7 @@ InefficiencyReport sampleInefficiency() {
     rw.equal = true;
     rw.maxAbsDiff = 2.4e-7;
     rw.timeMs = 0.044;
+    rw.originalMs = 1.518;
     rw.speedup = 34.5;
     r.rewrites.push_back(rw);
     RewriteResult mask;
@@ -474,6 +475,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     EXPECT_FALSE(b.inefficiency->rewrites[1].implemented);
     EXPECT_EQ(b.inefficiency->rewrites[0].line, 3);
     EXPECT_DOUBLE_EQ(b.inefficiency->rewrites[0].maxAbsDiff, 2.4e-7);
+    EXPECT_DOUBLE_EQ(b.inefficiency->rewrites[0].originalMs, 1.518);
     EXPECT_DOUBLE_EQ(b.inefficiency->passes, 1.5);
     EXPECT_EQ(b.redundancy->nodes.at(0).kind, RedundantNode::Kind::Dead);
     EXPECT_EQ(b.redundancy->nodes.at(0).sourceText, "y = x @ w");

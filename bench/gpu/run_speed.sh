@@ -18,6 +18,8 @@
 # registering malloc'd, pre-faulted memory on 8 threads (PYTORCH_CUDA_ALLOC_CONF
 # pinned_use_cuda_host_register) instead of cudaHostAlloc: a reference on the same lease.
 # Step `devices`: the built-in suite with --devices 0 (workers handed tasks one by one).
+# Step `repeat`: the built-in suite $REPEAT more times (default 2), all six criteria: how much
+# filter 5's timings and verdicts move from run to run on one lease.
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -131,6 +133,12 @@ fi
 if has devices; then
     step builtin-devices0 $CLI filter --suite builtin --device cuda --preset full --seeds 5 --devices 0 \
         --out "$RES/builtin-devices0.json" --csv "$RES/builtin-devices0.csv" -q
+fi
+if has repeat; then # the built-in suite $REPEAT more times (default 2): filter 5's verdicts run to run
+    for i in $(seq 2 $(( ${REPEAT:-2} + 1 ))); do
+        step builtin-run$i $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+            --out "$RES/builtin-run$i.json" --csv "$RES/builtin-run$i.csv" -q
+    done
 fi
 if has draw; then
     step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))

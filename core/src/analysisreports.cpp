@@ -152,6 +152,7 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                       {"equal", x.equal},
                       {"max_abs_diff", num(x.maxAbsDiff)},
                       {"time_ms", num(x.timeMs)},
+                      {"original_ms", num(x.originalMs)},
                       {"speedup", num(x.speedup)},
                       {"error", x.error}});
     return json{{"id", r.taskId},
@@ -223,6 +224,8 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
         rr.equal = getBool(x, "equal", false);
         rr.maxAbsDiff = getNum(x, "max_abs_diff", 0);
         rr.timeMs = getNum(x, "time_ms", 0);
+        // Files from before the interleaved timing have none (0: not recorded).
+        rr.originalMs = getNum(x, "original_ms", 0);
         rr.speedup = getNum(x, "speedup", 0);
         rr.error = str(x, "error");
         r.rewrites.push_back(std::move(rr));

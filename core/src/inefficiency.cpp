@@ -112,6 +112,71 @@ double timeMs(const std::function<void()>& f, int warmup, int runs, const at::De
     return dev.is_cuda() ? (n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2])) : ms.front();
 }
 
+// One call of `f`, in ms: CUDA events on the current stream around it, the CPU's steady_clock.
+double oneCallMs(const std::function<void()>& f, const at::Device& dev) {
+    if (dev.is_cuda()) {
+        c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+        const c10::Stream stream = impl.getStream(dev);
+        c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+        c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+        start.record(stream);
+        f();
+        stop.record(stream);
+        stop.synchronize();
+        return start.elapsedTime(stop);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `a` and `b` timed in alternation, one call of each per round (which goes first alternates
+// too), each with timeMs's statistic over its own calls. Whatever slows the device or the host
+// for a while (a clock change, another process, a page-locked copy of the next task) then
+// slows both, so their ratio is the rewrite's, not the moment's: timed one after the other, a
+// single slow median of a 40 us forward made an ordinary rewrite look 2.4x faster (H200,
+// bench/engine/RESULTS.md, lease 5). budgetMs bounds the rounds as timeMs bounds its calls.
+InterleavedTiming timeInterleavedOn(const std::function<void()>& a, const std::function<void()>& b, int warmup,
+                                    int runs, const at::Device& dev, double budgetMs) {
+    syncDevice(dev);
+    const auto w0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < warmup; ++i) {
+        a();
+        b();
+    }
+    syncDevice(dev);
+    if (budgetMs > 0 && warmup > 0) {
+        const double perRound =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count() / warmup;
+        constexpr int minRuns = 5;
+        if (perRound > 0 && perRound * runs > budgetMs)
+            runs = std::min(runs, std::max(minRuns, static_cast<int>(std::ceil(budgetMs / perRound))));
+    }
+    runs = std::max(runs, 1);
+    std::vector<double> ta, tb;
+    ta.reserve(static_cast<size_t>(runs));
+    tb.reserve(static_cast<size_t>(runs));
+    for (int r = 0; r < runs; ++r) {
+        if (r % 2 == 0) {
+            ta.push_back(oneCallMs(a, dev));
+            tb.push_back(oneCallMs(b, dev));
+        } else {
+            tb.push_back(oneCallMs(b, dev));
+            ta.push_back(oneCallMs(a, dev));
+        }
+    }
+    auto statistic = [&](std::vector<double>& v) {
+        std::sort(v.begin(), v.end());
+        const size_t n = v.size();
+        return dev.is_cuda() ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : v.front();
+    };
+    InterleavedTiming t;
+    t.firstMs = statistic(ta);
+    t.secondMs = statistic(tb);
+    t.runs = runs;
+    return t;
+}
+
 std::string cpuModelName() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
@@ -139,6 +204,15 @@ DeviceCeilings cachedCeilingsFromJson(const json& j) {
 }
 
 } // namespace
+
+InterleavedTiming timeInterleaved(const std::function<void()>& first, const std::function<void()>& second,
+                                  int warmup, int runs, const std::string& device, double budgetMs) {
+    return timeInterleavedOn(first, second, warmup, runs, at::Device(device), budgetMs);
+}
+
+double timeCalls(const std::function<void()>& f, int warmup, int runs, const std::string& device) {
+    return timeMs(f, warmup, runs, at::Device(device));
+}
 
 // Turns TF32 off for cuBLAS and cuDNN for a scope, restoring both after.
 struct NoTf32 {
@@ -1344,10 +1418,6 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
                                 "time (" + std::to_string(rep.eagerMs) + " ms): the byte or FLOP count of this task "
                                 "is wrong; efficiency above 1 is impossible");
-        const double originalMs =
-            tracedTf32 > 0 ? rep.eagerMs
-                           : timeMs([&] { original(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
-                                    nullptr, opt.timingBudgetMs);
 
         // Runs, checks and times one rewritten graph.
         // A rewrite that reassociates a sum (GEMM -> GEMV) is exact in algebra but not in float32:
@@ -1411,9 +1481,15 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                     }
                 }
                 rr.equal = true;
-                rr.timeMs = timeMs([&] { rewritten(s0.inputs, s0.params); }, opt.warmup, opt.runs, dev, 1,
-                                   nullptr, opt.timingBudgetMs);
-                rr.speedup = rr.timeMs > 0 ? originalMs / rr.timeMs : 0;
+                // The original graph is timed again with every rewrite, call for call in the
+                // same rounds: a speedup is a ratio of two timings of one moment. A round is two
+                // calls, so it gets twice a single timing's budget.
+                const InterleavedTiming t = timeInterleavedOn([&] { original(s0.inputs, s0.params); },
+                                                              [&] { rewritten(s0.inputs, s0.params); }, opt.warmup,
+                                                              opt.runs, dev, 2 * opt.timingBudgetMs);
+                rr.originalMs = t.firstMs;
+                rr.timeMs = t.secondMs;
+                rr.speedup = rr.timeMs > 0 ? rr.originalMs / rr.timeMs : 0;
             } catch (const std::exception& e) {
                 rr.equal = false;
                 rr.error = shortError(e);

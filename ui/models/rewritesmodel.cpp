@@ -64,6 +64,12 @@ QVariant RewritesModel::data(const QModelIndex& index, int role) const {
         case WhatColumn:
             return QString::fromStdString(r.what);
         case SpeedupColumn:
+            if (r.originalMs > 0 && r.timeMs > 0)
+                return tr("original graph %1 ms / rewritten graph %2 ms, timed in alternation, call for call; "
+                          "flags at \u2265 %3x")
+                    .arg(r.originalMs, 0, 'g', 4)
+                    .arg(r.timeMs, 0, 'g', 4)
+                    .arg(m_thresholds.value(ks::Threshold::BaselineRewriteSpeedup));
             return tr("original graph time / rewritten graph time, both run the same way; flags at \u2265 %1x")
                 .arg(m_thresholds.value(ks::Threshold::BaselineRewriteSpeedup));
         default:

@@ -64,6 +64,23 @@ DeviceCeilings deviceCeilings(const std::string& device, bool remeasure = false,
                               int cpuThreads = 1);
 std::string defaultCeilingsCacheDir();
 
+// Two callables timed in alternation (see timeInterleaved).
+struct InterleavedTiming {
+    double firstMs = 0;  // the statistic of the first callable's calls: CUDA the median, CPU the minimum
+    double secondMs = 0; // the second's, over calls made in the same rounds
+    int runs = 0;        // rounds timed (one call of each per round)
+};
+
+// Times `first` and `second` on `device` ("cpu" | "cuda") in alternating rounds, one call of each a
+// round, after `warmup` rounds; budgetMs > 0 times fewer rounds (at least 5) when a round is slow.
+// How filter 5 times a rewrite against the original graph, so that a slow spell of the device or the
+// host lands on both and cannot make a speedup.
+InterleavedTiming timeInterleaved(const std::function<void()>& first, const std::function<void()>& second,
+                                  int warmup, int runs, const std::string& device, double budgetMs = 0);
+// One callable timed alone, `runs` calls after `warmup`, with the same statistic (what filter 5
+// reports as a task's eager time).
+double timeCalls(const std::function<void()>& f, int warmup, int runs, const std::string& device);
+
 // One rewrite rule applied at one place in the graph.
 struct RewriteResult {
     std::string rule;        // "diag-matmul", "triangular-matmul", "softmax-log", "materialised-broadcast",
@@ -76,7 +93,8 @@ struct RewriteResult {
     bool equal = false;      // the rewritten graph matched the original on every seed
     double maxAbsDiff = 0;   // largest |rewritten - original| over the seeds
     double timeMs = 0;       // time of the rewritten graph (statistic as eagerMs)
-    double speedup = 0;      // original graph time / rewritten graph time, both run the same way (0 when not run or not equal)
+    double originalMs = 0;   // time of the original graph, timed in the same rounds as the rewrite (timeInterleaved)
+    double speedup = 0;      // originalMs / timeMs: both graphs run the same way, in alternation (0 when not run or not equal)
     std::string error;       // the rewrite failed to run (the rule is then ignored)
 };
 
