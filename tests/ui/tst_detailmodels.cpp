@@ -135,6 +135,17 @@ class TestDetailModels : public QObject {
         th.set(ks::Threshold::BaselineRewriteSpeedup, 100);
         model.setThresholds(th);
         QCOMPARE(model.index(0, RewritesModel::SpeedupColumn).data().toString(), QStringLiteral("51.1x"));
+        // The fixture predates the interleaved timing (no original time): the tooltip says the rule
+        // only; with the original's time it names both times.
+        QVERIFY(!model.index(0, RewritesModel::SpeedupColumn).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("alternation")));
+        ks::TaskResult timed = *r.find("L1-12");
+        timed.inefficiency->rewrites[0].originalMs = 2.703;
+        model.setTask(&timed);
+        const QString tip = model.index(0, RewritesModel::SpeedupColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("original graph 2.703 ms / rewritten graph 0.0529 ms")) &&
+                     tip.contains(QStringLiteral("alternation")),
+                 qPrintable(tip));
 
         // Detected-only and unequal rewrites, on the CPU.
         ks::TaskResult t = *r.find("L1-12");
