@@ -64,70 +64,67 @@ void syncDevice(const at::Device& dev) {
     impl.synchronizeDevice(dev.index() < 0 ? 0 : dev.index());
 }
 
-// Milliseconds of one call of `f` (see the end for which statistic). CPU: steady_clock around each call; CUDA: events on the
-// current stream around each call. `batch` calls per sample on the CPU, for sub-microsecond ops.
-//
-// `budgetMs` > 0: a slow call is timed fewer times, as many as fit in about budgetMs (the warm-up
-// calls give the estimate) but never fewer than 5 nor more than `runs`; `used` receives the count.
-double timeMs(const std::function<void()>& f, int warmup, int runs, const at::Device& dev, int batch = 1,
-              double* median = nullptr, double budgetMs = 0, int* used = nullptr) {
-    syncDevice(dev);
-    const auto w0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < warmup; ++i) f();
-    syncDevice(dev);
-    if (budgetMs > 0 && warmup > 0) {
-        const double perCall =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count() / warmup;
-        constexpr int minRuns = 5;
-        if (perCall > 0 && perCall * runs > budgetMs)
-            runs = std::min(runs, std::max(minRuns, static_cast<int>(std::ceil(budgetMs / perCall))));
-    }
-    if (used) *used = std::max(runs, 1);
-    std::vector<double> ms;
-    ms.reserve(static_cast<size_t>(std::max(runs, 1)));
-    for (int r = 0; r < std::max(runs, 1); ++r) {
-        if (dev.is_cuda()) {
-            c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
-            const c10::Stream stream = impl.getStream(dev);
-            c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-            c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-            start.record(stream);
-            for (int b = 0; b < batch; ++b) f();
-            stop.record(stream);
-            stop.synchronize();
-            ms.push_back(start.elapsedTime(stop) / batch);
-        } else {
-            const auto t0 = std::chrono::steady_clock::now();
-            for (int b = 0; b < batch; ++b) f();
-            const auto t1 = std::chrono::steady_clock::now();
-            ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / batch);
-        }
-    }
-    std::sort(ms.begin(), ms.end());
-    const size_t n = ms.size();
-    if (median) *median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    // CPU: the fastest call. On shared, quota-throttled cores a preempted call costs a whole
-    // scheduler slice (seen: every median a multiple of 12 ms), so only the minimum measures the
-    // code. CUDA: the median, as the kernel harness reports.
-    return dev.is_cuda() ? (n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2])) : ms.front();
-}
-
-// One call of `f`, in ms: CUDA events on the current stream around it, the CPU's steady_clock.
-double oneCallMs(const std::function<void()>& f, const at::Device& dev) {
+// Milliseconds of `batch` calls of `f`, divided by batch: CUDA events on the current stream
+// around them, the CPU's steady_clock.
+double callMs(const std::function<void()>& f, const at::Device& dev, int batch = 1) {
     if (dev.is_cuda()) {
         c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
         const c10::Stream stream = impl.getStream(dev);
         c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
         c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
         start.record(stream);
-        f();
+        for (int b = 0; b < batch; ++b) f();
         stop.record(stream);
         stop.synchronize();
-        return start.elapsedTime(stop);
+        return start.elapsedTime(stop) / batch;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (int b = 0; b < batch; ++b) f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / batch;
+}
+
+// Runs `warmup` times and returns how many timed runs (at least 1) fit: with budgetMs > 0, a slow
+// run is timed fewer times, as many as fit in about budgetMs (the warm-up gives the estimate) but
+// never fewer than 5 nor more than `runs`.
+int warmUp(const std::function<void()>& run, int warmup, int runs, const at::Device& dev, double budgetMs) {
+    syncDevice(dev);
+    const auto w0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < warmup; ++i) run();
+    syncDevice(dev);
+    if (budgetMs > 0 && warmup > 0) {
+        const double perRun =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count() / warmup;
+        constexpr int minRuns = 5;
+        if (perRun > 0 && perRun * runs > budgetMs)
+            runs = std::min(runs, std::max(minRuns, static_cast<int>(std::ceil(budgetMs / perRun))));
+    }
+    return std::max(runs, 1);
+}
+
+double medianOf(std::vector<double> ms) {
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+// The statistic filter 5 reports. CPU: the fastest call. On shared, quota-throttled cores a
+// preempted call costs a whole scheduler slice (seen: every median a multiple of 12 ms), so only
+// the minimum measures the code. CUDA: the median, as the kernel harness reports.
+double statisticOf(const std::vector<double>& ms, const at::Device& dev) {
+    return dev.is_cuda() ? medianOf(ms) : *std::min_element(ms.begin(), ms.end());
+}
+
+// Milliseconds of one call of `f` (statisticOf its calls), `batch` calls per sample on the CPU,
+// for sub-microsecond ops. `budgetMs`: see warmUp; `used` receives the count of timed calls.
+double timeMs(const std::function<void()>& f, int warmup, int runs, const at::Device& dev, int batch = 1,
+              double* median = nullptr, double budgetMs = 0, int* used = nullptr) {
+    runs = warmUp(f, warmup, runs, dev, budgetMs);
+    if (used) *used = runs;
+    std::vector<double> ms;
+    ms.reserve(static_cast<size_t>(runs));
+    for (int r = 0; r < runs; ++r) ms.push_back(callMs(f, dev, batch));
+    if (median) *median = medianOf(ms);
+    return statisticOf(ms, dev);
 }
 
 // `a` and `b` timed in alternation, one call of each per round (which goes first alternates
@@ -138,43 +135,16 @@ double oneCallMs(const std::function<void()>& f, const at::Device& dev) {
 // bench/engine/RESULTS.md, lease 5). budgetMs bounds the rounds as timeMs bounds its calls.
 InterleavedTiming timeInterleavedOn(const std::function<void()>& a, const std::function<void()>& b, int warmup,
                                     int runs, const at::Device& dev, double budgetMs) {
-    syncDevice(dev);
-    const auto w0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < warmup; ++i) {
-        a();
-        b();
-    }
-    syncDevice(dev);
-    if (budgetMs > 0 && warmup > 0) {
-        const double perRound =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count() / warmup;
-        constexpr int minRuns = 5;
-        if (perRound > 0 && perRound * runs > budgetMs)
-            runs = std::min(runs, std::max(minRuns, static_cast<int>(std::ceil(budgetMs / perRound))));
-    }
-    runs = std::max(runs, 1);
+    runs = warmUp([&] { a(); b(); }, warmup, runs, dev, budgetMs);
     std::vector<double> ta, tb;
     ta.reserve(static_cast<size_t>(runs));
     tb.reserve(static_cast<size_t>(runs));
     for (int r = 0; r < runs; ++r) {
-        if (r % 2 == 0) {
-            ta.push_back(oneCallMs(a, dev));
-            tb.push_back(oneCallMs(b, dev));
-        } else {
-            tb.push_back(oneCallMs(b, dev));
-            ta.push_back(oneCallMs(a, dev));
-        }
+        if (r % 2 == 0) ta.push_back(callMs(a, dev));
+        tb.push_back(callMs(b, dev));
+        if (r % 2 == 1) ta.push_back(callMs(a, dev));
     }
-    auto statistic = [&](std::vector<double>& v) {
-        std::sort(v.begin(), v.end());
-        const size_t n = v.size();
-        return dev.is_cuda() ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : v.front();
-    };
-    InterleavedTiming t;
-    t.firstMs = statistic(ta);
-    t.secondMs = statistic(tb);
-    t.runs = runs;
-    return t;
+    return {statisticOf(ta, dev), statisticOf(tb, dev), runs};
 }
 
 std::string cpuModelName() {
