@@ -38,6 +38,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <fcntl.h>
 
 namespace ks::cli {
 namespace {
@@ -182,14 +183,41 @@ std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
     return verdict;
 }
 
+double epochSeconds() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Tests only (KS_TEST_WORKER_LOG): "id CUDA_VISIBLE_DEVICES start end" (seconds since the epoch).
+void logWorkerTask(const char* path, const std::string& id, double t0) {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::ofstream log(path, std::ios::app);
+    char line[256];
+    std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epochSeconds());
+    log << id << line;
+}
+
 // The worker's end once every result is in the protocol: the protocol is closed and the process
 // ends at once. The engine's drawing threads and pinned blocks, LibTorch's and CUDA's teardown
 // took 0.3-0.5 s on the H200, which the driver spent waiting for the exit (RESULTS.md).
+// Its stdout and stderr (the caller's stderr) are closed too, so that a caller reading our stderr
+// through a pipe sees its end without waiting for this process's teardown: the driver does not
+// wait for it either (Driver::letEnd).
 [[noreturn]] void endWorker(FILE* proto, int rc) {
     std::fclose(proto);
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
+    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+    }
+    // Tests only (tests/tools/test_filter_devices.py): an exit as slow as KS_TEST_WORKER_EXIT_DELAY
+    // seconds, its end appended to KS_TEST_WORKER_EXIT_LOG as "exit SECONDS-SINCE-THE-EPOCH".
+    if (const char* delay = std::getenv("KS_TEST_WORKER_EXIT_DELAY")) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(delay)));
+        if (const char* log = std::getenv("KS_TEST_WORKER_EXIT_LOG"))
+            std::ofstream(log, std::ios::app) << "exit " << std::fixed << epochSeconds() << "\n";
+    }
     std::_Exit(rc);
 }
 
@@ -237,6 +265,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         std::cerr << "error: " << e.what() << "\n";
         return Exit::BadSuite;
     }
+    traceStart("worker: suite loaded");
     ks::EngineOptions opt;
     opt.device = a.device;
     opt.seeds = a.seeds;
@@ -277,6 +306,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         std::cerr << "error: " << e.what() << "\n";
         return Exit::BadDevice;
     }
+    traceStart("worker: engine made (the device's context)");
     if (opt.inefficiency) {
         std::cerr << "device ceilings for filter 5 (copy bandwidth, FP32 peak)... " << std::flush;
         if (const auto* c = engine->ceilings())
@@ -297,9 +327,6 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         const char* gateWaitFor = std::getenv("KS_TEST_GATE_WAIT"); // seconds, as if waiting for the GPU
         const char* logTo = std::getenv("KS_TEST_WORKER_LOG");
         const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-        auto epoch = [] {
-            return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-        };
         bool cancelled = false;
         // The driver hands out the next --draw-ahead-tasks tasks before this one is done
         // (Driver::runOnGpu): read without blocking, they are the tasks whose operands are drawn
@@ -336,7 +363,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                 upcoming.push_back(u);
             }
             engine->setUpcoming(upcoming);
-            const double t0 = epoch();
+            const double t0 = epochSeconds();
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
             if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
             if (sleepFor) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(sleepFor)));
@@ -352,12 +379,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                 cancelled = true;
                 break;
             }
-            if (logTo) {
-                std::ofstream log(logTo, std::ios::app);
-                char line[256];
-                std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epoch());
-                log << t->id << line;
-            }
+            if (logTo) logWorkerTask(logTo, t->id, t0);
             if (const char* aheadLog = std::getenv("KS_TEST_AHEAD_LOG")) { // tests: the tasks known next
                 std::string names;
                 for (const ks::TaskSpec* u : upcoming) names += (names.empty() ? "" : ",") + u->id;
@@ -370,13 +392,16 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
         endWorker(proto, cancelled ? Exit::Cancelled : Exit::Ok);
     }
+    double taskT0 = 0;
     ks::RunResults r = engine->runAll(
         tasks, s.name, th,
         [&](const ks::TaskSpec& t, int, int) {
+            taskT0 = epochSeconds();
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t.id) + "}");
             if (crashOn && t.id == crashOn) std::raise(SIGSEGV);
         },
         [&](const ks::TaskResult& t, int, int) {
+            if (const char* logTo = std::getenv("KS_TEST_WORKER_LOG")) logWorkerTask(logTo, t.id, taskT0);
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
         });
     emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
@@ -422,6 +447,15 @@ private:
     size_t m_slots = 1; // workers in this round (runOnDevices), whom the last tasks are spread over
     std::string m_gateRoot;
     std::condition_variable m_startedCv; // a GPU's first worker started (--remeasure-ceilings)
+    // Workers that said "done" and end on their own: their exit (CUDA's and LibTorch's teardown,
+    // 0.3-0.5 s on the H200) is not waited for, except before another worker starts, which may
+    // need the whole GPU (the out-of-memory retry).
+    std::vector<std::unique_ptr<ks::ChildProcess>> m_ending;
+    std::mutex m_endingMu;
+    void waitForEnding();
+    // The result of a worker that said "done" (`cancelled` as it said): its own when it has ended
+    // already, else the one it said, and it is let go.
+    ks::ProcessResult letEnd(std::unique_ptr<ks::ChildProcess> child, bool cancelled);
 
     void jsonl(const std::string& line) const {
         if (m_a.jsonl) std::cout << line << "\n" << std::flush;
@@ -463,6 +497,22 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
         v.insert(v.end(), {"--gpu-share", std::to_string(m_share), "--gpu-gate",
                            m_gateRoot + "/gpu" + std::to_string(g->ordinal)});
     return v;
+}
+
+void Driver::waitForEnding() {
+    std::lock_guard<std::mutex> lock(m_endingMu);
+    for (auto& c : m_ending) c->wait();
+    m_ending.clear();
+}
+
+ks::ProcessResult Driver::letEnd(std::unique_ptr<ks::ChildProcess> child, bool cancelled) {
+    if (child->exited()) return child->wait();
+    child->letGo();
+    ks::ProcessResult pr;
+    pr.exitCode = cancelled ? Exit::Cancelled : Exit::Ok;
+    std::lock_guard<std::mutex> lock(m_endingMu);
+    m_ending.push_back(std::move(child));
+    return pr;
 }
 
 bool Driver::onStart(const ks::RunInfo& info) {
@@ -588,6 +638,8 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
 
     // The worker's stdout goes to our stderr: whatever the tasks print is log, never protocol.
     std::unique_ptr<ks::ChildProcess> child;
+    waitForEnding();
+    traceStart("driver: starting a worker");
     try {
         // It may write the ceilings cache, nothing else; the results are ours to write.
         ks::SandboxSpec box;
@@ -600,10 +652,10 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     }
     std::string current; // id of the task in flight
     auto taskT0 = std::chrono::steady_clock::now();
-    bool sentInt = false, sawDone = false, sawTask = false, killedForTimeout = false;
+    bool sentInt = false, sawDone = false, doneCancelled = false, sawTask = false, killedForTimeout = false;
     auto graceEnd = std::chrono::steady_clock::time_point::max();
     std::string protocolError;
-    for (;;) {
+    while (!sawDone) { // after "done" it has nothing more to say: its exit is not waited for
         std::string line;
         ks::ChildProcess::Read got;
         try {
@@ -641,6 +693,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
                     current.clear();
                 } else if (ev == "done") {
                     sawDone = true;
+                    doneCancelled = j.value("cancelled", false);
                 }
             } catch (const std::exception& e) {
                 std::cerr << "warning: unreadable line from the filter worker (" << e.what() << "): "
@@ -671,7 +724,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
             child->kill();
         }
     }
-    const ks::ProcessResult pr = child->wait();
+    const ks::ProcessResult pr = sawDone ? letEnd(std::move(child), doneCancelled) : child->wait();
     if (m_cancel) {
         m_cancelled = true;
         return false;
@@ -753,6 +806,7 @@ void Driver::runOnDevices(bool firstWorkers) {
 bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures) {
     std::unique_ptr<ks::ChildProcess> child;
     const std::string label = m_share > 1 ? g.label() + " worker " + std::to_string(slot + 1) : g.label();
+    waitForEnding();
     try {
         ks::SandboxSpec box;
         box.writable = {ks::defaultCeilingsCacheDir()};
@@ -809,7 +863,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
     bool sentInt = false, sawDone = false, sawTask = false, killedForTimeout = false;
     auto graceEnd = std::chrono::steady_clock::time_point::max();
     std::string protocolError;
-    for (;;) {
+    while (!sawDone) { // after "done" it has nothing more to say
         std::string line;
         ks::ChildProcess::Read got;
         try {
@@ -913,6 +967,9 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
             child->kill();
         }
     }
+    // Waited for even after "done": this thread's end would kill the sandbox's helper
+    // (PR_SET_PDEATHSIG goes by the thread that started it), and a helper killed early cannot say
+    // when the worker has ended (the out-of-memory retry must find the GPU empty).
     const ks::ProcessResult pr = child->wait();
     std::lock_guard<std::mutex> lock(m_mu);
     // Tasks handed out but not started go back to the front of the queue: order is kept.

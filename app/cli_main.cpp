@@ -690,6 +690,7 @@ int runCommand(int argc, char** argv) {
 // without LibTorch's static destructors and the CUDA teardown (0.1-0.5 s, a third of a short
 // run's fixed cost on the H200; bench/engine/RESULTS.md).
 int main(int argc, char** argv) {
+    ks::cli::traceStart(std::string("main of ") + (argc > 2 && std::string(argv[2]) == "--worker-fd" ? "a worker" : "the CLI"));
     const int rc = runCommand(argc, argv);
     std::cout.flush();
     std::cerr.flush();

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
@@ -130,6 +131,35 @@ std::string isoTimeNow() {
     return buf;
 }
 
+// The first use in a process of cuBLAS, cuDNN and of each kernel loads its library or module
+// (CUDA's lazy loading): 0.1-1.6 s on the H200 (bench/engine/RESULTS.md, "Worker start-up,
+// measured once"), which the first task paid. This does it on a thread of its own: small
+// matrix products, convolutions and the statistics of filters 1-3 over tensors made without any
+// generator (no draw of any seed changes).
+static void warmUpDevice(const at::Device& device) {
+    c10::InferenceMode inference;
+    const auto o = at::TensorOptions().device(device).dtype(at::kFloat);
+    const at::Tensor a = at::arange(64 * 64, o).reshape({64, 64}).div_(4096.0);
+    (void)at::mm(a, a);              // cuBLAS
+    (void)at::linear(a, a, a[0]);    // cuBLASLt (bias epilogue)
+    (void)at::bmm(a.unsqueeze(0), a.unsqueeze(0));
+    const at::Tensor x = at::arange(2 * 3 * 8 * 8 * 8, o).div_(3072.0);
+    (void)at::conv2d(x.reshape({2, 3, 32, 16}), at::ones({4, 3, 3, 3}, o)); // cuDNN
+    (void)at::conv3d(x.reshape({2, 3, 8, 8, 8}), at::ones({4, 3, 3, 3, 3}, o));
+    (void)at::conv_transpose2d(x.reshape({2, 3, 32, 16}), at::ones({3, 4, 3, 3}, o));
+    OutputAccumulator acc;
+    SeedMoments moments;
+    for (int64_t seed = 0; seed < 2; ++seed) {
+        const at::Tensor y = a.mul(static_cast<double>(seed + 1));
+        acc.add(y, seed);
+        moments.add(y);
+    }
+    TaskResult unused;
+    acc.finish(unused);
+    (void)moments.metrics();
+    torch::cuda::synchronize();
+}
+
 DeviceInfo probeDevice(const std::string& requested) {
     DeviceInfo info;
     info.libtorch = TORCH_VERSION;
@@ -172,6 +202,31 @@ struct Engine::Impl {
     DeviceInfo dev;
     Preset preset = Preset::Small;
     at::Device device{at::kCPU};
+
+    // EngineOptions::warmUp: warmUpDevice on its own thread, from the constructor on. Joined
+    // before anything is timed (filter 5, the ceilings), so no timed region shares the GPU with
+    // it, and at the end. A failure there is ignored: the task that needs the library reports it.
+    std::thread warmThread;
+    void startWarmUp() {
+        const char* env = std::getenv("KS_WARMUP");
+        if (!opt.warmUp || opt.gate || !device.is_cuda() || (env && std::string(env) == "0")) return;
+        warmThread = std::thread([dev = device] {
+            const auto t0 = Clock::now();
+            std::string error;
+            try {
+                warmUpDevice(dev);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            if (std::getenv("KS_TRACE_START"))
+                std::fprintf(stderr, "[trace] device warm-up %s in %.3f s\n", error.empty() ? "done" : "failed",
+                             secondsSince(t0));
+        });
+    }
+    void joinWarmUp() {
+        if (warmThread.joinable()) warmThread.join();
+    }
+    ~Impl() { joinWarmUp(); }
 
     void checkCancel() const {
         if (opt.cancel && opt.cancel->load()) throw Cancelled();
@@ -387,6 +442,7 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
         if (d->opt.gpuShare > 1)
             c10::cuda::CUDACachingAllocator::setMemoryFraction(0.95 / d->opt.gpuShare, 0);
 #endif
+        d->startWarmUp();
     }
 }
 
@@ -661,6 +717,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             return analyzeRedundancy(spec, ro);
         });
     if (opt.inefficiency) {
+        joinWarmUp(); // nothing of it runs beside a timing
         src.quiesce();
         // The next task's drawing goes on, on its pool's threads only (no split tensors' helpers).
         const NoHelpersNow quiet;
@@ -698,6 +755,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
 
 const DeviceCeilings* Engine::Impl::ensureCeilings() {
     if (!opt.inefficiency) return nullptr;
+    joinWarmUp(); // the ceilings are timed
     if (!ceilingsTried) {
         ceilingsTried = true;
         // Measured (or read from the cache) with the GPU to ourselves.

@@ -197,7 +197,9 @@ void ChildProcess::closeInput() {
 }
 
 ChildProcess::~ChildProcess() {
-    if (!m_reaped) {
+    if (m_letGo && !m_reaped && !exited()) {
+        // ending on its own
+    } else if (!m_reaped) {
         kill();
         wait();
     } else if (m_pid > 0) {
@@ -250,16 +252,31 @@ void ChildProcess::kill() {
     ::kill(m_pid, SIGKILL);
 }
 
+bool ChildProcess::exited() {
+    if (m_reaped || m_pid <= 0) return true;
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(m_pid, &status, WNOHANG)) < 0 && errno == EINTR) {
+    }
+    if (r == 0) return false;
+    reaped(status);
+    return true;
+}
+
 ProcessResult ChildProcess::wait() {
     if (m_reaped || m_pid <= 0) return m_result;
     int status = 0;
     while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
     }
+    reaped(status);
+    return m_result;
+}
+
+void ChildProcess::reaped(int status) {
     m_reaped = true;
     ::kill(-m_pid, SIGKILL); // what it started and left behind
     if (WIFEXITED(status)) m_result.exitCode = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) m_result.signal = WTERMSIG(status);
-    return m_result;
 }
 
 std::string fileTail(const std::string& path, size_t maxBytes) {

@@ -59,6 +59,12 @@ public:
     void kill(); // SIGKILL to the whole group
     // Waits for it to end (after Eof or kill()); the exit code or signal.
     ProcessResult wait();
+    // Whether it has ended, without waiting (its result is then wait()'s).
+    bool exited();
+    // Lets it end on its own: for a worker past its last protocol line, in its exit (a CUDA
+    // worker's teardown took 0.3-0.5 s on the H200). The destructor then neither kills nor waits
+    // for it; if we end first, PR_SET_PDEATHSIG ends it.
+    void letGo() { m_letGo = true; }
     int pid() const { return m_pid; }
     // With `inputPipe`: writes `text` to its stdin (false when it cannot: it is gone); closeInput()
     // gives it end-of-file.
@@ -66,10 +72,12 @@ public:
     void closeInput();
 
 private:
+    void reaped(int status);
     int m_pid = -1;
     int m_fd = -1;
     int m_in = -1;
     bool m_reaped = false;
+    bool m_letGo = false;
     ProcessResult m_result;
     std::string m_buf;
 };
