@@ -102,6 +102,41 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     EXPECT_TRUE(b.tasks[4].flagged(Criterion::OutputStd, th));
 }
 
+// EngineOptions::warmUp (cuBLAS, cuDNN and the statistics' kernels loaded on a thread of their
+// own beside the first task's drawing) changes no number: the statistics of convolution, matrix
+// and reduction tasks are the same with it and without, to the bit, histograms included.
+TEST(OperandsGpu, EngineResultsDoNotDependOnTheWarmUp) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : {"L2-1", "L2-12", "L2-6", "L1-23", "L2-13"}) tasks.push_back(*suite.find(id));
+    auto run = [&](bool warm) {
+        EngineOptions o;
+        o.device = "cuda";
+        o.seeds = 3;
+        o.redundancy = false;
+        o.inefficiency = false;
+        o.warmUp = warm;
+        Engine e(o);
+        return e.runAll(tasks, "builtin", Thresholds::defaults());
+    };
+    const RunResults a = run(true), b = run(false);
+    ASSERT_EQ(a.tasks.size(), tasks.size());
+    ASSERT_EQ(b.tasks.size(), tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        SCOPED_TRACE(tasks[i].id);
+        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
+        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
+        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
+        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+        EXPECT_EQ(x.outputStd.meanStd, y.outputStd.meanStd);
+        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
+        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+    }
+}
+
 // The histograms count on the device as on the CPU: exactly, also past 2^24 values in one bin
 // (at::histc's float32 counts would round there; StreamStats.HistogramCountsPast2To24InOneBin is
 // the CPU's test).

@@ -12,7 +12,8 @@
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
 # (default "2 3").
 # Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
-# twice, each line time-stamped (bench/engine/timeline.py), then once under `strace -f -tt` (process
+# twice and once with KS_WARMUP=0, each line time-stamped (bench/engine/timeline.py; KS_TRACE_START
+# adds the processes' start-up steps), then once under `strace -f -tt` (process
 # starts and exits) where strace is installed.
 # Step `hostreg`: the built-in suite and/or the corpus with PyTorch's pinned host allocator
 # registering malloc'd, pre-faulted memory on 8 threads (PYTORCH_CUDA_ALLOC_CONF
@@ -61,8 +62,9 @@ need_corpus() {
 }
 if has start; then
     ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
-    for i in 1 2; do
-        step start$i "$PY" bench/engine/timeline.py $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+    for i in 1 2 nowarm; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
+        step start$i env KS_TRACE_START=1 $([[ $i == nowarm ]] && echo KS_WARMUP=0) "$PY" bench/engine/timeline.py \
+            $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
             --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
     done
     command -v strace >/dev/null && step start-strace strace -f -tt -e trace=execve,exit_group -o "$RES/start.strace" \
@@ -96,6 +98,11 @@ if has rkb; then
     step rkb-25 timeout 500 "$PY" bench/engine/rkb_formulas.py $files --csv "$RES/rkb-25.csv"
     step ours-25 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
         --out "$RES/ours-25.json" --csv "$RES/ours-25.csv" -q
+    # the same again, and without the device warm-up (KS_WARMUP=0): how much each moves on one lease
+    step ours-25b $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
+        --out "$RES/ours-25b.json" --csv "$RES/ours-25b.csv" -q
+    step ours-25-nowarm env KS_WARMUP=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+        --tasks "${ids%,}" --out "$RES/ours-25-nowarm.json" --csv "$RES/ours-25-nowarm.csv" -q
     if has share; then
         for n in ${SHARE:-2 4}; do
             step ours-25-w$n $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
