@@ -25,10 +25,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <dlfcn.h>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -133,20 +135,55 @@ std::string isoTimeNow() {
 
 // The first use in a process of cuBLAS, cuDNN and of each kernel loads its library or module
 // (CUDA's lazy loading): 0.1-1.6 s on the H200 (bench/engine/RESULTS.md, "Worker start-up,
-// measured once"), which the first task paid. This does it on a thread of its own: small
-// matrix products, convolutions and the statistics of filters 1-3 over tensors made without any
-// generator (no draw of any seed changes).
+// measured once"), which the first task paid. warmUpDevice does it on a thread of its own: it
+// maps cuDNN's sub-libraries (which needs no CUDA context, so it goes on while the engine's
+// thread makes the context), then runs small matrix products, convolutions and the statistics of
+// filters 1-3 over tensors made without any generator (no draw of any seed changes).
+// KS_TRACE_START: each step's time on stderr.
+static void traceStep(const char* what, Clock::time_point& t) {
+    static const bool on = std::getenv("KS_TRACE_START") != nullptr;
+    if (on) std::fprintf(stderr, "[trace] warm-up: %s %.3f s\n", what, secondsSince(t));
+    t = Clock::now();
+}
+
+// cuDNN 9 loads its engines, heuristics and kernels from sub-libraries beside libcudnn.so.9 (which
+// LibTorch links) at its first use, under the dynamic loader's lock; they are mapped here first.
+static void preloadCudnn() {
+    void* cudnn = ::dlopen("libcudnn.so.9", RTLD_LAZY | RTLD_NOLOAD);
+    if (!cudnn) return;
+    char dir[PATH_MAX + 1] = {0};
+    const bool found = ::dlinfo(cudnn, RTLD_DI_ORIGIN, dir) == 0;
+    ::dlclose(cudnn); // the NOLOAD reference only: LibTorch keeps it loaded
+    if (!found) return;
+    for (const char* name : {"libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9",
+                             "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9", "libcudnn_ops.so.9",
+                             "libcudnn_cnn.so.9"}) {
+        const std::string path = std::string(dir) + "/" + name;
+        if (::access(path.c_str(), R_OK) == 0) (void)::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL); // kept
+    }
+}
+
 static void warmUpDevice(const at::Device& device) {
+    auto t = Clock::now();
+    preloadCudnn();
+    traceStep("cuDNN's libraries mapped in", t);
     c10::InferenceMode inference;
     const auto o = at::TensorOptions().device(device).dtype(at::kFloat);
     const at::Tensor a = at::arange(64 * 64, o).reshape({64, 64}).div_(4096.0);
+    traceStep("first tensor (the context)", t);
     (void)at::mm(a, a);              // cuBLAS
     (void)at::linear(a, a, a[0]);    // cuBLASLt (bias epilogue)
     (void)at::bmm(a.unsqueeze(0), a.unsqueeze(0));
+    torch::cuda::synchronize();
+    traceStep("matrix products", t);
     const at::Tensor x = at::arange(2 * 3 * 8 * 8 * 8, o).div_(3072.0);
     (void)at::conv2d(x.reshape({2, 3, 32, 16}), at::ones({4, 3, 3, 3}, o)); // cuDNN
+    torch::cuda::synchronize();
+    traceStep("conv2d", t);
     (void)at::conv3d(x.reshape({2, 3, 8, 8, 8}), at::ones({4, 3, 3, 3, 3}, o));
     (void)at::conv_transpose2d(x.reshape({2, 3, 32, 16}), at::ones({3, 4, 3, 3}, o));
+    torch::cuda::synchronize();
+    traceStep("conv3d, conv_transpose2d", t);
     OutputAccumulator acc;
     SeedMoments moments;
     for (int64_t seed = 0; seed < 2; ++seed) {
@@ -158,6 +195,7 @@ static void warmUpDevice(const at::Device& device) {
     acc.finish(unused);
     (void)moments.metrics();
     torch::cuda::synchronize();
+    traceStep("the statistics' kernels", t);
 }
 
 DeviceInfo probeDevice(const std::string& requested) {
@@ -209,7 +247,8 @@ struct Engine::Impl {
     std::thread warmThread;
     void startWarmUp() {
         const char* env = std::getenv("KS_WARMUP");
-        if (!opt.warmUp || opt.gate || !device.is_cuda() || (env && std::string(env) == "0")) return;
+        if (!opt.warmUp || opt.gate || opt.gpuShare > 1 || !device.is_cuda() || (env && std::string(env) == "0"))
+            return;
         warmThread = std::thread([dev = device] {
             const auto t0 = Clock::now();
             std::string error;
@@ -428,6 +467,7 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
 #ifdef KS_TORCH_CUDA
         preferRegisteredPinnedMemory(); // before the first page-locked block
 #endif
+        d->startWarmUp(); // beside the context's making (after the allocator's settings)
         // The caching allocator's per-device state exists only after a first allocation; its
         // peak-memory calls throw "Invalid device argument" before that.
         at::empty({1}, at::TensorOptions().device(d->device));
@@ -442,7 +482,6 @@ Engine::Engine(EngineOptions options) : d(std::make_unique<Impl>()) {
         if (d->opt.gpuShare > 1)
             c10::cuda::CUDACachingAllocator::setMemoryFraction(0.95 / d->opt.gpuShare, 0);
 #endif
-        d->startWarmUp();
     }
 }
 
