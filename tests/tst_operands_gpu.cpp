@@ -21,6 +21,34 @@ namespace {
 
 bool haveGpu() { return torch::cuda::is_available(); }
 
+// The builtin tasks `ids`, run by one engine with `o` (device cuda).
+RunResults runBuiltin(const std::vector<const char*>& ids, EngineOptions o) {
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : ids) tasks.push_back(*suite.find(id));
+    o.device = "cuda";
+    Engine e(o);
+    return e.runAll(tasks, "builtin", Thresholds::defaults());
+}
+
+// Both runs ran every task and got the same statistics, to the bit.
+void expectSameStatistics(const RunResults& a, const RunResults& b, size_t n) {
+    ASSERT_EQ(a.tasks.size(), n);
+    ASSERT_EQ(b.tasks.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
+        SCOPED_TRACE(x.id);
+        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
+        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
+        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+        EXPECT_EQ(x.outputStd.meanStd, y.outputStd.meanStd);
+        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
+        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+    }
+}
+
 } // namespace
 
 TEST(OperandsGpu, PinnedAsyncUploadsEqualTheSequentialCpuDraws) {
@@ -61,30 +89,19 @@ TEST(OperandsGpu, PinnedAsyncUploadsEqualTheSequentialCpuDraws) {
 // filter-5 verdicts with one drawing thread and with six.
 TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
-    const Suite suite = loadSuite("builtin");
-    std::vector<TaskSpec> tasks;
-    for (const char* id : {"L1-12", "L1-23", "L1-36", "L2-66", "L2-13"}) tasks.push_back(*suite.find(id));
+    const std::vector<const char*> ids = {"L1-12", "L1-23", "L1-36", "L2-66", "L2-13"};
     auto run = [&](int threads) {
         EngineOptions o;
-        o.device = "cuda";
         o.seeds = 5;
         o.drawThreads = threads;
-        Engine e(o);
-        return e.runAll(tasks, "builtin", Thresholds::defaults());
+        return runBuiltin(ids, o);
     };
     const RunResults a = run(1), b = run(6);
     const Thresholds th = Thresholds::defaults();
-    ASSERT_EQ(a.tasks.size(), tasks.size());
-    ASSERT_EQ(b.tasks.size(), tasks.size());
-    for (size_t i = 0; i < tasks.size(); ++i) {
-        SCOPED_TRACE(tasks[i].id);
+    expectSameStatistics(a, b, ids.size());
+    for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i) {
+        SCOPED_TRACE(ids[i]);
         const TaskResult &x = a.tasks[i], &y = b.tasks[i];
-        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
-        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
-        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
-        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
-        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
-        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
         for (const Criterion c : {Criterion::OutputRange, Criterion::OutputStd, Criterion::OutputAxes,
                                   Criterion::InputImpact, Criterion::BaselineInefficiency,
                                   Criterion::RedundantComputation})
@@ -107,34 +124,16 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
 // and reduction tasks are the same with it and without, to the bit, histograms included.
 TEST(OperandsGpu, EngineResultsDoNotDependOnTheWarmUp) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
-    const Suite suite = loadSuite("builtin");
-    std::vector<TaskSpec> tasks;
-    for (const char* id : {"L2-1", "L2-12", "L2-6", "L1-23", "L2-13"}) tasks.push_back(*suite.find(id));
+    const std::vector<const char*> ids = {"L2-1", "L2-12", "L2-6", "L1-23", "L2-13"};
     auto run = [&](bool warm) {
         EngineOptions o;
-        o.device = "cuda";
         o.seeds = 3;
         o.redundancy = false;
         o.inefficiency = false;
         o.warmUp = warm;
-        Engine e(o);
-        return e.runAll(tasks, "builtin", Thresholds::defaults());
+        return runBuiltin(ids, o);
     };
-    const RunResults a = run(true), b = run(false);
-    ASSERT_EQ(a.tasks.size(), tasks.size());
-    ASSERT_EQ(b.tasks.size(), tasks.size());
-    for (size_t i = 0; i < tasks.size(); ++i) {
-        SCOPED_TRACE(tasks[i].id);
-        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
-        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
-        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
-        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
-        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
-        EXPECT_EQ(x.outputStd.meanStd, y.outputStd.meanStd);
-        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
-        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
-        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
-    }
+    expectSameStatistics(run(true), run(false), ids.size());
 }
 
 // The histograms count on the device as on the CPU: exactly, also past 2^24 values in one bin
