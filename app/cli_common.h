@@ -14,8 +14,6 @@
 
 namespace ks::cli {
 
-// Seconds that must be a positive, finite number: CLI11's PositiveNumber lets "nan" through (no
-// comparison with NaN is true), and a NaN or infinite timeout silently means "never".
 // KS_TRACE_START set: "[trace] WHAT" on stderr, for bench/engine/timeline.py, which stamps each
 // line with the time it arrived (where a short run's start-up goes, bench/engine/RESULTS.md).
 inline void traceStart(const std::string& what) {
@@ -23,6 +21,8 @@ inline void traceStart(const std::string& what) {
     if (on) std::fprintf(stderr, "[trace] %s\n", what.c_str());
 }
 
+// Seconds that must be a positive, finite number: CLI11's PositiveNumber lets "nan" through (no
+// comparison with NaN is true), and a NaN or infinite timeout silently means "never".
 inline CLI::Validator finiteSeconds() {
     return CLI::Validator(
         [](const std::string& s) -> std::string {

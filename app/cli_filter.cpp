@@ -447,9 +447,9 @@ private:
     size_t m_slots = 1; // workers in this round (runOnDevices), whom the last tasks are spread over
     std::string m_gateRoot;
     std::condition_variable m_startedCv; // a GPU's first worker started (--remeasure-ceilings)
-    // Workers that said "done" and end on their own: their exit (CUDA's and LibTorch's teardown,
-    // 0.3-0.5 s on the H200) is not waited for, except before another worker starts, which may
-    // need the whole GPU (the out-of-memory retry).
+    // Workers of runWorkerOnce that said "done" and end on their own: their exit (CUDA's and
+    // LibTorch's teardown, 0.3-0.5 s on the H200) is not waited for, except before another worker
+    // starts, which may need the whole GPU (the out-of-memory retry). runOnGpu waits for its own.
     std::vector<std::unique_ptr<ks::ChildProcess>> m_ending;
     std::mutex m_endingMu;
     void waitForEnding();
@@ -636,10 +636,10 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         return false;
     }
 
-    // The worker's stdout goes to our stderr: whatever the tasks print is log, never protocol.
-    std::unique_ptr<ks::ChildProcess> child;
     waitForEnding();
     traceStart("driver: starting a worker");
+    // The worker's stdout goes to our stderr: whatever the tasks print is log, never protocol.
+    std::unique_ptr<ks::ChildProcess> child;
     try {
         // It may write the ceilings cache, nothing else; the results are ours to write.
         ks::SandboxSpec box;
@@ -806,7 +806,6 @@ void Driver::runOnDevices(bool firstWorkers) {
 bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures) {
     std::unique_ptr<ks::ChildProcess> child;
     const std::string label = m_share > 1 ? g.label() + " worker " + std::to_string(slot + 1) : g.label();
-    waitForEnding();
     try {
         ks::SandboxSpec box;
         box.writable = {ks::defaultCeilingsCacheDir()};

@@ -140,9 +140,13 @@ std::string isoTimeNow() {
 // thread makes the context), then runs small matrix products, convolutions and the statistics of
 // filters 1-3 over tensors made without any generator (no draw of any seed changes).
 // KS_TRACE_START: each step's time on stderr.
-static void traceStep(const char* what, Clock::time_point& t) {
+static bool tracingStart() {
     static const bool on = std::getenv("KS_TRACE_START") != nullptr;
-    if (on) std::fprintf(stderr, "[trace] warm-up: %s %.3f s\n", what, secondsSince(t));
+    return on;
+}
+
+static void traceStep(const char* what, Clock::time_point& t) {
+    if (tracingStart()) std::fprintf(stderr, "[trace] warm-up: %s %.3f s\n", what, secondsSince(t));
     t = Clock::now();
 }
 
@@ -257,7 +261,7 @@ struct Engine::Impl {
             } catch (const std::exception& e) {
                 error = e.what();
             }
-            if (std::getenv("KS_TRACE_START"))
+            if (tracingStart())
                 std::fprintf(stderr, "[trace] device warm-up %s in %.3f s\n", error.empty() ? "done" : "failed",
                              secondsSince(t0));
         });

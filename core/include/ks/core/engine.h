@@ -61,9 +61,10 @@ struct EngineOptions {
     // timing (and the ceilings' measurement) exclusive (see GpuGate). Null: alone on the GPU.
     int gpuShare = 1;
     std::shared_ptr<GpuGate> gate;
-    // On CUDA, without a gate: a thread loads cuBLAS, cuDNN and the statistics' kernels once the
-    // context is made, beside the first task's drawing, instead of the first task paying for
-    // their first use (Engine::Impl::startWarmUp). KS_WARMUP=0 in the environment turns it off.
+    // On CUDA, alone on the GPU (no gate): a thread loads cuDNN, cuBLAS and the statistics'
+    // kernels from the engine's construction on, beside the context's making and the first task,
+    // instead of the first task paying for their first use (Engine::Impl::startWarmUp).
+    // KS_WARMUP=0 in the environment turns it off.
     bool warmUp = true;
     // Device memory this worker may use (0: a CUDA device's total, times 0.95 / gpuShare when
     // shared; none on the CPU). A task whose inputs and parameters alone exceed it is reported
