@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "cli_filter.h"
 #include "cli_common.h"
+#include "cli_filter_common.h"
 
 #include "ks/core/analysisreports.h"
 #include "ks/core/devices.h"
-#include "ks/core/engine.h"
+#include "ks/core/gpugate.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/sandbox.h"
 #include "ks/core/process.h"
@@ -41,120 +42,9 @@
 #include <fcntl.h>
 
 namespace ks::cli {
+using namespace filter;
+
 namespace {
-
-enum Exit { Ok = 0, Usage = 2, BadSuite = 3, BadDevice = 4, WriteFailed = 5, Cancelled = 130 };
-
-struct FilterArgs {
-    std::string suite = "builtin", preset, device = "auto", profile, out = "results.json", csv, pattern;
-    std::string criteria = "all", rng = "cpu";
-    std::vector<std::string> thresholds;
-    int seeds = 5;
-    int drawThreads = 0;
-    double hostMemoryGiB = 0;
-    bool noDrawAhead = false;
-    int drawAheadTasks = 2; // measured: bench/engine/RESULTS.md (2026-12-02, fifth session)
-    bool remeasure = false, jsonl = false, quiet = false, noOut = false, force = false, resume = false;
-    double taskTimeout = 3600;
-    std::string shard; // "K/N"
-    std::string devices; // --devices all|0,1,...: one worker per GPU
-    int workersPerGpu = 1; // --workers-per-gpu N: N workers share each GPU (their timings kept apart)
-    // The worker side (hidden): the protocol fd, the file of task ids to run, and (with several
-    // workers on its GPU) how many share it and the folder of that GPU's locks (ks::GpuGate).
-    int workerFd = -1;
-    std::string taskIdsFile;
-    int gpuShare = 1;
-    std::string gpuGate;
-};
-
-// Lines from a file descriptor, with a non-blocking read for the ones already written.
-class FdLineReader {
-public:
-    explicit FdLineReader(int fd) : m_fd(fd) {}
-    // One line without its newline, waiting up to timeoutMs for it (-1: as long as it takes).
-    // False at the end of input (a last line without a newline is still returned) or when none
-    // came in time.
-    bool readLine(std::string& line, int timeoutMs) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeoutMs, 0));
-        for (;;) {
-            if (const auto nl = m_buf.find('\n'); nl != std::string::npos) {
-                line = m_buf.substr(0, nl);
-                m_buf.erase(0, nl + 1);
-                return true;
-            }
-            if (m_eof) {
-                if (m_buf.empty()) return false;
-                line.swap(m_buf);
-                m_buf.clear();
-                return true;
-            }
-            int wait = -1;
-            if (timeoutMs >= 0)
-                wait = static_cast<int>(std::max<int64_t>(
-                    0, std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now())
-                           .count()));
-            pollfd p{m_fd, POLLIN, 0};
-            const int ready = ::poll(&p, 1, wait);
-            if (ready < 0 && errno == EINTR) continue;
-            if (ready <= 0) return false;
-            char chunk[4096];
-            const ssize_t n = ::read(m_fd, chunk, sizeof chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                m_eof = true;
-                continue;
-            }
-            m_buf.append(chunk, static_cast<size_t>(n));
-        }
-    }
-
-private:
-    int m_fd;
-    std::string m_buf;
-    bool m_eof = false;
-};
-
-std::string jsonString(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
-ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<std::string>& overrides) {
-    ks::Thresholds t = ks::Thresholds::defaults();
-    if (!profile.empty()) {
-        if (auto p = ks::builtinProfile(profile)) t = *p;
-        else if (std::filesystem::exists(profile)) t = ks::parseProfile(ks::readFile(profile), profile);
-        else {
-            std::string names;
-            for (const auto& n : ks::builtinProfileNames()) names += (names.empty() ? "" : ", ") + n;
-            throw ks::Error("--profile '" + profile + "' is neither a built-in profile (" + names +
-                            ") nor a readable profile file");
-        }
-    }
-    for (const auto& o : overrides)
-        ks::applyThresholdOverride(t, o);
-    return t;
-}
-
-// --criteria: which filters run. "stat" is filters 1-4 (one pass over the seeds measures all
-// four), "inefficiency" filter 5, "redundancy" filter 6; criterion keys work too.
-void applyCriteria(const std::string& list, ks::EngineOptions& opt) {
-    opt.statistics = opt.inefficiency = opt.redundancy = false;
-    size_t start = 0;
-    while (start <= list.size()) {
-        const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        item.erase(0, item.find_first_not_of(' '));
-        item.erase(item.find_last_not_of(' ') + 1);
-        if (item == "all") opt.statistics = opt.inefficiency = opt.redundancy = true;
-        else if (item == "stat" || item == "statistics") opt.statistics = true;
-        else if (item == "inefficiency" || item == "baseline_inefficiency") opt.inefficiency = true;
-        else if (item == "redundancy" || item == "redundant_computation") opt.redundancy = true;
-        else if (ks::criterionFromKey(item))
-            throw ks::Error("--criteria: '" + item + "' is one of the four statistical filters, which run together; use 'stat'");
-        else
-            throw ks::Error("--criteria: unknown '" + item + "' (use all, or a comma-separated list of stat, inefficiency, redundancy)");
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-}
 
 // LibTorch's words for an allocation that failed, on CUDA and on the CPU.
 bool isOutOfMemory(const std::string& error) {
@@ -183,231 +73,6 @@ std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
     return verdict;
 }
 
-double epochSeconds() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Tests only (KS_TEST_WORKER_LOG): "id CUDA_VISIBLE_DEVICES start end" (seconds since the epoch).
-void logWorkerTask(const char* path, const std::string& id, double t0) {
-    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    std::ofstream log(path, std::ios::app);
-    char line[256];
-    std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epochSeconds());
-    log << id << line;
-}
-
-// The worker's end once every result is in the protocol: the protocol is closed and the process
-// ends at once. The engine's drawing threads and pinned blocks, LibTorch's and CUDA's teardown
-// took 0.3-0.5 s on the H200, which the driver spent waiting for the exit (RESULTS.md).
-// Its stdout and stderr (the caller's stderr) are closed too, so that a caller reading our stderr
-// through a pipe sees its end without waiting for this process's teardown: the driver does not
-// wait for it either (Driver::letEnd).
-[[noreturn]] void endWorker(FILE* proto, int rc) {
-    std::fclose(proto);
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-    }
-    // Tests only (tests/tools/test_filter_devices.py): an exit as slow as KS_TEST_WORKER_EXIT_DELAY
-    // seconds, its end appended to KS_TEST_WORKER_EXIT_LOG as "exit SECONDS-SINCE-THE-EPOCH".
-    if (const char* delay = std::getenv("KS_TEST_WORKER_EXIT_DELAY")) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(delay)));
-        if (const char* log = std::getenv("KS_TEST_WORKER_EXIT_LOG"))
-            std::ofstream(log, std::ios::app) << "exit " << std::fixed << epochSeconds() << "\n";
-    }
-    std::_Exit(rc);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The worker: runs the tasks of --task-ids in this process and reports on --worker-fd. Its stdout
-// is sent to stderr first, so a task that prints (TorchScript has print) cannot forge a line.
-int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
-    const int protoFd = ::dup(a.workerFd);
-    FILE* proto = protoFd >= 0 ? ::fdopen(protoFd, "w") : nullptr;
-    if (!proto) {
-        std::cerr << "error: --worker-fd " << a.workerFd << " is not open\n";
-        return Exit::Usage;
-    }
-    ::close(a.workerFd);
-    std::cout.flush();
-    ::dup2(2, 1);
-    std::cout << std::unitbuf; // a task's prints show even when a timeout kills us right after
-    std::cerr << std::unitbuf;
-    auto emit = [proto](const std::string& line) {
-        std::fputs(line.c_str(), proto);
-        std::fputc('\n', proto);
-        std::fflush(proto);
-    };
-    ks::Thresholds th;
-    ks::Suite s;
-    std::vector<ks::TaskSpec> tasks;
-    // `--task-ids -`: the ids come on stdin, one at a time, as the driver hands them out (--devices).
-    const bool streamed = a.taskIdsFile == "-";
-    try {
-        th = resolveThresholds(a.profile, a.thresholds);
-        s = ks::loadSuite(a.suite);
-        std::set<std::string> seen;
-        std::string text = streamed ? std::string() : ks::readFile(a.taskIdsFile);
-        size_t pos = 0;
-        while (pos < text.size()) {
-            const size_t nl = text.find('\n', pos);
-            const std::string id = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-            pos = nl == std::string::npos ? text.size() : nl + 1;
-            if (id.empty()) continue;
-            const ks::TaskSpec* t = s.find(id);
-            if (!t) throw ks::Error("--task-ids: no task '" + id + "' in suite '" + a.suite + "'");
-            tasks.push_back(*t);
-        }
-    } catch (const ks::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::BadSuite;
-    }
-    traceStart("worker: suite loaded");
-    ks::EngineOptions opt;
-    opt.device = a.device;
-    opt.seeds = a.seeds;
-    opt.cpuGenerator = a.rng == "cpu";
-    opt.drawThreads = a.drawThreads;
-    opt.drawAhead = !a.noDrawAhead;
-    opt.drawAheadTasks = a.drawAheadTasks;
-    opt.gpuShare = std::max(1, a.gpuShare);
-    if (!a.gpuGate.empty()) {
-        try {
-            opt.gate = std::make_shared<ks::GpuGate>(a.gpuGate);
-        } catch (const ks::Error& e) {
-            std::cerr << "error: --gpu-gate: " << e.what() << "\n";
-            return Exit::BadDevice;
-        }
-    }
-    opt.hostBudgetBytes = static_cast<int64_t>(a.hostMemoryGiB * double(int64_t{1} << 30));
-    if (!a.preset.empty()) opt.preset = ks::parsePreset(a.preset);
-    opt.cancel = &cancel;
-    try {
-        applyCriteria(a.criteria, opt);
-    } catch (const ks::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::Usage;
-    }
-    opt.inefficiencyOptions.minSpeedup = th.value(ks::Threshold::BaselineRewriteSpeedup);
-    opt.inefficiencyOptions.minEfficiency = th.value(ks::Threshold::BaselineEfficiency);
-    opt.inefficiencyOptions.maxPasses = th.value(ks::Threshold::BaselinePasses);
-    opt.remeasureCeilings = a.remeasure;
-    std::string currentId;
-    opt.onPhase = [&](const ks::TaskSpec& t, const std::string& phase) {
-        emit("{\"event\":\"task_phase\",\"id\":" + jsonString(t.id) + ",\"phase\":" + jsonString(phase) + "}");
-    };
-    std::unique_ptr<ks::Engine> engine;
-    try {
-        engine = std::make_unique<ks::Engine>(opt);
-    } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return Exit::BadDevice;
-    }
-    traceStart("worker: engine made (the device's context)");
-    if (opt.inefficiency) {
-        std::cerr << "device ceilings for filter 5 (copy bandwidth, FP32 peak)... " << std::flush;
-        if (const auto* c = engine->ceilings())
-            std::fprintf(stderr, "copy %.1f GB/s, FP32 %.1f GFLOP/s [%s]%s\n", c->copyBandwidthGBs, c->fp32PeakGflops,
-                         c->source.c_str(), c->device == "cpu" ? " -- CPU timings" : "");
-        else
-            std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
-    }
-    emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(engine->runInfo(s.name)) + "}");
-    // Fault injection for the tests (tests/results_safety_test.cmake): a worker that crashes.
-    const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
-    if (streamed) {
-        // For the tests of --devices (tests/filter_devices_test.cmake), also test-only: each task
-        // takes KS_TEST_TASK_SLEEP seconds longer (and KS_TEST_GATE_WAIT more, reported as a wait
-        // for the GPU), and KS_TEST_WORKER_LOG gets "id
-        // CUDA_VISIBLE_DEVICES start end" (seconds since the epoch) per task.
-        const char* sleepFor = std::getenv("KS_TEST_TASK_SLEEP");
-        const char* gateWaitFor = std::getenv("KS_TEST_GATE_WAIT"); // seconds, as if waiting for the GPU
-        const char* logTo = std::getenv("KS_TEST_WORKER_LOG");
-        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-        bool cancelled = false;
-        // The driver hands out the next --draw-ahead-tasks tasks before this one is done
-        // (Driver::runOnGpu): read without blocking, they are the tasks whose operands are drawn
-        // while this one runs.
-        FdLineReader in(0);
-        std::deque<std::string> ahead;
-        const size_t aheadWanted = static_cast<size_t>(std::max(1, a.drawAheadTasks));
-        auto known = [&](const std::string& name) -> const ks::TaskSpec* {
-            const ks::TaskSpec* t = s.find(name);
-            if (!t) std::cerr << "error: --task-ids -: no task '" << name << "' in suite '" << a.suite << "'\n";
-            return t;
-        };
-        while (!cancelled) {
-            std::string id;
-            if (!ahead.empty()) {
-                id = ahead.front();
-                ahead.pop_front();
-            } else if (!in.readLine(id, /*timeoutMs=*/-1)) {
-                break;
-            }
-            if (id.empty()) continue;
-            const ks::TaskSpec* t = known(id);
-            if (!t) return Exit::BadSuite;
-            // The driver tops the worker up as soon as it has read the last result: a moment's
-            // wait gets the next task in time for drawing it ahead (or the end of input).
-            // An empty line: nothing more for now (the driver keeps the last tasks for the others).
-            std::string next;
-            while (ahead.size() < aheadWanted && in.readLine(next, /*timeoutMs=*/250) && !next.empty())
-                ahead.push_back(next);
-            std::vector<const ks::TaskSpec*> upcoming;
-            for (const auto& n : ahead) {
-                const ks::TaskSpec* u = known(n);
-                if (!u) return Exit::BadSuite;
-                upcoming.push_back(u);
-            }
-            engine->setUpcoming(upcoming);
-            const double t0 = epochSeconds();
-            emit("{\"event\":\"task_start\",\"id\":" + jsonString(t->id) + "}");
-            if (crashOn && t->id == crashOn) std::raise(SIGSEGV);
-            if (sleepFor) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(sleepFor)));
-            if (gateWaitFor) { // a wait for another worker's timing, as the engine reports one
-                emit("{\"event\":\"task_phase\",\"id\":" + jsonString(t->id) + ",\"phase\":" +
-                     jsonString(ks::kPhaseWaitingForGpu) + "}");
-                std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(gateWaitFor)));
-            }
-            ks::TaskResult tr;
-            try {
-                tr = engine->runTask(*t);
-            } catch (const ks::Cancelled&) {
-                cancelled = true;
-                break;
-            }
-            if (logTo) logWorkerTask(logTo, t->id, t0);
-            if (const char* aheadLog = std::getenv("KS_TEST_AHEAD_LOG")) { // tests: the tasks known next
-                std::string names;
-                for (const ks::TaskSpec* u : upcoming) names += (names.empty() ? "" : ",") + u->id;
-                std::ofstream log(aheadLog, std::ios::app);
-                log << t->id << ' ' << (names.empty() ? std::string("-") : names) << ' ' << (visible ? visible : "unset")
-                    << '\n';
-            }
-            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
-        }
-        emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
-        endWorker(proto, cancelled ? Exit::Cancelled : Exit::Ok);
-    }
-    double taskT0 = 0;
-    ks::RunResults r = engine->runAll(
-        tasks, s.name, th,
-        [&](const ks::TaskSpec& t, int, int) {
-            taskT0 = epochSeconds();
-            emit("{\"event\":\"task_start\",\"id\":" + jsonString(t.id) + "}");
-            if (crashOn && t.id == crashOn) std::raise(SIGSEGV);
-        },
-        [&](const ks::TaskResult& t, int, int) {
-            if (const char* logTo = std::getenv("KS_TEST_WORKER_LOG")) logWorkerTask(logTo, t.id, taskT0);
-            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
-        });
-    emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
-    endWorker(proto, r.run.cancelled ? Exit::Cancelled : Exit::Ok);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The command: plans, starts workers, enforces the per-task timeout, saves.
 class Driver {
@@ -421,7 +86,7 @@ private:
     std::atomic<bool>& m_cancel;
     std::atomic<bool>& m_kill;
     ks::Thresholds m_th;
-    ks::EngineOptions m_criteria; // only which filters run (--criteria), parsed once
+    Criteria m_criteria; // which filters run (--criteria), parsed once
     ks::Suite m_suite;
     std::vector<ks::TaskSpec> m_tasks;
     std::map<std::string, size_t> m_index; // task id -> position in m_tasks
@@ -479,9 +144,7 @@ private:
 };
 
 std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first, const ks::GpuSlot* g) const {
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    std::vector<std::string> v = {ec ? std::string("kernelsieve-cli") : self.string(), "filter", "--worker-fd", "3",
+    std::vector<std::string> v = {engineProgram(), "filter", "--worker-fd", "3",
                                   "--task-ids", idsFile, "--suite", m_a.suite, "--seeds", std::to_string(m_a.seeds),
                                   "--rng", m_a.rng, "--device", m_workerDevice.empty() ? m_a.device : m_workerDevice,
                                   "--criteria", m_a.criteria};
@@ -1239,7 +902,69 @@ int Driver::run() {
 
 } // namespace
 
-void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<bool>& cancel, std::atomic<bool>& kill) {
+namespace filter {
+
+std::string jsonString(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+ks::Thresholds resolveThresholds(const std::string& profile, const std::vector<std::string>& overrides) {
+    ks::Thresholds t = ks::Thresholds::defaults();
+    if (!profile.empty()) {
+        if (auto p = ks::builtinProfile(profile)) t = *p;
+        else if (std::filesystem::exists(profile)) t = ks::parseProfile(ks::readFile(profile), profile);
+        else {
+            std::string names;
+            for (const auto& n : ks::builtinProfileNames()) names += (names.empty() ? "" : ", ") + n;
+            throw ks::Error("--profile '" + profile + "' is neither a built-in profile (" + names +
+                            ") nor a readable profile file");
+        }
+    }
+    for (const auto& o : overrides)
+        ks::applyThresholdOverride(t, o);
+    return t;
+}
+
+void applyCriteria(const std::string& list, Criteria& opt) {
+    opt.statistics = opt.inefficiency = opt.redundancy = false;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item == "all") opt.statistics = opt.inefficiency = opt.redundancy = true;
+        else if (item == "stat" || item == "statistics") opt.statistics = true;
+        else if (item == "inefficiency" || item == "baseline_inefficiency") opt.inefficiency = true;
+        else if (item == "redundancy" || item == "redundant_computation") opt.redundancy = true;
+        else if (ks::criterionFromKey(item))
+            throw ks::Error("--criteria: '" + item + "' is one of the four statistical filters, which run together; use 'stat'");
+        else
+            throw ks::Error("--criteria: unknown '" + item + "' (use all, or a comma-separated list of stat, inefficiency, redundancy)");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+}
+
+double epochSeconds() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace filter
+
+std::string thisProgram() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : self.string();
+}
+
+std::string engineProgram() {
+    const std::string self = thisProgram();
+    if (self.empty()) return "kernelsieve-engine";
+    const std::string engine = (std::filesystem::path(self).parent_path() / "kernelsieve-engine").string();
+    return ::access(engine.c_str(), X_OK) == 0 ? engine : self;
+}
+
+void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<bool>& cancel, std::atomic<bool>& kill,
+                      FilterWorker worker) {
     auto a = std::make_shared<FilterArgs>();
     auto* filter = app.add_subcommand("filter", "Run the filters (statistics, baseline inefficiency, redundancy) over a suite");
     filter->fallthrough(); // --no-sandbox, an option of the program, may follow the subcommand
@@ -1312,10 +1037,14 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_option("--task-ids", a->taskIdsFile, "(internal) file of task ids, one per line")->group("");
     filter->add_option("--gpu-share", a->gpuShare, "(internal) workers sharing this worker's GPU")->group("");
     filter->add_option("--gpu-gate", a->gpuGate, "(internal) folder of that GPU's locks")->group("");
-    filter->callback([&action, &cancel, &kill, a] {
-        action = [a, &cancel, &kill] {
+    filter->callback([&action, &cancel, &kill, a, worker] {
+        action = [a, &cancel, &kill, worker] {
             if (a->noOut) a->out.clear();
-            if (a->workerFd >= 0) return runWorker(*a, cancel);
+            if (a->workerFd >= 0) {
+                if (worker) return worker(*a, cancel);
+                std::cerr << "error: --worker-fd: the filter's worker is " << engineProgram() << ", not this program\n";
+                return static_cast<int>(Exit::Usage);
+            }
             if (a->resume && a->force) {
                 std::cerr << "error: --resume and --force contradict each other (continue the journal, or discard it)\n";
                 return static_cast<int>(Exit::Usage);

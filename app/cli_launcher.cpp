@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // kernelsieve-cli as installed (bin/kernelsieve-cli): finds LibTorch, checks that every library the
 // real program needs resolves, then runs the real program (libexec/kernelsieve-cli) in its place.
+// (That program links no LibTorch; what it runs, libexec/kernelsieve-engine, does: its libraries
+// are the ones checked.)
 //
 // The package does not ship LibTorch: the torch wheel with its CUDA libraries is about 3.9 GB
 // installed, a 2 GB download the package would repeat on every release, and the importer needs a
@@ -49,6 +51,7 @@ namespace fs = std::filesystem;
 
 constexpr int NoTorch = 6; // as import-kernelbench's "no Python with torch"
 constexpr const char* RealProgram = "../libexec/kernelsieve-cli"; // relative to this program's folder
+constexpr const char* EngineProgram = "../libexec/kernelsieve-engine"; // what links LibTorch
 
 std::string env(const char* name) {
     const char* v = std::getenv(name);
@@ -274,13 +277,15 @@ int main(int, char** argv) {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     const std::string real = (self.parent_path() / RealProgram).lexically_normal().string();
-    if (ec || ::access(real.c_str(), X_OK) != 0) {
-        std::fprintf(stderr, "kernelsieve-cli: the program %s is missing; reinstall kernelsieve\n", real.c_str());
-        log("error: " + real + " missing");
-        return 127;
-    }
+    const std::string engine = (self.parent_path() / EngineProgram).lexically_normal().string();
+    for (const std::string& program : {real, engine})
+        if (ec || ::access(program.c_str(), X_OK) != 0) {
+            std::fprintf(stderr, "kernelsieve-cli: the program %s is missing; reinstall kernelsieve\n", program.c_str());
+            log("error: " + program + " missing");
+            return 127;
+        }
 
-    Search search(real);
+    Search search(engine);
     std::optional<Found> found;
     const std::string venv = dataHome() + "/kernelsieve/venv/bin/python3";
     if (const std::string dir = env("KS_TORCH_DIR"); !dir.empty()) {

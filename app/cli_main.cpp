@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "cli_diff.h"
 #include "cli_filter.h"
+#include "cli_filter_common.h"
 #include "cli_import.h"
 #include "cli_merge.h"
 #include "cli_inefficiency.h"
@@ -119,7 +120,7 @@ int runCommand(int argc, char** argv) {
                  "is not available (docs/sandbox.md)");
 
     std::function<int()> filterAction; // filter (cli_filter.cpp)
-    ks::cli::addFilterCommand(app, filterAction, g_cancel, g_kill);
+    ks::cli::addFilterCommand(app, filterAction, g_cancel, g_kill, &ks::cli::filter::runWorker);
 
     // --- list -----------------------------------------------------------------------------
     auto* list = app.add_subcommand("list", "List the tasks of a suite");
@@ -690,7 +691,7 @@ int runCommand(int argc, char** argv) {
 // without LibTorch's static destructors and the CUDA teardown (0.1-0.5 s, a third of a short
 // run's fixed cost on the H200; bench/engine/RESULTS.md).
 int main(int argc, char** argv) {
-    ks::cli::traceStart(std::string("main of ") + (argc > 2 && std::string(argv[2]) == "--worker-fd" ? "a worker" : "the CLI"));
+    ks::cli::traceStart(std::string("main of ") + (argc > 2 && std::string(argv[2]) == "--worker-fd" ? "a worker" : "kernelsieve-engine"));
     const int rc = runCommand(argc, argv);
     std::cout.flush();
     std::cerr.flush();

@@ -12,7 +12,7 @@
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
 # (default "2 3").
 # Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
-# twice and once with KS_WARMUP=0, each line time-stamped (bench/engine/timeline.py; KS_TRACE_START
+# twice, once with KS_WARMUP=0 and once with kernelsieve-engine as the driver, each line time-stamped (bench/engine/timeline.py; KS_TRACE_START
 # adds the processes' start-up steps), then once under `strace -f -tt` (process
 # starts and exits) where strace is installed.
 # Step `hostreg`: the built-in suite and/or the corpus with PyTorch's pinned host allocator
@@ -32,6 +32,9 @@ WORK=${WORK:-/tmp/ks-speed}
 RES=$WORK/out # everything here, packed into $OUT/speed.tgz at the end (few files come back)
 rm -rf "$RES"; mkdir -p "$OUT" "$WORK" "$RES"
 CLI=build/gpu/bin/kernelsieve-cli
+# The program with every command and the engine: as the filter's driver it loads LibTorch, as
+# kernelsieve-cli did before app/cli_front.cpp (a reference on the same lease).
+ENGINE=build/gpu/bin/kernelsieve-engine
 PY=${PY:-$(command -v python3)}
 STEPS=${*:-builtin corpus stat rkb}
 export PYTHONUNBUFFERED=1
@@ -62,9 +65,9 @@ need_corpus() {
 }
 if has start; then
     ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
-    for i in 1 2 nowarm; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
+    for i in 1 2 nowarm engine; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
         step start$i env KS_TRACE_START=1 $([[ $i == nowarm ]] && echo KS_WARMUP=0) "$PY" bench/engine/timeline.py \
-            $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
+            $([[ $i == engine ]] && echo $ENGINE || echo $CLI) filter --suite builtin --device cuda --preset full --seeds 5 \
             --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
     done
     command -v strace >/dev/null && step start-strace strace -f -tt -e trace=execve,exit_group -o "$RES/start.strace" \
@@ -101,6 +104,9 @@ if has rkb; then
     # the same again, and without the device warm-up (KS_WARMUP=0): how much each moves on one lease
     step ours-25b $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
         --out "$RES/ours-25b.json" --csv "$RES/ours-25b.csv" -q
+    # the driver in kernelsieve-engine, which loads LibTorch (kernelsieve-cli's driver does not)
+    step ours-25-engine $ENGINE filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
+        --out "$RES/ours-25-engine.json" --csv "$RES/ours-25-engine.csv" -q
     step ours-25-nowarm env KS_WARMUP=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
         --tasks "${ids%,}" --out "$RES/ours-25-nowarm.json" --csv "$RES/ours-25-nowarm.csv" -q
     if has share; then

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/analysisreports.h"
 #include "jsonutil.h"
+#include "ks/core/process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -344,5 +345,7 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
     c.source = str(j, "source");
     return c;
 }
+
+std::string defaultCeilingsCacheDir() { return userCacheDir(nullptr, ""); }
 
 } // namespace ks

@@ -122,8 +122,6 @@ int64_t peakRssBytes() {
 
 } // namespace
 
-std::string toolVersion() { return KS_VERSION; }
-
 std::string isoTimeNow() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};

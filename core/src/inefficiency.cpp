@@ -330,8 +330,6 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
     return c;
 }
 
-std::string defaultCeilingsCacheDir() { return userCacheDir(nullptr, ""); }
-
 DeviceCeilings deviceCeilings(const std::string& device, bool remeasure, const std::string& cacheDir,
                               int cpuThreads) {
     namespace fs = std::filesystem;

@@ -850,4 +850,6 @@ std::string resultsToTable(const RunResults& r, const Thresholds& t) {
     return os.str();
 }
 
+std::string toolVersion() { return KS_VERSION; }
+
 } // namespace ks

@@ -73,9 +73,14 @@ run_checks() {
     cat "$work/launch.log"
     grep -q "at $torch_dir;" "$work/launch.log" || fail "the launcher did not use the torch at $torch_dir"
     grep -q "running $prefix/libexec/kernelsieve-cli$" "$work/launch.log" || fail "the launcher ran another program"
-    local dyn
-    dyn=$(readelf -d "$prefix/libexec/kernelsieve-cli") || fail "readelf $prefix/libexec/kernelsieve-cli"
-    ! grep -E 'R(UN)?PATH' <<<"$dyn" || fail "the installed kernelsieve-cli has a run path (above)"
+    local dyn program
+    for program in kernelsieve-cli kernelsieve-engine; do
+        dyn=$(readelf -d "$prefix/libexec/$program") || fail "readelf $prefix/libexec/$program"
+        ! grep -E 'R(UN)?PATH' <<<"$dyn" || fail "the installed $program has a run path (above)"
+    done
+    # The filter's driver loads no LibTorch (app/cli_front.cpp); the engine does.
+    ! grep -q 'NEEDED.*libtorch' <<<"$(readelf -d "$prefix/libexec/kernelsieve-cli")" \
+        || fail "the installed kernelsieve-cli links LibTorch"
     ok "version, LibTorch from $torch_dir, no run path"
 
     step "CPU filter pass of three built-in tasks"
@@ -237,7 +242,7 @@ else
     dpkg -i "$DEB" >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "dpkg -i $DEB failed"; }
 fi
 [[ $(dpkg-query -W -f='${Status}' kernelsieve) == *'ok installed' ]] || fail "kernelsieve is not installed after the install"
-for f in /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-sandbox \
+for f in /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-engine /usr/libexec/kernelsieve-sandbox \
          /usr/share/kernelsieve/importer/kernelbench_export.py /usr/share/kernelsieve/importer/kernel_capture.py \
          /usr/share/kernelsieve/extension/torch/extension.h /usr/share/doc/kernelsieve/copyright; do
     [[ -e $f ]] || fail "$f is not installed"
@@ -259,7 +264,7 @@ step "remove the package"
 dpkg --purge kernelsieve >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "dpkg --purge failed"; }
 INSTALLED=0
 rm -f "$MARKER"
-for f in /usr/bin/kernelsieve /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-sandbox \
+for f in /usr/bin/kernelsieve /usr/bin/kernelsieve-cli /usr/libexec/kernelsieve-cli /usr/libexec/kernelsieve-engine /usr/libexec/kernelsieve-sandbox \
          /usr/share/kernelsieve /usr/share/applications/kernelsieve.desktop; do
     [[ ! -e $f ]] || fail "$f is left after dpkg --purge"
 done

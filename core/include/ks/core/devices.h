@@ -25,8 +25,8 @@ std::vector<GpuSlot> parseDeviceList(const std::string& spec, int count, const c
 // are) without asking CUDA, so the scheduling runs on a machine without a GPU. -1 when unset.
 int fakeDeviceCount();
 
-// The CUDA devices this process sees: fakeDeviceCount() when set, else the CUDA runtime's count
-// (0 without a driver or a CUDA build). Initialises the driver, creates no context.
+// The CUDA devices this process sees: fakeDeviceCount() when set, else the CUDA driver's count
+// (0 without a driver). Initialises the driver, creates no context; needs no CUDA runtime.
 int visibleCudaDeviceCount();
 
 // parseDeviceList over visibleCudaDeviceCount() and $CUDA_VISIBLE_DEVICES (ordinals as they are

@@ -87,10 +87,6 @@ struct EngineOptions {
     std::function<void(const TaskSpec&, const std::string& phase)> onPhase;
 };
 
-// The phase a task is in while it waits for another worker's timing (filter --workers-per-gpu):
-// announced through EngineOptions::onPhase, and the phase before it is announced again after.
-inline constexpr const char* kPhaseWaitingForGpu = "waiting for the GPU";
-
 // Thrown out of runTask when the cancel flag is set; finished tasks are kept by the caller.
 struct Cancelled : Error {
     Cancelled() : Error("cancelled") {}
@@ -137,6 +133,5 @@ private:
 };
 
 std::string isoTimeNow();
-std::string toolVersion();
 
 } // namespace ks

@@ -54,4 +54,8 @@ private:
     FileRwLock m_gpu;
 };
 
+// The phase a task is in while it waits for another worker's timing (filter --workers-per-gpu):
+// announced through EngineOptions::onPhase, and the phase before it is announced again after.
+inline constexpr const char* kPhaseWaitingForGpu = "waiting for the GPU";
+
 } // namespace ks

@@ -225,4 +225,7 @@ std::string csvField(const std::string& s);
 // Fixed-width table for the terminal.
 std::string resultsToTable(const RunResults& r, const Thresholds& t);
 
+// This build's version (KS_VERSION, the project's).
+std::string toolVersion();
+
 } // namespace ks
