@@ -12,7 +12,8 @@
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
 # (default "2 3").
 # Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
-# twice, once with KS_WARMUP=0 and once with kernelsieve-engine as the driver, each line time-stamped (bench/engine/timeline.py; KS_TRACE_START
+# twice, once with KS_WARMUP=0, once with KS_EARLY_CUDA=0 (the worker's context made after LibTorch's
+# start, app/early_cuda.cpp) and once with kernelsieve-engine as the driver, each line time-stamped (bench/engine/timeline.py; KS_TRACE_START
 # adds the processes' start-up steps), then once under `strace -f -tt` (process
 # starts and exits) where strace is installed.
 # Step `hostreg`: the built-in suite and/or the corpus with PyTorch's pinned host allocator
@@ -65,8 +66,9 @@ need_corpus() {
 }
 if has start; then
     ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
-    for i in 1 2 nowarm engine; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
-        step start$i env KS_TRACE_START=1 $([[ $i == nowarm ]] && echo KS_WARMUP=0) "$PY" bench/engine/timeline.py \
+    for i in 1 2 nowarm noearly engine; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
+        step start$i env KS_TRACE_START=1 $([[ $i == nowarm ]] && echo KS_WARMUP=0) \
+            $([[ $i == noearly ]] && echo KS_EARLY_CUDA=0) "$PY" bench/engine/timeline.py \
             $([[ $i == engine ]] && echo $ENGINE || echo $CLI) filter --suite builtin --device cuda --preset full --seeds 5 \
             --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
     done
@@ -107,6 +109,8 @@ if has rkb; then
     # the driver in kernelsieve-engine, which loads LibTorch (kernelsieve-cli's driver does not)
     step ours-25-engine $ENGINE filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
         --out "$RES/ours-25-engine.json" --csv "$RES/ours-25-engine.csv" -q
+    step ours-25-noearly env KS_EARLY_CUDA=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+        --tasks "${ids%,}" --out "$RES/ours-25-noearly.json" --csv "$RES/ours-25-noearly.csv" -q
     step ours-25-nowarm env KS_WARMUP=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
         --tasks "${ids%,}" --out "$RES/ours-25-nowarm.json" --csv "$RES/ours-25-nowarm.csv" -q
     if has share; then

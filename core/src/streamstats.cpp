@@ -72,7 +72,10 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     } else if (!out.sizes().equals(m_shape)) {
         throw Error("output shape changed between seeds");
     }
-    m_moments.add(out);
+    // One float64 copy serves the moments and this seed's mean and std (SeedMoments::add keeps a
+    // tensor that is float64 already as it is).
+    const at::Tensor o = out.to(at::kDouble);
+    m_moments.add(o);
     const int64_t n = out.numel();
     const at::Tensor finite = at::isfinite(out);
 
@@ -82,8 +85,8 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     auto push = [&](const at::Tensor& x) { scalars.push_back(x.to(at::kDouble).reshape({-1})); };
     push(finite.sum());
     // Range over all values: NaN anywhere makes the metric NaN so the task is never flagged.
+    // max |x| is max(|min|, |max|), computed on the host; the seed's min and max are these too.
     if (n > 0) {
-        push(out.abs().max());
         push(out.min());
         push(out.max());
     }
@@ -93,11 +96,8 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     for (size_t d = 0; d < m_shape.size(); ++d)
         if (n > 0 && m_shape[d] > 1) push(out.std(static_cast<int64_t>(d), /*unbiased=*/true).max());
     if (n > 0) {
-        const at::Tensor o = out.to(at::kDouble);
         push(o.mean());
         push(n > 1 ? o.std() : at::full({}, NaN, o.options()));
-        push(o.min());
-        push(o.max());
     }
     // Histogram: bin edges fixed by the first seed's finite range (widened a little); later
     // values outside it are counted as under/overflow, so nothing is silently dropped. Non-finite
@@ -121,9 +121,10 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     m_nonFinite += static_cast<uint64_t>(n - nFinite);
     double mn = NaN, mx = NaN;
     if (n > 0) {
-        const double maxAbs = p[k++];
         mn = p[k++];
         mx = p[k++];
+        // NaN anywhere: min and max are NaN (at::min / at::max propagate it), and so is this.
+        const double maxAbs = std::isnan(mn) || std::isnan(mx) ? NaN : std::max(std::abs(mn), std::abs(mx));
         if (std::isnan(maxAbs)) m_rangeNaN = true;
         if (!m_any) {
             m_maxAbs = maxAbs;
@@ -146,8 +147,8 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     if (n > 0) {
         s.mean = p[k++];
         s.std = p[k++];
-        s.min = p[k++];
-        s.max = p[k++];
+        s.min = mn; // float32 values, exact in float64
+        s.max = mx;
     }
     m_seedStats.push_back(s);
 
