@@ -411,3 +411,29 @@ TEST(Operands, APromotedSourceDrawsOnMoreThreadsTheSameNumbers) {
     }
     EXPECT_EQ(src.stats().draws, 6);
 }
+
+// The ahead threads of a finished draw given to a source still drawing (Engine's drawUpcoming):
+// more threads, the same budget, still strict; drawing() says whether anything asked for is left.
+TEST(Operands, AddedThreadsKeepAnAheadSourcesStrictBudget) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L1-1");
+    OperandSource::Options o = opts(1);
+    o.strictBudget = true;
+    o.hostBudgetBytes = 1; // no set fits: nothing may be drawn ahead
+    OperandSource src(spec, o);
+    src.prefetchSeeds(0, 2);
+    EXPECT_TRUE(src.drawing());
+    src.addThreads(3);
+    EXPECT_EQ(src.stats().threads, 3);
+    src.addThreads(2); // never fewer
+    EXPECT_EQ(src.stats().threads, 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(src.stats().draws, 0) << "a draw ahead went over the strict budget";
+    EXPECT_TRUE(src.drawing());
+    for (int s = 0; s < 2; ++s) { // asked for: drawn by the caller, over the budget or not
+        const auto got = src.seed(s);
+        seedAll(static_cast<uint64_t>(s));
+        expectSame(got.inputs, drawInputs(spec, Preset::Small, cpu), "inputs of seed " + std::to_string(s));
+    }
+    EXPECT_FALSE(src.drawing());
+}

@@ -361,6 +361,13 @@ void OperandSource::promote(int threads, int64_t hostBudgetBytes) {
         std::lock_guard<std::mutex> lock(d->mu);
         d->opt.strictBudget = false;
         if (hostBudgetBytes > 0) d->st.hostBudgetBytes = hostBudgetBytes;
+    }
+    addThreads(threads);
+}
+
+void OperandSource::addThreads(int threads) {
+    {
+        std::lock_guard<std::mutex> lock(d->mu);
         if (d->opt.cpuGenerator && threads > d->st.threads) {
             // Workers already started (a queue was drawing) get company; otherwise startWorkers
             // starts them all at the new count.
@@ -370,6 +377,16 @@ void OperandSource::promote(int threads, int64_t hostBudgetBytes) {
         }
     }
     d->cv.notify_all();
+}
+
+bool OperandSource::drawing() const {
+    std::lock_guard<std::mutex> lock(d->mu);
+    if (d->running > 0) return true;
+    for (const auto& k : d->queue) {
+        const auto it = d->entries.find(k);
+        if (it != d->entries.end() && it->second->state == Impl::State::Queued) return true;
+    }
+    return false;
 }
 
 void OperandSource::prefetchSeeds(int first, int count) {

@@ -73,6 +73,11 @@ public:
     // A source drawn ahead becomes the running task's: at least `threads` drawing threads from now
     // on, the budget `hostBudgetBytes`, no longer strict.
     void promote(int threads, int64_t hostBudgetBytes);
+    // At least `threads` drawing threads from now on; the budget and its strictness are kept
+    // (the ahead threads of a finished draw, given to one still drawing).
+    void addThreads(int threads);
+    // A prefetched draw is queued or running (false once everything asked for is drawn).
+    bool drawing() const;
 
     // What will be asked for, so it is drawn ahead in the background (CPU generator only; within
     // the host budget, first asked first drawn). Seed s is "inputs, then params, from seed s";
