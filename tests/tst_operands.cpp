@@ -387,6 +387,18 @@ TEST(Operands, EngineResultsDoNotDependOnHowFarAheadItDraws) {
     single.setUpcoming({&tasks[1]});
     single.runTask(tasks[0]);
     EXPECT_EQ(single.drawingAhead(), (std::vector<std::string>{"L1-23"}));
+    // One ahead (K = 1) of four upcoming: once that one's draws are done it no longer takes the
+    // place, and the next starts, in order (checked at each task's start and between its seeds).
+    Engine window(options(true, 1));
+    window.setUpcoming({&tasks[2], &tasks[3], &tasks[4], &tasks[5]});
+    std::vector<std::string> ahead;
+    for (int round = 0; round < 20 && ahead.size() < 2; ++round) {
+        window.runTask(tasks[0]);
+        ahead = window.drawingAhead();
+    }
+    ASSERT_GE(ahead.size(), 2u) << "a finished draw ahead still held the only place";
+    const std::vector<std::string> order = {"L1-95", "L2-66", "L2-13", "L1-19"};
+    EXPECT_EQ(ahead, std::vector<std::string>(order.begin(), order.begin() + static_cast<long>(ahead.size())));
 }
 
 // A source drawn ahead, promoted to the running task's: more drawing threads at once (started

@@ -379,6 +379,11 @@ void OperandSource::addThreads(int threads) {
     d->cv.notify_all();
 }
 
+int64_t OperandSource::heldBytes() const {
+    std::lock_guard<std::mutex> lock(d->mu);
+    return d->held + d->reserved;
+}
+
 bool OperandSource::drawing() const {
     std::lock_guard<std::mutex> lock(d->mu);
     if (d->running > 0) return true;

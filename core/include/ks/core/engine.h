@@ -49,7 +49,8 @@ struct EngineOptions {
     // while filter 5 times it). false: each task draws its own.
     bool drawAhead = true;
     // How many of the following tasks are drawn ahead at once (runAll and setUpcoming; each gets
-    // 1/N of the ahead threads and budget). 1: the next one only. 2 (filter's default) was
+    // 1/N of the ahead threads and budget). 1: the next one only. A task whose draws are done
+    // does not count: later upcoming ones start (within the N shares of the budget). 2 (filter's default) was
     // measured faster on the H200 with filter 5's timings as scattered as before (RESULTS.md).
     int drawAheadTasks = 2;
     // Tests only: draw ahead on the CPU too (where a run's host is busy anyway).

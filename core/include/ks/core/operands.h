@@ -78,6 +78,8 @@ public:
     void addThreads(int threads);
     // A prefetched draw is queued or running (false once everything asked for is drawn).
     bool drawing() const;
+    // Host bytes its drawn sets hold, with those reserved by draws in flight.
+    int64_t heldBytes() const;
 
     // What will be asked for, so it is drawn ahead in the background (CPU generator only; within
     // the host budget, first asked first drawn). Seed s is "inputs, then params, from seed s";
