@@ -956,11 +956,15 @@ std::string thisProgram() {
     return ec ? std::string() : self.string();
 }
 
-std::string engineProgram() {
+std::string engineBeside() {
     const std::string self = thisProgram();
     if (self.empty()) return "kernelsieve-engine";
-    const std::string engine = (std::filesystem::path(self).parent_path() / "kernelsieve-engine").string();
-    return ::access(engine.c_str(), X_OK) == 0 ? engine : self;
+    return (std::filesystem::path(self).parent_path() / "kernelsieve-engine").string();
+}
+
+std::string engineProgram() {
+    const std::string engine = engineBeside(), self = thisProgram();
+    return ::access(engine.c_str(), X_OK) == 0 || self.empty() ? engine : self;
 }
 
 void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<bool>& cancel, std::atomic<bool>& kill,

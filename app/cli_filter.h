@@ -28,6 +28,8 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
 
 // The program the filter's workers run: kernelsieve-engine beside this program, else this one.
 std::string engineProgram();
+// Where kernelsieve-engine belongs: beside this program (whether it is there or not).
+std::string engineBeside();
 // This program's file (/proc/self/exe), empty when unknown.
 std::string thisProgram();
 

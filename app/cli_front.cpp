@@ -79,8 +79,8 @@ int runFilter(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     // The filter's workers are kernelsieve-engine too: without it nothing can run.
-    const std::string engine = ks::cli::engineProgram();
-    if (::access(engine.c_str(), X_OK) != 0 || engine == ks::cli::thisProgram()) {
+    const std::string engine = ks::cli::engineBeside();
+    if (::access(engine.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "kernelsieve-cli: the program %s is missing (it is built and installed beside "
                              "kernelsieve-cli); rebuild or reinstall kernelsieve\n",
                      engine.c_str());

@@ -285,3 +285,37 @@ else()
     run_cli(2 out bench --tasks L1-23 --dim dim=39x)
     expect_contains("${out}" "--dim 'dim=39x'" "--dim trailing garbage")
 endif()
+
+# kernelsieve-cli runs filter's driver itself and kernelsieve-engine (beside it) for everything
+# else, the filter's workers included: without the engine it says so, for every command.
+set(LONELY "${WORK}/lonely")
+file(MAKE_DIRECTORY "${LONELY}")
+file(COPY "${CLI}" DESTINATION "${LONELY}")
+get_filename_component(cli_name "${CLI}" NAME)
+foreach(args "list" "filter;--suite;builtin;--tasks;L1-23;--device;cpu;--no-out;-q" "--version")
+    execute_process(COMMAND "${LONELY}/${cli_name}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                    ERROR_VARIABLE err WORKING_DIRECTORY "${WORK}")
+    if(NOT rc EQUAL 127)
+        message(FATAL_ERROR "kernelsieve-cli ${args} without kernelsieve-engine: exit ${rc}, expected 127\n${out}${err}")
+    endif()
+    expect_contains("${err}" "${LONELY}/kernelsieve-engine is missing" "kernelsieve-cli ${args} names the missing engine")
+endforeach()
+# With it: filter's driver (this program) and a worker (the engine) give the same results as the
+# engine running the whole command.
+run_cli(0 out filter --suite builtin --tasks L1-23,L1-19 --device cpu --criteria stat --seeds 2 --out front.json -q)
+get_filename_component(cli_dir "${CLI}" DIRECTORY)
+execute_process(COMMAND "${cli_dir}/kernelsieve-engine" filter --suite builtin --tasks L1-23,L1-19 --device cpu
+                        --criteria stat --seeds 2 --out engine.json -q
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY "${WORK}")
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kernelsieve-engine filter: exit ${rc}\n${out}${err}")
+endif()
+foreach(f front engine)
+    file(READ "${WORK}/${f}.json" j)
+    string(JSON t0 GET "${j}" tasks 0 metrics)
+    string(JSON t1 GET "${j}" tasks 1 metrics)
+    set(${f}_metrics "${t0}${t1}")
+endforeach()
+if(NOT front_metrics STREQUAL engine_metrics)
+    message(FATAL_ERROR "filter's metrics differ between kernelsieve-cli and kernelsieve-engine:\n${front_metrics}\n${engine_metrics}")
+endif()
