@@ -12,6 +12,8 @@
 #include <c10/cuda/CUDAAllocatorConfig.h>
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <torch/cuda.h>
 
@@ -202,4 +204,148 @@ TEST(OperandsGpu, PageLockedMemoryIsRegisteredNotHostAllocated) {
     const auto inputs = drawInputs(spec, Preset::Full, at::Device(at::kCPU));
     ASSERT_EQ(got.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i;
+}
+
+namespace {
+
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool near(double a, double b) {
+    if (same(a, b)) return true;
+    return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+}
+
+// Runs `seeds` through an OutputAccumulator and a SeedMoments with KS_FUSED_STATS set to `fusedOn`.
+struct Accumulated {
+    TaskResult r;
+    SpreadMetrics impact;
+};
+Accumulated accumulate(const std::vector<at::Tensor>& seeds, bool fusedOn) {
+    setenv("KS_FUSED_STATS", fusedOn ? "1" : "0", 1);
+    OutputAccumulator acc(64);
+    SeedMoments m;
+    for (size_t s = 0; s < seeds.size(); ++s) {
+        acc.add(seeds[s], static_cast<int64_t>(s));
+        m.add(seeds[s] * 0.5f + 1.0f);
+    }
+    Accumulated a;
+    acc.finish(a.r);
+    a.impact = m.metrics();
+    unsetenv("KS_FUSED_STATS");
+    return a;
+}
+
+} // namespace
+
+// The statistics' own kernels (core/src/stats/fusedstats.cu) give what the ATen path gives: the
+// same range, counts, histograms and per-element moments; sums reduced in another order (a seed's
+// mean and std, the mean of the std) within 1e-12. Cases: full-size outputs, size-1 axes, a 0-d
+// output, values on the histogram's bin edges, later seeds outside the first's range, NaN and inf,
+// a constant output, one seed.
+TEST(OperandsGpu, FusedStatisticsEqualTheAtenPath) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const auto on = at::TensorOptions().device(at::kCUDA, 0).dtype(at::kFloat);
+    at::manual_seed(7);
+    std::vector<std::pair<std::string, std::vector<at::Tensor>>> cases;
+    auto seeds = [&](const std::vector<int64_t>& shape, int k, auto make) {
+        std::vector<at::Tensor> v;
+        for (int s = 0; s < k; ++s) v.push_back(make(shape, s));
+        return v;
+    };
+    auto randn = [&](const std::vector<int64_t>& shape, int) { return at::randn(shape, on); };
+    cases.emplace_back("conv output 64x64x126x126", seeds({64, 64, 126, 126}, 5, randn));
+    cases.emplace_back("5-d, a size-1 axis", seeds({16, 1, 31, 63, 63}, 5, randn));
+    cases.emplace_back("0-d", seeds({}, 5, randn));
+    cases.emplace_back("one element", seeds({1, 1}, 3, randn));
+    cases.emplace_back("bin edges", seeds({4096, 257}, 5, [&](const std::vector<int64_t>& s, int) {
+                           return at::floor(at::randn(s, on) * 8.0f) / 4.0f;
+                       }));
+    cases.emplace_back("later seeds wider", seeds({1000, 33}, 5, [&](const std::vector<int64_t>& s, int k) {
+                           return at::randn(s, on) * static_cast<float>(1 + 2 * k) + static_cast<float>(k);
+                       }));
+    cases.emplace_back("constant", seeds({300, 7}, 5, [&](const std::vector<int64_t>& s, int) { return at::full(s, 3.25f, on); }));
+    cases.emplace_back("one seed", seeds({513, 9}, 1, randn));
+    cases.emplace_back("NaN and inf", seeds({2000, 50}, 4, [&](const std::vector<int64_t>& s, int k) {
+                           at::Tensor t = at::randn(s, on);
+                           if (k == 1) t.view({-1})[17] = NAN;
+                           if (k == 2) t.view({-1})[40] = INFINITY;
+                           if (k == 3) t.view({-1})[41] = -INFINITY;
+                           return t;
+                       }));
+    cases.emplace_back("first seed non-finite", seeds({100, 10}, 3, [&](const std::vector<int64_t>& s, int k) {
+                           at::Tensor t = at::randn(s, on);
+                           if (k == 0) t.view({-1})[3] = INFINITY;
+                           return t;
+                       }));
+    int bitIdenticalStd = 0;
+    for (const auto& [name, v] : cases) {
+        SCOPED_TRACE(name);
+        const Accumulated a = accumulate(v, false), f = accumulate(v, true);
+        const TaskResult &x = a.r, &y = f.r;
+        EXPECT_TRUE(same(x.range.maxAbs, y.range.maxAbs)) << x.range.maxAbs << " " << y.range.maxAbs;
+        EXPECT_TRUE(same(x.range.min, y.range.min));
+        EXPECT_TRUE(same(x.range.max, y.range.max));
+        EXPECT_EQ(x.range.nonFinite, y.range.nonFinite);
+        ASSERT_EQ(x.axes.perAxis.size(), y.axes.perAxis.size());
+        for (size_t d = 1; d < x.axes.perAxis.size(); ++d) EXPECT_TRUE(same(x.axes.perAxis[d], y.axes.perAxis[d])) << "axis " << d;
+        EXPECT_TRUE(near(x.outputStd.maxStd, y.outputStd.maxStd)) << x.outputStd.maxStd << " " << y.outputStd.maxStd;
+        EXPECT_TRUE(near(x.outputStd.meanStd, y.outputStd.meanStd)) << x.outputStd.meanStd << " " << y.outputStd.meanStd;
+        EXPECT_TRUE(near(a.impact.maxStd, f.impact.maxStd));
+        EXPECT_TRUE(near(a.impact.meanStd, f.impact.meanStd));
+        const bool identical = same(x.outputStd.maxStd, y.outputStd.maxStd) && same(a.impact.maxStd, f.impact.maxStd);
+        bitIdenticalStd += identical;
+        EXPECT_EQ(x.valueHistogram.lo, y.valueHistogram.lo);
+        EXPECT_EQ(x.valueHistogram.hi, y.valueHistogram.hi);
+        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+        EXPECT_EQ(x.valueHistogram.underflow, y.valueHistogram.underflow);
+        EXPECT_EQ(x.valueHistogram.overflow, y.valueHistogram.overflow);
+        EXPECT_EQ(x.valueHistogram.nonFinite, y.valueHistogram.nonFinite);
+        EXPECT_EQ(x.stdHistogram.nonFinite, y.stdHistogram.nonFinite);
+        EXPECT_EQ(x.stdHistogram.total(), y.stdHistogram.total());
+        if (identical) {
+            // The same per-element std: the same top edge and the same counts.
+            EXPECT_EQ(x.stdHistogram.hi, y.stdHistogram.hi);
+            EXPECT_EQ(x.stdHistogram.counts, y.stdHistogram.counts);
+        }
+        ASSERT_EQ(x.seedStats.size(), y.seedStats.size());
+        for (size_t s = 0; s < x.seedStats.size(); ++s) {
+            EXPECT_TRUE(same(x.seedStats[s].min, y.seedStats[s].min)) << "seed " << s;
+            EXPECT_TRUE(same(x.seedStats[s].max, y.seedStats[s].max)) << "seed " << s;
+            EXPECT_TRUE(near(x.seedStats[s].mean, y.seedStats[s].mean))
+                << "seed " << s << ": " << x.seedStats[s].mean << " " << y.seedStats[s].mean;
+            EXPECT_TRUE(near(x.seedStats[s].std, y.seedStats[s].std))
+                << "seed " << s << ": " << x.seedStats[s].std << " " << y.seedStats[s].std;
+        }
+    }
+    std::printf("[fused] per-element std bit-identical to ATen's in %d of %zu cases\n", bitIdenticalStd, cases.size());
+}
+
+// Whole tasks: the fused path's flags and metrics equal the ATen path's on CUDA.
+TEST(OperandsGpu, FusedStatisticsGiveTheAtenPathsFlags) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const std::vector<const char*> ids = {"L1-12", "L1-23", "L2-1", "L2-9", "L2-13", "L2-25"};
+    EngineOptions o;
+    o.seeds = 5;
+    o.redundancy = false;
+    o.inefficiency = false;
+    setenv("KS_FUSED_STATS", "0", 1);
+    const RunResults a = runBuiltin(ids, o);
+    unsetenv("KS_FUSED_STATS");
+    const RunResults b = runBuiltin(ids, o);
+    ASSERT_EQ(a.tasks.size(), ids.size());
+    ASSERT_EQ(b.tasks.size(), ids.size());
+    const Thresholds t = Thresholds::defaults();
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
+        SCOPED_TRACE(x.id);
+        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
+        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
+        for (int c = 0; c < CriterionCount; ++c)
+            EXPECT_EQ(x.flagged(static_cast<Criterion>(c), t), y.flagged(static_cast<Criterion>(c), t)) << "criterion " << c;
+        EXPECT_TRUE(same(x.range.maxAbs, y.range.maxAbs));
+        EXPECT_TRUE(near(x.outputStd.maxStd, y.outputStd.maxStd));
+        EXPECT_TRUE(near(x.outputStd.meanStd, y.outputStd.meanStd));
+        EXPECT_TRUE(same(x.axes.minValue(), y.axes.minValue()) || near(x.axes.minValue(), y.axes.minValue()));
+        EXPECT_TRUE(near(x.inputImpact.maxStd, y.inputImpact.maxStd));
+        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+    }
 }

@@ -22,6 +22,10 @@
 # Step `devices`: the built-in suite with --devices 0 (workers handed tasks one by one).
 # Step `repeat`: the built-in suite $REPEAT more times (default 2), all six criteria: how much
 # filter 5's timings and verdicts move from run to run on one lease.
+# Step `fused`: the same-lease reference for the statistics' own kernels (core/src/stats/fusedstats.cu):
+# with `start`, one more time-stamped start with KS_FUSED_STATS=0 (the ATen operations); with `rkb`,
+# ours-25 once more after it and once with KS_FUSED_STATS=0; with `builtin`, the built-in suite with
+# KS_FUSED_STATS=0 (its flags and verdicts to compare).
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -66,9 +70,12 @@ need_corpus() {
 }
 if has start; then
     ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
-    for i in 1 2 nowarm noearly engine; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
+    starts="1 2 nowarm noearly engine"
+    has fused && starts="$starts aten"
+    for i in $starts; do # nowarm: KS_WARMUP=0, the first task loads its libraries itself
         step start$i env KS_TRACE_START=1 $([[ $i == nowarm ]] && echo KS_WARMUP=0) \
-            $([[ $i == noearly ]] && echo KS_EARLY_CUDA=0) "$PY" bench/engine/timeline.py \
+            $([[ $i == noearly ]] && echo KS_EARLY_CUDA=0) $([[ $i == aten ]] && echo KS_FUSED_STATS=0) \
+            "$PY" bench/engine/timeline.py \
             $([[ $i == engine ]] && echo $ENGINE || echo $CLI) filter --suite builtin --device cuda --preset full --seeds 5 \
             --criteria stat --tasks "$ids" --out "$RES/start$i.json" --jsonl
     done
@@ -79,6 +86,8 @@ fi
 if has builtin; then
     step builtin $CLI filter --suite builtin --device cuda --preset full --seeds 5 \
         --out "$RES/builtin.json" --csv "$RES/builtin.csv" -q
+    has fused && step builtin-aten env KS_FUSED_STATS=0 $CLI filter --suite builtin --device cuda --preset full \
+        --seeds 5 --out "$RES/builtin-aten.json" --csv "$RES/builtin-aten.csv" -q
 fi
 if has corpus; then
     need_corpus
@@ -113,6 +122,12 @@ if has rkb; then
         --tasks "${ids%,}" --out "$RES/ours-25-noearly.json" --csv "$RES/ours-25-noearly.csv" -q
     step ours-25-nowarm env KS_WARMUP=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
         --tasks "${ids%,}" --out "$RES/ours-25-nowarm.json" --csv "$RES/ours-25-nowarm.csv" -q
+    if has fused; then
+        step ours-25c $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
+            --out "$RES/ours-25c.json" --csv "$RES/ours-25c.csv" -q
+        step ours-25-aten env KS_FUSED_STATS=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+            --tasks "${ids%,}" --out "$RES/ours-25-aten.json" --csv "$RES/ours-25-aten.csv" -q
+    fi
     if has share; then
         for n in ${SHARE:-2 4}; do
             step ours-25-w$n $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \

@@ -135,8 +135,8 @@ std::string isoTimeNow() {
 // (CUDA's lazy loading): 0.1-1.6 s on the H200 (bench/engine/RESULTS.md, "Worker start-up,
 // measured once"), which the first task paid. warmUpDevice does it on a thread of its own: it
 // maps cuDNN's sub-libraries (which needs no CUDA context, so it goes on while the engine's
-// thread makes the context), then runs small matrix products, convolutions and the statistics of
-// filters 1-3 over tensors made without any generator (no draw of any seed changes).
+// thread makes the context), then runs the statistics of filters 1-3, small matrix products and
+// convolutions over tensors made without any generator (no draw of any seed changes).
 // KS_TRACE_START: each step's time on stderr.
 static bool tracingStart() {
     static const bool on = std::getenv("KS_TRACE_START") != nullptr;
@@ -173,6 +173,22 @@ static void warmUpDevice(const at::Device& device) {
     const auto o = at::TensorOptions().device(device).dtype(at::kFloat);
     const at::Tensor a = at::arange(64 * 64, o).reshape({64, 64}).div_(4096.0);
     traceStep("first tensor (the context)", t);
+    // The statistics first: every task needs them, and they are what the first task waited for
+    // last (RESULTS.md, 2026-12-03).
+    {
+        OutputAccumulator acc;
+        SeedMoments moments;
+        for (int64_t seed = 0; seed < 2; ++seed) {
+            const at::Tensor y = a.mul(static_cast<double>(seed + 1));
+            acc.add(y, seed);
+            moments.add(y);
+        }
+        TaskResult unused;
+        acc.finish(unused);
+        (void)moments.metrics();
+        torch::cuda::synchronize();
+    }
+    traceStep("the statistics' kernels", t);
     (void)at::mm(a, a);              // cuBLAS
     (void)at::linear(a, a, a[0]);    // cuBLASLt (bias epilogue)
     (void)at::bmm(a.unsqueeze(0), a.unsqueeze(0));
@@ -186,18 +202,6 @@ static void warmUpDevice(const at::Device& device) {
     (void)at::conv_transpose2d(x.reshape({2, 3, 32, 16}), at::ones({3, 4, 3, 3}, o));
     torch::cuda::synchronize();
     traceStep("conv3d, conv_transpose2d", t);
-    OutputAccumulator acc;
-    SeedMoments moments;
-    for (int64_t seed = 0; seed < 2; ++seed) {
-        const at::Tensor y = a.mul(static_cast<double>(seed + 1));
-        acc.add(y, seed);
-        moments.add(y);
-    }
-    TaskResult unused;
-    acc.finish(unused);
-    (void)moments.metrics();
-    torch::cuda::synchronize();
-    traceStep("the statistics' kernels", t);
 }
 
 DeviceInfo probeDevice(const std::string& requested) {

@@ -4,8 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <vector>
+
+#ifdef KS_FUSED_STATS
+#include "stats/fusedstats.h"
+
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 namespace ks {
 
@@ -24,6 +32,37 @@ at::Tensor exactHistc(const at::Tensor& flat, int bins, double lo, double hi) {
     return total;
 }
 
+#ifdef KS_FUSED_STATS
+// The fused kernels serve float32 tensors on CUDA unless KS_FUSED_STATS=0 (the ATen path then,
+// as on the CPU: the reference the GPU tests compare them with).
+bool fusedEnabled() {
+    const char* env = std::getenv("KS_FUSED_STATS");
+    return !(env && std::strcmp(env, "0") == 0);
+}
+bool useFused(const at::Tensor& x) { return x.is_cuda() && x.scalar_type() == at::kFloat && fusedEnabled(); }
+
+void* stream() { return c10::cuda::getCurrentCUDAStream().stream(); }
+
+void check(int err, const char* what) {
+    if (err != 0) throw Error(std::string("CUDA error in the statistics (") + what + "): " + fused::errorString(err));
+}
+
+at::Tensor doubles(int64_t n, const at::Tensor& like) { return at::empty({n}, like.options().dtype(at::kDouble)); }
+#endif
+
+// A histogram of `vals`' finite values on [0, hi * 1.0001], hi their max (ATen path).
+void stdHistogramOf(const at::Tensor& s, int bins, Histogram& sh) {
+    const at::Tensor finite = at::isfinite(s);
+    const at::Tensor vals = s.masked_select(finite).to(at::kFloat);
+    sh.nonFinite = static_cast<uint64_t>(s.numel() - vals.numel());
+    double hi = vals.numel() ? vals.max().item<double>() : 0.0;
+    if (!(hi > 0)) hi = 1e-6;
+    sh.lo = 0.0;
+    sh.hi = hi * 1.0001;
+    const at::Tensor counts = exactHistc(vals, bins, sh.lo, sh.hi).cpu();
+    sh.counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + bins);
+}
+
 } // namespace
 
 double nanMax(const at::Tensor& x) {
@@ -33,6 +72,23 @@ double nanMax(const at::Tensor& x) {
 }
 
 void SeedMoments::add(const at::Tensor& x) {
+#ifdef KS_FUSED_STATS
+    if (useFused(x) && (m_count == 0 || m_mean.is_contiguous())) {
+        const at::Tensor f = x.contiguous();
+        if (m_count == 0) {
+            m_mean = at::empty(f.sizes(), f.options().dtype(at::kDouble));
+            m_m2 = at::empty_like(m_mean);
+        } else if (!f.sizes().equals(m_mean.sizes())) {
+            throw Error("output shape changed between seeds (" + std::to_string(f.dim()) + "-d vs " +
+                        std::to_string(m_mean.dim()) + "-d)");
+        }
+        ++m_count;
+        check(fused::welford(f.data_ptr<float>(), m_mean.data_ptr<double>(), m_m2.data_ptr<double>(), f.numel(),
+                             m_count, stream()),
+              "moments");
+        return;
+    }
+#endif
     at::Tensor v = x.to(at::kDouble);
     ++m_count;
     if (m_count == 1) {
@@ -54,15 +110,71 @@ at::Tensor SeedMoments::stdev() const {
     return (m_m2 / static_cast<double>(m_count - 1)).clamp_min_(0.0).sqrt_();
 }
 
-SpreadMetrics SeedMoments::metrics() const {
+SpreadMetrics SeedMoments::metrics(Histogram* stdHistogram, int bins) const {
     SpreadMetrics m;
+    if (stdHistogram) *stdHistogram = Histogram{};
     if (m_count == 0) return m;
     m.run = true;
+#ifdef KS_FUSED_STATS
+    if (m_m2.is_cuda() && m_m2.is_contiguous() && fusedEnabled()) {
+        const int64_t n = m_m2.numel();
+        if (n == 0) return m;
+        if (m_count < 2) {
+            // std is NaN everywhere (as stdev() says): nothing to reduce.
+            m.maxStd = m.meanStd = NaN;
+            if (stdHistogram) {
+                stdHistogram->nonFinite = static_cast<uint64_t>(n);
+                stdHistogram->lo = 0.0;
+                stdHistogram->hi = 1e-6 * 1.0001;
+                stdHistogram->counts.assign(static_cast<size_t>(bins), 0);
+            }
+            return m;
+        }
+        const int blocks = fused::blocksFor(n);
+        at::Tensor buf = doubles(static_cast<int64_t>(blocks) * fused::kStdFields, m_m2);
+        check(fused::stdSummary(m_m2.data_ptr<double>(), n, m_count, buf.data_ptr<double>(), stream()), "std");
+        const at::Tensor host = buf.cpu();
+        const fused::StdSummary sum = fused::combineStd(host.data_ptr<double>(), blocks);
+        m.maxStd = sum.nan > 0 ? NaN : sum.max;
+        m.meanStd = sum.sum * (1.0 / static_cast<double>(n)); // ATen's mean: the sum times 1/n
+        if (stdHistogram) {
+            Histogram& sh = *stdHistogram;
+            sh.nonFinite = static_cast<uint64_t>(sum.nonFinite);
+            double hi = sum.nonFinite < static_cast<double>(n) ? sum.floatMax : 0.0;
+            if (!(hi > 0)) hi = 1e-6;
+            sh.lo = 0.0;
+            sh.hi = hi * 1.0001;
+            sh.counts.assign(static_cast<size_t>(bins), 0);
+            if (sum.nonFinite < static_cast<double>(n) && bins > 0) {
+                at::Tensor hist = doubles(bins, m_m2);
+                check(fused::stdHistogram(m_m2.data_ptr<double>(), n, m_count, static_cast<float>(sh.hi), bins,
+                                          hist.data_ptr<double>(), stream()),
+                      "std histogram");
+                const at::Tensor h = hist.cpu();
+                for (int i = 0; i < bins; ++i) sh.counts[static_cast<size_t>(i)] = static_cast<uint64_t>(h.data_ptr<double>()[i]);
+            }
+        }
+        return m;
+    }
+#endif
     const at::Tensor s = stdev();
     m.maxStd = nanMax(s);
     m.meanStd = s.numel() ? s.mean().item<double>() : NaN;
+    if (stdHistogram && s.numel()) stdHistogramOf(s, bins, *stdHistogram);
     return m;
 }
+
+// What one seed adds, by either path.
+struct OutputAccumulator::SeedValues {
+    int64_t nFinite = 0;
+    double mn = NaN, mx = NaN;        // NaN if any value is NaN (at::min / at::max)
+    double finiteMin = 0, finiteMax = 0;
+    double mean = NaN, std = NaN;     // over all values, float64
+    std::vector<double> axisStd;      // per dim with size > 1: max over slices of std along it
+    bool histogram = false;           // under, over and counts were counted
+    double under = 0, over = 0;
+    std::vector<double> counts;
+};
 
 void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     const at::Tensor out = output.to(at::kFloat);
@@ -72,115 +184,221 @@ void OutputAccumulator::add(const at::Tensor& output, int64_t seed) {
     } else if (!out.sizes().equals(m_shape)) {
         throw Error("output shape changed between seeds");
     }
-    // One float64 copy serves the moments and this seed's mean and std (SeedMoments::add keeps a
-    // tensor that is float64 already as it is).
-    const at::Tensor o = out.to(at::kDouble);
-    m_moments.add(o);
-    const int64_t n = out.numel();
-    const at::Tensor finite = at::isfinite(out);
-
-    // Every scalar this seed adds is computed on the device and copied back at once (one
-    // synchronisation; two for the first seed, whose finite range fixes the histogram's edges).
-    std::vector<at::Tensor> scalars;
-    auto push = [&](const at::Tensor& x) { scalars.push_back(x.to(at::kDouble).reshape({-1})); };
-    push(finite.sum());
-    // Range over all values: NaN anywhere makes the metric NaN so the task is never flagged.
-    // max |x| is max(|min|, |max|), computed on the host; the seed's min and max are these too.
-    if (n > 0) {
-        push(out.min());
-        push(out.max());
-    }
-    // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
-    // stacked statistic is the max over seeds of each seed's own per-axis value (NaN-propagating).
-    // A size-1 axis has no unbiased std (0/0); torch returns NaN with a warning per call.
-    for (size_t d = 0; d < m_shape.size(); ++d)
-        if (n > 0 && m_shape[d] > 1) push(out.std(static_cast<int64_t>(d), /*unbiased=*/true).max());
-    if (n > 0) {
-        push(o.mean());
-        push(n > 1 ? o.std() : at::full({}, NaN, o.options()));
-    }
     // Histogram: bin edges fixed by the first seed's finite range (widened a little); later
     // values outside it are counted as under/overflow, so nothing is silently dropped. Non-finite
     // values are left out: histc ignores NaN and what lies beyond its (finite) edges, and the
     // under/overflow counts are masked.
     Histogram& h = m_hist;
     const bool firstHistogram = h.counts.empty();
-    size_t histAt = 0;
-    auto histogram = [&] {
-        histAt = scalars.size();
-        push(((out < h.lo) & finite).sum());
-        push(((out > h.hi) & finite).sum());
-        push(exactHistc(out.reshape({-1}), m_bins, h.lo, h.hi));
-    };
-    if (!firstHistogram) histogram();
-    at::Tensor host = at::cat(scalars).cpu();
-    const double* p = host.data_ptr<double>();
-
-    size_t k = 0;
-    const auto nFinite = static_cast<int64_t>(p[k++]);
-    m_nonFinite += static_cast<uint64_t>(n - nFinite);
-    double mn = NaN, mx = NaN;
+    SeedValues v;
+#ifdef KS_FUSED_STATS
+    if (useFused(out)) addFused(out, !firstHistogram, v);
+    else
+#endif
+        addAten(out, !firstHistogram, v);
+    const int64_t n = out.numel();
+    m_nonFinite += static_cast<uint64_t>(n - v.nFinite);
     if (n > 0) {
-        mn = p[k++];
-        mx = p[k++];
-        // NaN anywhere: min and max are NaN (at::min / at::max propagate it), and so is this.
-        const double maxAbs = std::isnan(mn) || std::isnan(mx) ? NaN : std::max(std::abs(mn), std::abs(mx));
+        // NaN anywhere: min and max are NaN, and so is max |x| (the task is never flagged).
+        const double maxAbs = std::isnan(v.mn) || std::isnan(v.mx) ? NaN : std::max(std::abs(v.mn), std::abs(v.mx));
         if (std::isnan(maxAbs)) m_rangeNaN = true;
         if (!m_any) {
             m_maxAbs = maxAbs;
-            m_min = mn;
-            m_max = mx;
+            m_min = v.mn;
+            m_max = v.mx;
         } else {
             m_maxAbs = std::max(m_maxAbs, maxAbs);
-            m_min = std::min(m_min, mn);
-            m_max = std::max(m_max, mx);
+            m_min = std::min(m_min, v.mn);
+            m_max = std::max(m_max, v.mx);
         }
         m_any = true;
     }
+    // Axis uniformity: std(all, dim=a) for a >= 1 only involves one seed's output, so the
+    // stacked statistic is the max over seeds of each seed's own per-axis value (NaN-propagating).
+    size_t k = 0;
     for (size_t d = 0; d < m_shape.size(); ++d) {
-        const double v = n > 0 && m_shape[d] > 1 ? p[k++] : NaN;
-        if (std::isnan(v) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
-        else m_axisMax[d] = std::max(m_axisMax[d], v);
+        const double a = n > 0 && m_shape[d] > 1 ? v.axisStd[k++] : NaN;
+        if (std::isnan(a) || std::isnan(m_axisMax[d])) m_axisMax[d] = NaN;
+        else m_axisMax[d] = std::max(m_axisMax[d], a);
     }
-    SeedStat s;
-    s.seed = seed;
+    SeedStat st;
+    st.seed = seed;
     if (n > 0) {
-        s.mean = p[k++];
-        s.std = p[k++];
-        s.min = mn; // float32 values, exact in float64
-        s.max = mx;
+        st.mean = v.mean;
+        st.std = v.std;
+        st.min = v.mn; // float32 values, exact in float64
+        st.max = v.mx;
     }
-    m_seedStats.push_back(s);
+    m_seedStats.push_back(st);
 
     if (firstHistogram) {
         double lo = 0, hi = 0;
-        if (nFinite == n && n > 0) {
-            lo = mn; // every value finite: the range's own min and max
-            hi = mx;
-        } else if (nFinite > 0) {
-            const at::Tensor vals = out.masked_select(finite);
-            lo = vals.min().item<double>();
-            hi = vals.max().item<double>();
+        if (v.nFinite > 0) {
+            lo = v.finiteMin; // every value finite: the range's own min and max
+            hi = v.finiteMax;
         }
         const double span = hi - lo;
         const double pad = span > 0 ? span * 0.02 : std::max(1e-6, std::abs(hi) * 0.01);
         h.lo = lo - pad;
         h.hi = hi + pad;
         h.counts.assign(static_cast<size_t>(m_bins), 0);
-        if (nFinite > 0) {
-            scalars.clear();
-            histogram();
-            host = at::cat(scalars).cpu();
-            p = host.data_ptr<double>();
+        if (v.nFinite > 0) {
+#ifdef KS_FUSED_STATS
+            if (useFused(out)) histogramFused(out, v);
+            else
+#endif
+                histogramAten(out, v);
         }
     }
-    h.nonFinite += static_cast<uint64_t>(n - nFinite);
-    if (nFinite == 0) return; // nothing to count (a first seed's histogram was not computed)
-    h.underflow += static_cast<uint64_t>(p[histAt]);
-    h.overflow += static_cast<uint64_t>(p[histAt + 1]);
-    for (int i = 0; i < m_bins; ++i)
-        h.counts[static_cast<size_t>(i)] += static_cast<uint64_t>(p[histAt + 2 + static_cast<size_t>(i)]);
+    h.nonFinite += static_cast<uint64_t>(n - v.nFinite);
+    if (v.nFinite == 0) return; // nothing to count (a first seed's histogram was not computed)
+    h.underflow += static_cast<uint64_t>(v.under);
+    h.overflow += static_cast<uint64_t>(v.over);
+    for (int i = 0; i < m_bins; ++i) h.counts[static_cast<size_t>(i)] += static_cast<uint64_t>(v.counts[static_cast<size_t>(i)]);
 }
+
+// The per-axis std of one seed, on the device; the caller copies them back with the rest.
+void OutputAccumulator::pushAxisStd(const at::Tensor& out, std::vector<at::Tensor>& scalars) const {
+    // A size-1 axis has no unbiased std (0/0); torch returns NaN with a warning per call.
+    if (out.numel() == 0) return;
+    for (size_t d = 0; d < m_shape.size(); ++d)
+        if (m_shape[d] > 1)
+            scalars.push_back(out.std(static_cast<int64_t>(d), /*unbiased=*/true).max().to(at::kDouble).reshape({-1}));
+}
+
+void OutputAccumulator::addAten(const at::Tensor& out, bool histogram, SeedValues& v) {
+    // One float64 copy serves the moments and this seed's mean and std (SeedMoments::add keeps a
+    // tensor that is float64 already as it is).
+    const at::Tensor o = out.to(at::kDouble);
+    m_moments.add(o);
+    const int64_t n = out.numel();
+    const at::Tensor finite = at::isfinite(out);
+    // Every scalar this seed adds is computed on the device and copied back at once (one
+    // synchronisation; two for the first seed, whose finite range fixes the histogram's edges).
+    std::vector<at::Tensor> scalars;
+    auto push = [&](const at::Tensor& x) { scalars.push_back(x.to(at::kDouble).reshape({-1})); };
+    push(finite.sum());
+    // max |x| is max(|min|, |max|), computed on the host; the seed's min and max are these too.
+    if (n > 0) {
+        push(out.min());
+        push(out.max());
+    }
+    pushAxisStd(out, scalars);
+    if (n > 0) {
+        push(o.mean());
+        push(n > 1 ? o.std() : at::full({}, NaN, o.options()));
+    }
+    const size_t histAt = scalars.size();
+    if (histogram) pushHistogram(out, finite, scalars);
+    const at::Tensor host = at::cat(scalars).cpu();
+    const double* p = host.data_ptr<double>();
+    size_t k = 0;
+    v.nFinite = static_cast<int64_t>(p[k++]);
+    if (n > 0) {
+        v.mn = p[k++];
+        v.mx = p[k++];
+    }
+    for (size_t d = 0; d < m_shape.size(); ++d)
+        if (n > 0 && m_shape[d] > 1) v.axisStd.push_back(p[k++]);
+    if (n > 0) {
+        v.mean = p[k++];
+        v.std = p[k++];
+    }
+    if (histogram) takeHistogram(p + histAt, v);
+    if (v.nFinite == n && n > 0) {
+        v.finiteMin = v.mn;
+        v.finiteMax = v.mx;
+    } else if (v.nFinite > 0 && !histogram) {
+        const at::Tensor vals = out.masked_select(finite);
+        v.finiteMin = vals.min().item<double>();
+        v.finiteMax = vals.max().item<double>();
+    }
+}
+
+void OutputAccumulator::pushHistogram(const at::Tensor& out, const at::Tensor& finite,
+                                      std::vector<at::Tensor>& scalars) const {
+    const Histogram& h = m_hist;
+    scalars.push_back(((out < h.lo) & finite).sum().to(at::kDouble).reshape({-1}));
+    scalars.push_back(((out > h.hi) & finite).sum().to(at::kDouble).reshape({-1}));
+    scalars.push_back(exactHistc(out.reshape({-1}), m_bins, h.lo, h.hi).to(at::kDouble));
+}
+
+void OutputAccumulator::takeHistogram(const double* p, SeedValues& v) const {
+    v.histogram = true;
+    v.under = p[0];
+    v.over = p[1];
+    v.counts.assign(p + 2, p + 2 + m_bins);
+}
+
+void OutputAccumulator::histogramAten(const at::Tensor& out, SeedValues& v) const {
+    std::vector<at::Tensor> scalars;
+    pushHistogram(out, at::isfinite(out), scalars);
+    const at::Tensor host = at::cat(scalars).cpu();
+    takeHistogram(host.data_ptr<double>(), v);
+}
+
+#ifdef KS_FUSED_STATS
+void OutputAccumulator::addFused(const at::Tensor& output, bool histogram, SeedValues& v) {
+    const at::Tensor out = output.contiguous();
+    m_moments.add(out);
+    const int64_t n = out.numel();
+    std::vector<at::Tensor> scalars;
+    pushAxisStd(out, scalars);
+    const size_t axes = scalars.size();
+    const int blocks = fused::blocksFor(n);
+    const int bins = histogram ? m_bins : 0;
+    const int64_t nRecords = static_cast<int64_t>(blocks) * fused::kSeedFields;
+    at::Tensor buf = doubles(nRecords + bins, out);
+    check(fused::seedScalars(out.data_ptr<float>(), n, static_cast<float>(m_hist.lo), static_cast<float>(m_hist.hi),
+                             bins, buf.data_ptr<double>(), buf.data_ptr<double>() + nRecords, stream()),
+          "a seed's values");
+    scalars.push_back(buf);
+    const at::Tensor host = (scalars.size() == 1 ? buf : at::cat(scalars)).cpu();
+    const double* p = host.data_ptr<double>();
+    v.axisStd.assign(p, p + axes);
+    const fused::SeedSummary s = fused::combineSeed(p + axes, blocks);
+    v.nFinite = static_cast<int64_t>(s.finite);
+    const bool anyNaN = s.nan > 0;
+    v.mn = anyNaN ? NaN : s.min;
+    v.mx = anyNaN ? NaN : s.max;
+    v.finiteMin = s.finiteMin;
+    v.finiteMax = s.finiteMax;
+    if (v.nFinite == n) {
+        v.mean = s.mean;
+        v.std = n > 1 ? std::sqrt(std::max(s.m2 / static_cast<double>(n - 1), 0.0)) : NaN;
+    } else {
+        // ATen's mean of values with infinities is their sum's: +-inf, or NaN with both signs;
+        // its std is NaN.
+        const bool pos = s.max == INFINITY, neg = s.min == -INFINITY;
+        v.mean = anyNaN || (pos && neg) ? NaN : (pos ? INFINITY : -INFINITY);
+        v.std = NaN;
+    }
+    if (histogram) {
+        v.histogram = true;
+        v.under = s.under;
+        v.over = s.over;
+        v.counts.assign(p + axes + nRecords, p + axes + nRecords + bins);
+    }
+}
+
+void OutputAccumulator::histogramFused(const at::Tensor& output, SeedValues& v) const {
+    const at::Tensor out = output.contiguous();
+    const int64_t n = out.numel();
+    const int blocks = fused::blocksFor(n);
+    const int64_t nRecords = static_cast<int64_t>(blocks) * fused::kSeedFields;
+    at::Tensor buf = doubles(nRecords + m_bins, out);
+    check(fused::seedScalars(out.data_ptr<float>(), n, static_cast<float>(m_hist.lo), static_cast<float>(m_hist.hi),
+                             m_bins, buf.data_ptr<double>(), buf.data_ptr<double>() + nRecords, stream()),
+          "a seed's histogram");
+    const at::Tensor host = buf.cpu();
+    const double* p = host.data_ptr<double>();
+    const fused::SeedSummary s = fused::combineSeed(p, blocks);
+    v.histogram = true;
+    v.under = s.under;
+    v.over = s.over;
+    v.counts.assign(p + nRecords, p + nRecords + m_bins);
+}
+#endif
 
 void OutputAccumulator::finish(TaskResult& r) const {
     r.outputShape = m_shape;
@@ -190,29 +408,14 @@ void OutputAccumulator::finish(TaskResult& r) const {
     r.range.min = m_any ? m_min : NaN;
     r.range.max = m_any ? m_max : NaN;
     r.range.nonFinite = m_nonFinite;
-    r.outputStd = m_moments.metrics();
+    // With the histogram of per-element std across seeds, on [0, max std].
+    r.outputStd = m_moments.metrics(&r.stdHistogram, m_bins);
     r.axes.run = m_moments.count() > 0;
     r.axes.perAxis.clear();
     r.axes.perAxis.push_back(r.outputStd.maxStd); // axis 0 = the seed axis
     for (double v : m_axisMax) r.axes.perAxis.push_back(v);
     r.valueHistogram = m_hist;
     r.seedStats = m_seedStats;
-
-    // Histogram of per-element std across seeds, on [0, max std].
-    Histogram& sh = r.stdHistogram;
-    sh = Histogram{};
-    const at::Tensor s = m_moments.stdev();
-    if (s.defined() && s.numel()) {
-        const at::Tensor finite = at::isfinite(s);
-        const at::Tensor vals = s.masked_select(finite).to(at::kFloat);
-        sh.nonFinite = static_cast<uint64_t>(s.numel() - vals.numel());
-        double hi = vals.numel() ? vals.max().item<double>() : 0.0;
-        if (!(hi > 0)) hi = 1e-6;
-        sh.lo = 0.0;
-        sh.hi = hi * 1.0001;
-        const at::Tensor counts = exactHistc(vals, m_bins, sh.lo, sh.hi).cpu();
-        sh.counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + m_bins);
-    }
 }
 
 } // namespace ks

@@ -16,7 +16,9 @@ public:
     void add(const at::Tensor& x); // x: this seed's output, any dtype, cast to float64
     int64_t count() const { return m_count; }
     at::Tensor stdev() const;      // per element, float64
-    SpreadMetrics metrics() const; // max and mean of std(); NaN-propagating
+    // max and mean of std(); NaN-propagating. With stdHistogram, also the histogram of the finite
+    // std values on [0, max * 1.0001] in `bins` bins (empty when nothing was added).
+    SpreadMetrics metrics(Histogram* stdHistogram = nullptr, int bins = 0) const;
 
 private:
     at::Tensor m_mean, m_m2;
@@ -35,6 +37,14 @@ public:
     uint64_t nonFinite() const { return m_nonFinite; }
 
 private:
+    struct SeedValues;
+    void addAten(const at::Tensor& out, bool histogram, SeedValues& v);
+    void addFused(const at::Tensor& out, bool histogram, SeedValues& v);
+    void histogramAten(const at::Tensor& out, SeedValues& v) const;
+    void histogramFused(const at::Tensor& out, SeedValues& v) const;
+    void pushAxisStd(const at::Tensor& out, std::vector<at::Tensor>& scalars) const;
+    void pushHistogram(const at::Tensor& out, const at::Tensor& finite, std::vector<at::Tensor>& scalars) const;
+    void takeHistogram(const double* p, SeedValues& v) const;
     int m_bins;
     SeedMoments m_moments;
     std::vector<int64_t> m_shape;
