@@ -199,9 +199,11 @@ __global__ void seedScalarsKernel(const float* __restrict__ x, int64_t n, float 
 
 // --- the per-element std at the end ---------------------------------------------------------------
 
-__device__ inline double stdOf(double m2, double denom) {
-    const double v = m2 / denom;
-    return sqrt(v < 0.0 ? 0.0 : v); // ATen: (m2 / (n - 1)).clamp_min_(0).sqrt_(); NaN stays NaN
+// ATen: (m2 / (n - 1)).clamp_min_(0).sqrt_(), whose division by a scalar multiplies by its
+// reciprocal (inv = 1 / (n - 1)); NaN stays NaN.
+__device__ inline double stdOf(double m2, double inv) {
+    const double v = m2 * inv;
+    return sqrt(v < 0.0 ? 0.0 : v);
 }
 
 struct StdPart {
@@ -209,14 +211,14 @@ struct StdPart {
     float fmx = -INFINITY;
 };
 
-__global__ void stdSummaryKernel(const double* __restrict__ m2, int64_t n, double denom, double* __restrict__ records) {
+__global__ void stdSummaryKernel(const double* __restrict__ m2, int64_t n, double inv, double* __restrict__ records) {
     __shared__ alignas(StdPart) unsigned char warpRaw[sizeof(StdPart) * kWarps];
     StdPart* warpParts = reinterpret_cast<StdPart*>(warpRaw);
     StdPart p;
     unsigned long long nonFinite = 0, nan = 0;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const double s = stdOf(m2[i], denom);
+        const double s = stdOf(m2[i], inv);
         p.sum += s;
         if (isnan(s)) {
             ++nan;
@@ -260,7 +262,7 @@ __global__ void stdSummaryKernel(const double* __restrict__ m2, int64_t n, doubl
     }
 }
 
-__global__ void stdHistogramKernel(const double* __restrict__ m2, int64_t n, double denom, float hi, int bins,
+__global__ void stdHistogramKernel(const double* __restrict__ m2, int64_t n, double inv, float hi, int bins,
                                    bool sharedHist, double* __restrict__ hist) {
     extern __shared__ unsigned int shHist[];
     if (sharedHist) {
@@ -269,7 +271,7 @@ __global__ void stdHistogramKernel(const double* __restrict__ m2, int64_t n, dou
     }
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const double s = stdOf(m2[i], denom);
+        const double s = stdOf(m2[i], inv);
         if (!isfinite(s)) continue;
         const float v = static_cast<float>(s); // ATen: the finite std values cast to float32
         if (!(v >= 0.0f && v <= hi)) continue;
@@ -312,7 +314,7 @@ int seedScalars(const float* x, int64_t n, float lo, float hi, int bins, double*
 }
 
 int stdSummary(const double* m2, int64_t n, int64_t count, double* records, void* stream) {
-    stdSummaryKernel<<<blocksFor(n), kThreads, 0, asStream(stream)>>>(m2, n, static_cast<double>(count - 1), records);
+    stdSummaryKernel<<<blocksFor(n), kThreads, 0, asStream(stream)>>>(m2, n, 1.0 / static_cast<double>(count - 1), records);
     return lastLaunchError();
 }
 
@@ -322,7 +324,7 @@ int stdHistogram(const double* m2, int64_t n, int64_t count, float hi, int bins,
         return static_cast<int>(e);
     const bool shared = bins <= kSharedBins;
     const size_t sh = shared ? sizeof(unsigned int) * static_cast<size_t>(bins) : 0;
-    stdHistogramKernel<<<blocksFor(n), kThreads, sh, asStream(stream)>>>(m2, n, static_cast<double>(count - 1), hi,
+    stdHistogramKernel<<<blocksFor(n), kThreads, sh, asStream(stream)>>>(m2, n, 1.0 / static_cast<double>(count - 1), hi,
                                                                         bins, shared, hist);
     return lastLaunchError();
 }
