@@ -26,6 +26,8 @@
 # with `start`, one more time-stamped start with KS_FUSED_STATS=0 (the ATen operations); with `rkb`,
 # ours-25 once more after it and once with KS_FUSED_STATS=0; with `builtin`, the built-in suite with
 # KS_FUSED_STATS=0 (its flags and verdicts to compare).
+# Step `alternate`: with `rkb`, ours-25 with the statistics' own kernels and with KS_FUSED_STATS=0 in
+# turn, $ALT times each (default 3).
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
@@ -122,6 +124,14 @@ if has rkb; then
         --tasks "${ids%,}" --out "$RES/ours-25-noearly.json" --csv "$RES/ours-25-noearly.csv" -q
     step ours-25-nowarm env KS_WARMUP=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
         --tasks "${ids%,}" --out "$RES/ours-25-nowarm.json" --csv "$RES/ours-25-nowarm.csv" -q
+    if has alternate; then # fused and ATen statistics in turn, $ALT times each (default 3)
+        for i in $(seq "${ALT:-3}"); do
+            step ours-25-f$i $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
+                --out "$RES/ours-25-f$i.json" --csv "$RES/ours-25-f$i.csv" -q
+            step ours-25-a$i env KS_FUSED_STATS=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat \
+                --tasks "${ids%,}" --out "$RES/ours-25-a$i.json" --csv "$RES/ours-25-a$i.csv" -q
+        done
+    fi
     if has fused; then
         step ours-25c $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
             --out "$RES/ours-25c.json" --csv "$RES/ours-25c.csv" -q
