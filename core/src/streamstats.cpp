@@ -39,7 +39,9 @@ bool fusedEnabled() {
     const char* env = std::getenv("KS_FUSED_STATS");
     return !(env && std::strcmp(env, "0") == 0);
 }
-bool useFused(const at::Tensor& x) { return x.is_cuda() && x.scalar_type() == at::kFloat && fusedEnabled(); }
+bool useFused(const at::Tensor& x) {
+    return x.is_cuda() && x.scalar_type() == at::kFloat && fusedEnabled() && fused::usable();
+}
 
 void* stream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 
@@ -116,7 +118,7 @@ SpreadMetrics SeedMoments::metrics(Histogram* stdHistogram, int bins) const {
     if (m_count == 0) return m;
     m.run = true;
 #ifdef KS_FUSED_STATS
-    if (m_m2.is_cuda() && m_m2.is_contiguous() && fusedEnabled()) {
+    if (m_m2.is_cuda() && m_m2.is_contiguous() && fusedEnabled() && fused::usable()) {
         const int64_t n = m_m2.numel();
         if (n == 0) return m;
         if (m_count < 2) {

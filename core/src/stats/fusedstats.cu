@@ -286,7 +286,25 @@ __global__ void stdHistogramKernel(const double* __restrict__ m2, int64_t n, dou
     }
 }
 
+__global__ void probeKernel(int* out) {
+    if (out) *out = 1;
+}
+
 } // namespace
+
+bool usable() {
+    // Per device: 0 unknown, 1 usable, -1 not (no image of ours for its architecture).
+    static std::atomic<int> state[64] = {};
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+    int s = state[dev].load(std::memory_order_relaxed);
+    if (s == 0) {
+        probeKernel<<<1, 1>>>(nullptr);
+        s = cudaGetLastError() == cudaSuccess ? 1 : -1;
+        state[dev].store(s, std::memory_order_relaxed);
+    }
+    return s > 0;
+}
 
 int blocksFor(int64_t n) {
     const int64_t want = (n + kThreads * 8 - 1) / (kThreads * 8);

@@ -43,6 +43,10 @@ enum StdField : int {
     kStdFields
 };
 
+// Whether the kernels run on the current device (built for its architecture; tried once per
+// device with an empty kernel). Where not, the caller takes the ATen path.
+bool usable();
+
 // How many blocks (records) the reductions below use for n elements on the current device.
 int blocksFor(int64_t n);
 
