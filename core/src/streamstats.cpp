@@ -52,15 +52,21 @@ void check(int err, const char* what) {
 at::Tensor doubles(int64_t n, const at::Tensor& like) { return at::empty({n}, like.options().dtype(at::kDouble)); }
 #endif
 
-// A histogram of `vals`' finite values on [0, hi * 1.0001], hi their max (ATen path).
+// The std histogram's edges: [0, max * 1.0001], max the largest finite std (float32), or 1e-6
+// when there is none above 0. Its bins start empty.
+void setStdEdges(Histogram& sh, double max, int bins) {
+    if (!(max > 0)) max = 1e-6;
+    sh.lo = 0.0;
+    sh.hi = max * 1.0001;
+    sh.counts.assign(static_cast<size_t>(bins), 0);
+}
+
+// A histogram of `s`' finite values on setStdEdges' range (ATen path).
 void stdHistogramOf(const at::Tensor& s, int bins, Histogram& sh) {
     const at::Tensor finite = at::isfinite(s);
     const at::Tensor vals = s.masked_select(finite).to(at::kFloat);
     sh.nonFinite = static_cast<uint64_t>(s.numel() - vals.numel());
-    double hi = vals.numel() ? vals.max().item<double>() : 0.0;
-    if (!(hi > 0)) hi = 1e-6;
-    sh.lo = 0.0;
-    sh.hi = hi * 1.0001;
+    setStdEdges(sh, vals.numel() ? vals.max().item<double>() : 0.0, bins);
     const at::Tensor counts = exactHistc(vals, bins, sh.lo, sh.hi).cpu();
     sh.counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + bins);
 }
@@ -126,9 +132,7 @@ SpreadMetrics SeedMoments::metrics(Histogram* stdHistogram, int bins) const {
             m.maxStd = m.meanStd = NaN;
             if (stdHistogram) {
                 stdHistogram->nonFinite = static_cast<uint64_t>(n);
-                stdHistogram->lo = 0.0;
-                stdHistogram->hi = 1e-6 * 1.0001;
-                stdHistogram->counts.assign(static_cast<size_t>(bins), 0);
+                setStdEdges(*stdHistogram, 0.0, bins);
             }
             return m;
         }
@@ -142,12 +146,9 @@ SpreadMetrics SeedMoments::metrics(Histogram* stdHistogram, int bins) const {
         if (stdHistogram) {
             Histogram& sh = *stdHistogram;
             sh.nonFinite = static_cast<uint64_t>(sum.nonFinite);
-            double hi = sum.nonFinite < static_cast<double>(n) ? sum.floatMax : 0.0;
-            if (!(hi > 0)) hi = 1e-6;
-            sh.lo = 0.0;
-            sh.hi = hi * 1.0001;
-            sh.counts.assign(static_cast<size_t>(bins), 0);
-            if (sum.nonFinite < static_cast<double>(n) && bins > 0) {
+            const bool anyFinite = sum.nonFinite < static_cast<double>(n);
+            setStdEdges(sh, anyFinite ? sum.floatMax : 0.0, bins);
+            if (anyFinite && bins > 0) {
                 at::Tensor hist = doubles(bins, m_m2);
                 check(fused::stdHistogram(m_m2.data_ptr<double>(), n, m_count, static_cast<float>(sh.hi), bins,
                                           hist.data_ptr<double>(), stream()),
@@ -173,8 +174,7 @@ struct OutputAccumulator::SeedValues {
     double finiteMin = 0, finiteMax = 0;
     double mean = NaN, std = NaN;     // over all values, float64
     std::vector<double> axisStd;      // per dim with size > 1: max over slices of std along it
-    bool histogram = false;           // under, over and counts were counted
-    double under = 0, over = 0;
+    double under = 0, over = 0;       // counted when the histogram's edges are set
     std::vector<double> counts;
 };
 
@@ -326,7 +326,6 @@ void OutputAccumulator::pushHistogram(const at::Tensor& out, const at::Tensor& f
 }
 
 void OutputAccumulator::takeHistogram(const double* p, SeedValues& v) const {
-    v.histogram = true;
     v.under = p[0];
     v.over = p[1];
     v.counts.assign(p + 2, p + 2 + m_bins);
@@ -340,25 +339,46 @@ void OutputAccumulator::histogramAten(const at::Tensor& out, SeedValues& v) cons
 }
 
 #ifdef KS_FUSED_STATS
+namespace {
+
+// One fused pass over a seed's output (contiguous float32), copied back at once with the device
+// scalars in `before`: their values, the blocks' records combined, and the histogram's counts
+// (bins > 0).
+struct FusedSeed {
+    at::Tensor host;
+    const double* before = nullptr;
+    const double* counts = nullptr;
+    fused::SeedSummary s;
+};
+FusedSeed fusedSeedPass(const at::Tensor& out, const Histogram& h, int bins, std::vector<at::Tensor> before) {
+    const size_t nBefore = before.size();
+    const int blocks = fused::blocksFor(out.numel());
+    const int64_t nRecords = static_cast<int64_t>(blocks) * fused::kSeedFields;
+    at::Tensor buf = doubles(nRecords + bins, out);
+    check(fused::seedScalars(out.data_ptr<float>(), out.numel(), static_cast<float>(h.lo), static_cast<float>(h.hi),
+                             bins, buf.data_ptr<double>(), buf.data_ptr<double>() + nRecords, stream()),
+          bins > 0 ? "a seed's values and histogram" : "a seed's values");
+    before.push_back(buf);
+    FusedSeed r;
+    r.host = (before.size() == 1 ? buf : at::cat(before)).cpu();
+    r.before = r.host.data_ptr<double>();
+    r.s = fused::combineSeed(r.before + nBefore, blocks);
+    r.counts = r.before + nBefore + nRecords;
+    return r;
+}
+
+} // namespace
+
 void OutputAccumulator::addFused(const at::Tensor& output, bool histogram, SeedValues& v) {
     const at::Tensor out = output.contiguous();
     m_moments.add(out);
     const int64_t n = out.numel();
-    std::vector<at::Tensor> scalars;
-    pushAxisStd(out, scalars);
-    const size_t axes = scalars.size();
-    const int blocks = fused::blocksFor(n);
-    const int bins = histogram ? m_bins : 0;
-    const int64_t nRecords = static_cast<int64_t>(blocks) * fused::kSeedFields;
-    at::Tensor buf = doubles(nRecords + bins, out);
-    check(fused::seedScalars(out.data_ptr<float>(), n, static_cast<float>(m_hist.lo), static_cast<float>(m_hist.hi),
-                             bins, buf.data_ptr<double>(), buf.data_ptr<double>() + nRecords, stream()),
-          "a seed's values");
-    scalars.push_back(buf);
-    const at::Tensor host = (scalars.size() == 1 ? buf : at::cat(scalars)).cpu();
-    const double* p = host.data_ptr<double>();
-    v.axisStd.assign(p, p + axes);
-    const fused::SeedSummary s = fused::combineSeed(p + axes, blocks);
+    std::vector<at::Tensor> axes;
+    pushAxisStd(out, axes);
+    const size_t nAxes = axes.size();
+    const FusedSeed f = fusedSeedPass(out, m_hist, histogram ? m_bins : 0, std::move(axes));
+    const fused::SeedSummary& s = f.s;
+    v.axisStd.assign(f.before, f.before + nAxes);
     v.nFinite = static_cast<int64_t>(s.finite);
     const bool anyNaN = s.nan > 0;
     v.mn = anyNaN ? NaN : s.min;
@@ -376,29 +396,17 @@ void OutputAccumulator::addFused(const at::Tensor& output, bool histogram, SeedV
         v.std = NaN;
     }
     if (histogram) {
-        v.histogram = true;
         v.under = s.under;
         v.over = s.over;
-        v.counts.assign(p + axes + nRecords, p + axes + nRecords + bins);
+        v.counts.assign(f.counts, f.counts + m_bins);
     }
 }
 
 void OutputAccumulator::histogramFused(const at::Tensor& output, SeedValues& v) const {
-    const at::Tensor out = output.contiguous();
-    const int64_t n = out.numel();
-    const int blocks = fused::blocksFor(n);
-    const int64_t nRecords = static_cast<int64_t>(blocks) * fused::kSeedFields;
-    at::Tensor buf = doubles(nRecords + m_bins, out);
-    check(fused::seedScalars(out.data_ptr<float>(), n, static_cast<float>(m_hist.lo), static_cast<float>(m_hist.hi),
-                             m_bins, buf.data_ptr<double>(), buf.data_ptr<double>() + nRecords, stream()),
-          "a seed's histogram");
-    const at::Tensor host = buf.cpu();
-    const double* p = host.data_ptr<double>();
-    const fused::SeedSummary s = fused::combineSeed(p, blocks);
-    v.histogram = true;
-    v.under = s.under;
-    v.over = s.over;
-    v.counts.assign(p + nRecords, p + nRecords + m_bins);
+    const FusedSeed f = fusedSeedPass(output.contiguous(), m_hist, m_bins, {});
+    v.under = f.s.under;
+    v.over = f.s.over;
+    v.counts.assign(f.counts, f.counts + m_bins);
 }
 #endif
 
