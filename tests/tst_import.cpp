@@ -236,7 +236,7 @@ TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
         EXPECT_EQ(t.id, "L1-" + std::to_string(t.number));
         EXPECT_EQ(t.name, spec.stem().string());
         EXPECT_EQ(t.artifactPath, (spec.parent_path() / (t.name + ".pt")).generic_string());
-        EXPECT_EQ(t.exporterVersion, "1.3");
+        EXPECT_EQ(t.exporterVersion, "1.4");
         EXPECT_EQ(t.torchVersion.substr(0, 4), "2.11");
         EXPECT_TRUE(t.warnings.empty());
         EXPECT_EQ(t.entry, "forward");
@@ -253,8 +253,14 @@ TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
         const std::string note = raw["import"]["rng_note"];
         if (masked) EXPECT_NE(note.find("seed 0 does not reproduce mask"), std::string::npos) << note;
         else if (randomBuffer)
-            EXPECT_NE(note.find("the constructor draws random numbers that are not parameters: torch.randn(8)"),
+        {
+            EXPECT_NE(note.find("the constructor draws random numbers that no tensor of the model keeps: torch.rand(1)"),
                       std::string::npos) << note;
+            // The buffer it drew is a parameter of the spec, drawn again for every seed.
+            EXPECT_EQ(raw["params"][0]["name"], "offset");
+            EXPECT_NE(raw["params"][0]["origin"].get<std::string>().find("a buffer the constructor draws"),
+                      std::string::npos) << raw["params"][0];
+        }
         else EXPECT_NE(note.find("torch.manual_seed(s); get_inputs(); Model(*get_init_inputs())"), std::string::npos) << note;
         for (const char* key : {"inputs", "params"})
             for (const auto& ts : raw[key])
@@ -764,7 +770,7 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
     std::map<std::string, int> tensorsChecked;
-    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4"}) {
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7"}) {
         SCOPED_TRACE(id);
         const TaskSpec* t = s.find(id);
         ASSERT_NE(t, nullptr);
@@ -787,8 +793,10 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
         }
     }
     // 5 inputs + 26 parameters (conv2, tconv2, fc_nobias have no bias), 1 + 16 (LSTM 2 layers x 4,
-    // GRU 2 directions x 4), 10 structured inputs, 1 + 2; each over 5 seeds.
-    EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15}}));
+    // GRU 2 directions x 4), 10 structured inputs, 1 + 2, 1 + 11 (h0, c0, LSTM 2 layers x 4, the
+    // drawn buffer); each over 5 seeds.
+    EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{
+                                  {"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15}, {"L1-7", 60}}));
 
     // The specs say PyTorch's rules, not fitted numbers.
     using K = Distribution::Kind;
@@ -820,6 +828,41 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
         EXPECT_EQ(p.init.kind, K::KaimingUniform) << p.name;
         EXPECT_EQ(p.init.fanIn, std::optional<double>(8.0)) << p.name << ": 1 / sqrt(hidden_size)";
     }
+}
+
+// Tensors the constructor draws that are not parameters -- an RNN's initial state kept as a plain
+// attribute (level-3 recurrent tasks), a buffer filled from a generator -- are drawn again for every
+// seed, as Model(*init) draws them: the spec lists them as parameters in draw order, and the
+// artifact takes them as arguments. A constant buffer stays inside the artifact.
+TEST_F(Import, TensorsTheConstructorDrawsAreParametersOfTheArtifact) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-7");
+    ASSERT_NE(t, nullptr);
+    std::vector<std::string> names;
+    for (const auto& p : t->params) names.push_back(p.name);
+    ASSERT_EQ(names.size(), 11u);
+    EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 3),
+              (std::vector<std::string>{"h0", "c0", "lstm.weight_ih_l0"}));
+    EXPECT_EQ(names.back(), "noise");
+    EXPECT_EQ(std::count(names.begin(), names.end(), "offset"), 0) << "ones: a constant, not a draw";
+    const json raw = rawSpec(*t);
+    EXPECT_NE(raw["params"][0]["origin"].get<std::string>().find("tensor attribute"), std::string::npos);
+    EXPECT_NE(raw["params"][10]["origin"].get<std::string>().find("buffer"), std::string::npos);
+    using K = Distribution::Kind;
+    expectDist(tensorNamed(t->params, "h0"), K::Normal, 0, 1);
+    EXPECT_EQ(rawSpec(*t)["import"]["rng_compatible"], true) << rawSpec(*t)["import"]["rng_note"];
+
+    useEagerSemantics();
+    c10::InferenceMode inference;
+    const Ref ref = loadRef(*t);
+    const CompiledTask ct = compileTask(*t);
+    seedAll(0);
+    const auto inputs = drawInputs(*t, Preset::Full, at::kCPU);
+    auto params = drawParams(*t, Preset::Full, at::kCPU);
+    const at::Tensor y = runForward(*t, ct, inputs, params);
+    EXPECT_LE(worstRelDiff(y, ref.output), 1e-6) << "seed 0 gives Python's output";
+    params[0] = params[0] + 1.0; // another initial state: another output
+    EXPECT_GT(worstRelDiff(runForward(*t, ct, inputs, params), y), 1e-3) << "h0 is an argument, not baked in";
 }
 
 // Structured inputs are recorded as transforms the engine replays (triu, tril, A + A.T,
@@ -870,7 +913,7 @@ TEST_F(Import, StructuredInputsAreTransformsNotFittedNormals) {
 // forward that reseeds between random ops imports too, and says why it is not replayed.
 TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
     const std::string& out = prepared().importInit.out;
-    EXPECT_NE(out.find("6 of 6 files imported"), std::string::npos) << out;
+    EXPECT_NE(out.find("7 of 7 files imported"), std::string::npos) << out;
     EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     const TaskSpec* t = s.find("L1-4");

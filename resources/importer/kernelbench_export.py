@@ -65,7 +65,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
-EXPORTER_VERSION = "1.3"
+EXPORTER_VERSION = "1.4"
 # The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every input in
 # spec order, then every parameter, as robust-kbench's filters call get_inputs() before Model(...).
 # The recording and the seed-0 replay in export_one follow exactly this order. (1.0 and 1.1 wrote
@@ -788,8 +788,41 @@ def _dims_and_shapes(names: Dict[str, Any], specs: List[Dict[str, Any]]) -> Dict
     return dims
 
 
+def _tensor_slots(model: nn.Module):
+    """Every place a module holds a tensor: (full name, module, attribute, kind, tensor) for its
+    parameters, its buffers and its plain tensor attributes (``self.h0 = torch.randn(...)``, which
+    ``nn.Module`` keeps in ``__dict__``), shared modules listed once per path."""
+    for mname, m in model.named_modules(remove_duplicate=False):
+        prefix = f"{mname}." if mname else ""
+        for a, t in m._parameters.items():
+            if t is not None:
+                yield prefix + a, m, a, "param", t
+        for a, t in m._buffers.items():
+            if t is not None:
+                yield prefix + a, m, a, "buffer", t
+        for a, t in vars(m).items():
+            if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter):
+                yield prefix + a, m, a, "attr", t
+
+
+def _get_slot(m: nn.Module, a: str, kind: str) -> Any:
+    return m._parameters[a] if kind == "param" else m._buffers[a] if kind == "buffer" else vars(m)[a]
+
+
+def _set_slot(m: nn.Module, a: str, kind: str, t: Any) -> None:
+    # Straight into the module's dictionaries: nn.Module.__setattr__ would refuse a plain tensor
+    # for a parameter's name.
+    if kind == "param":
+        m._parameters[a] = t
+    elif kind == "buffer":
+        m._buffers[a] = t
+    else:
+        vars(m)[a] = t
+
+
 class _Functional(nn.Module):
-    """forward(*inputs, *params): the model with its parameters swapped in for the call."""
+    """forward(*inputs, *params): the model with its parameters (and the other tensors the spec
+    lists as parameters) swapped in for the call."""
 
     def __init__(self, model: nn.Module, slots: List[List[Tuple[nn.Module, str]]], n_inputs: int,
                  baked: Dict[int, Any], forward_kwargs: Optional[Dict[str, Any]] = None):
@@ -809,14 +842,15 @@ class _Functional(nn.Module):
             call.append(self._baked[i] if i in self._baked else next(it))
         saved = []
         for where, t in zip(self._slots, args[self._n:]):
-            for m, a in where:
-                saved.append((m, a, m._parameters[a]))
-                m._parameters[a] = t
+            for m, a, kind in where:
+                saved.append((m, a, kind, _get_slot(m, a, kind)))
+                _set_slot(m, a, kind, t)
         try:
             out = self.model(*call, **self._kwargs)
         finally:
-            for m, a, old in reversed(saved):
-                m._parameters[a] = old
+            # Also undoes a forward that reassigns its state (``self.h0 = self.h0.to(x.device)``).
+            for m, a, kind, old in reversed(saved):
+                _set_slot(m, a, kind, old)
         self.last_output = out
         return out
 
@@ -1010,22 +1044,23 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
         notes.append("non-tensor inputs are fixed inside the artifact: " +
                      ", ".join(f"{names[i]}={_jsonable(v)!r}" for i, v in baked.items()))
 
-    # Parameters, each with every place it is registered (tied weights share one entry).
-    groups: Dict[int, Tuple[str, torch.Tensor, List[Tuple[nn.Module, str]]]] = {}
-    for mname, m in model.named_modules(remove_duplicate=False):
-        for pname, p in m._parameters.items():
-            if p is None:
-                continue
-            full = f"{mname}.{pname}" if mname else pname
-            if id(p) not in groups:
-                groups[id(p)] = (full, p, [])
-            if (m, pname) not in groups[id(p)][2]:
-                groups[id(p)][2].append((m, pname))
+    # Parameters, each with every place it is registered (tied weights share one entry). With them,
+    # the tensors the constructor drew from a generator that are not parameters: a plain attribute
+    # (an RNN's initial state, ``self.h0 = torch.randn(...)``) or a buffer. Model(*init) draws them
+    # again for every seed, so they are arguments like the parameters; a buffer that no generator
+    # filled (BatchNorm's running statistics, a causal mask) stays a constant inside the artifact.
+    groups: Dict[int, Tuple[str, torch.Tensor, List[Tuple[nn.Module, str, str]]]] = {}
     owner = {}
-    for mname, m in model.named_modules():
-        for pname, p in m._parameters.items():
-            if p is not None and id(p) not in owner:
-                owner[id(p)] = (m, pname, f"{mname}." if mname else "")
+    for full, m, a, kind, p in _tensor_slots(model):
+        if kind != "param":
+            prov = state.get(p)
+            if prov is None or prov.draw is None:
+                continue
+        if id(p) not in groups:
+            groups[id(p)] = (full, p, [])
+            owner[id(p)] = (m, a, full[: len(full) - len(a)], kind)
+        if (m, a, kind) not in groups[id(p)][2]:
+            groups[id(p)][2].append((m, a, kind))
     plist = list(groups.values())
     keys: List[float] = []
     last = -1.0
@@ -1041,10 +1076,13 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
     shapes = {name: list(p.shape) for name, p, _ in plist}
     for name, p, _ in plist:
         spec_name = name if name not in input_names else "param." + name
-        m, pname, prefix = owner[id(p)]
+        m, pname, prefix, kind = owner[id(p)]
         prov = state.get(p)
         spec = tensor_spec(spec_name, p.detach(), prov, "parameter")
-        rule = default_init(m, pname, prefix, p)
+        if kind != "param":
+            spec["origin"] = (f"{'a buffer' if kind == 'buffer' else 'a tensor attribute'} the constructor draws "
+                              f"({prov.origin})")
+        rule = default_init(m, pname, prefix, p) if kind == "param" else None
         if rule is not None:
             observed = spec["init"] if spec.get("inferred") and not spec.get("post") else {}
             if _matches(rule, observed, list(p.shape), shapes):
@@ -1083,10 +1121,8 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
                 actual_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
                 again = src.make_model()
             by_path = {}
-            for mname, m in again.named_modules(remove_duplicate=False):
-                for pname, p in m._parameters.items():
-                    if p is not None:
-                        by_path.setdefault(f"{mname}.{pname}" if mname else pname, p)
+            for full, _, _, _, p in _tensor_slots(again):
+                by_path.setdefault(full, p)
             actual_p = [by_path[name].detach() for name, _, _ in plist]
         torch.manual_seed(0)
         drawn_i = [draw_engine(s, by_name) for s in input_specs]
@@ -1105,7 +1141,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
         rng = {"compatible": False, "why": "get_inputs() draws random numbers that are not inputs: " +
                ", ".join(stray_in[:3])}
     elif stray:
-        rng = {"compatible": False, "why": "the constructor draws random numbers that are not parameters: " +
+        rng = {"compatible": False, "why": "the constructor draws random numbers that no tensor of the model keeps: " +
                ", ".join(stray[:3])}
     elif total > limit:
         rng = {"compatible": None, "why": f"not checked: {total} elements are too many to draw again on the CPU"}
@@ -1125,8 +1161,9 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
     # Trace forward(*inputs, *params) on the chosen device.
     params = [p.detach().clone() for _, p, _ in plist]
     for _, p, where in plist:
-        for m, a in where:
-            m._parameters[a] = nn.Parameter(torch.empty(0), requires_grad=False)  # not stored twice
+        for m, a, kind in where:  # not stored twice
+            _set_slot(m, a, kind, nn.Parameter(torch.empty(0), requires_grad=False) if kind == "param"
+                      else torch.empty(0))
     model.to(device)
     ex = [t.detach().to(device) for t in inputs] + [p.to(device) for p in params]
     wrapper = _Functional(model, [where for _, _, where in plist], len(inputs), baked, src.forward_kwargs)

@@ -61,6 +61,18 @@ def run(mod, init, seed: int, model=None):
     return model, inputs, out
 
 
+def task_tensors(model) -> dict:
+    """The model's tensors by the names the exporter gives them: parameters, buffers and plain
+    tensor attributes (``self.h0 = torch.randn(...)``), every path of a shared module."""
+    named = {}
+    for mname, m in model.named_modules(remove_duplicate=False):
+        prefix = f"{mname}." if mname else ""
+        for a, t in list(m._parameters.items()) + list(m._buffers.items()) + list(vars(m).items()):
+            if isinstance(t, torch.Tensor):
+                named.setdefault(prefix + a, t)
+    return named
+
+
 def write_bin(path: Path, t: torch.Tensor) -> None:
     path.write_bytes(bytes(t.detach().contiguous().clone().cpu().untyped_storage()))
 
@@ -89,7 +101,7 @@ def main() -> int:
         init = list(mod.get_init_inputs())
 
         model, inputs, out = run(mod, init, 0)
-        named = dict(model.named_parameters())
+        named = task_tensors(model)
         tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
         ref = {"id": spec["id"], "seed": 0, "inputs": [], "params": []}
         for kind, specs, values in (("inputs", spec["inputs"], tensors),
@@ -100,7 +112,7 @@ def main() -> int:
                 write_bin(f, t)
                 ref[kind].append({"name": s["name"], "file": f.name, "shape": list(t.shape), "dtype": DTYPES[t.dtype]})
         torch.manual_seed(0)  # KernelBench's own order: the model, then the inputs
-        pf_named = dict(mod.Model(*init).named_parameters())
+        pf_named = task_tensors(mod.Model(*init))
         pf_inputs = [t for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
         ref["params_first"] = {"inputs": [], "params": []}
         for kind, specs, values in (("inputs", spec["inputs"], pf_inputs),
@@ -119,7 +131,7 @@ def main() -> int:
         for seed in range(args.seeds):
             torch.manual_seed(seed)  # robust-kbench's order: get_inputs(), then Model(...)
             s_inputs = [t for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
-            s_named = dict(mod.Model(*init).named_parameters(remove_duplicate=False))
+            s_named = task_tensors(mod.Model(*init))
             entry = {"seed": seed, "inputs": [], "params": []}
             for kind, specs, values in (("inputs", spec["inputs"], s_inputs),
                                         ("params", spec["params"], [s_named[p["name"].removeprefix("param.")]
