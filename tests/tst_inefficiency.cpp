@@ -226,6 +226,17 @@ TEST(Inefficiency, EinsumFlopsFromTheEquation) {
     EXPECT_DOUBLE_EQ(r.eagerTrafficBytes, r.bytes);
 }
 
+// A recurrent layer is two matrix products per step, not one elementwise op over its output:
+// 2 * (4H x I + 4H x H) per (batch, step) row for an LSTM, and its gates' sigmoid / tanh (five
+// per hidden unit and step) count as transcendental work.
+TEST(Inefficiency, RecurrentLayerFlopsFromItsWeights) {
+    const auto r = analyseTest("I-lstm");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const double rows = 2.0 * 8; // batch x time
+    EXPECT_DOUBLE_EQ(r.flops, 2.0 * (128 * 16 + 128 * 32) * rows);
+    EXPECT_DOUBLE_EQ(r.transcendentals, 5.0 * 32 * rows);
+}
+
 // What filter 6 proves removable is one of filter 5's rewrites: the task without it is run,
 // checked equal and timed like the others.
 TEST(Inefficiency, DropRedundantRunsWhatFilter6Removed) {

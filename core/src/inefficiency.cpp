@@ -548,6 +548,48 @@ double einsumFlops(const Node* n, const Shapes& shapes, double outN) {
     return combos * static_cast<double>(std::max<size_t>(2 * (ops.size() - 1), 1));
 }
 
+// A recurrent layer (aten::lstm, gru, rnn_tanh, rnn_relu): gates per hidden unit, and how many of
+// a step's gate values go through sigmoid or tanh (LSTM: i, f, o, tanh(g), tanh(c); GRU: r, z,
+// tanh(n)). 0 gates: not a recurrent op.
+struct Recurrence {
+    int gates = 0;
+    int transcendentals = 0;
+};
+
+Recurrence recurrenceOf(const std::string& k) {
+    if (k == "aten::lstm") return {4, 5};
+    if (k == "aten::gru") return {3, 3};
+    if (k == "aten::rnn_tanh") return {1, 1};
+    if (k == "aten::rnn_relu") return {1, 0};
+    return {};
+}
+
+// Every step of a recurrent layer multiplies that step's input and the previous hidden state by
+// the layer's two weight matrices (2 * rows * cols FLOPs each per batch element), for every layer
+// and direction: summed over the 2-D tensors of its weight list, times the (batch x time) rows of
+// its input. The gates' elementwise arithmetic is small beside that and not counted; their
+// sigmoid / tanh go to the transcendentals. `hidden` receives the hidden units summed over
+// layers and directions, times the rows.
+double recurrentFlops(const Node* n, const Shapes& shapes, double* hidden = nullptr) {
+    // (input, hx[], params[], ...) or, for packed sequences, (data, batch_sizes, hx[], params[], ...)
+    const size_t at = n->inputs().size() > 3 && isTensor(n->input(1)) ? 3 : 2;
+    const auto in = shapes.find(n->input(0));
+    if (at >= n->inputs().size() || in == shapes.end() || in->second.empty() || in->second.back() <= 0) return -1;
+    const double rows = numelOf(in->second) / static_cast<double>(in->second.back());
+    const Recurrence r = recurrenceOf(kindOf(n));
+    double flops = 0, units = 0;
+    int matrices = 0;
+    for (const Value* w : tensorOperands(n->input(at))) {
+        const auto it = shapes.find(w);
+        if (it == shapes.end() || it->second.size() != 2) continue;
+        flops += 2.0 * numelOf(it->second) * rows;
+        if (matrices++ % 2 == 0 && r.gates > 0) units += static_cast<double>(it->second[0]) / r.gates; // w_ih: gates x hidden rows
+    }
+    if (matrices == 0) return -1;
+    if (hidden) *hidden = units * rows;
+    return flops;
+}
+
 double nodeFlops(const Node* n, const Shapes& shapes) {
     const std::string k = kindOf(n);
     if (k.rfind("prim::", 0) == 0 || isDataMovement(k) || n->outputs().empty()) return 0;
@@ -559,6 +601,8 @@ double nodeFlops(const Node* n, const Shapes& shapes) {
     if (!out) return 0;
     const double outN = numelOf(*out);
     if (k == "aten::einsum") return einsumFlops(n, shapes, outN);
+    if (recurrenceOf(k).gates > 0)
+        if (const double f = recurrentFlops(n, shapes); f >= 0) return f;
     if (isKind(n, {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm",
                    "aten::addbmm", "aten::dot", "aten::mv"})) {
         // 2*M*N*K: every output element is a K-long dot product; K is the last dim of the left operand.
@@ -611,6 +655,10 @@ double nodeTranscendentals(const Node* n, const Shapes& shapes) {
     static const std::set<std::string> overInput{"aten::softmax", "aten::log_softmax", "aten::logsumexp",
                                                  "aten::cross_entropy_loss", "aten::nll_loss", "aten::kl_div"};
     const std::string k = kindOf(n);
+    if (const Recurrence r = recurrenceOf(k); r.gates > 0) {
+        double hidden = 0;
+        return recurrentFlops(n, shapes, &hidden) >= 0 ? r.transcendentals * hidden : 0;
+    }
     const bool over = overInput.count(k) > 0;
     if (!over && !elementwise.count(k)) return 0;
     // x ** 2 (KernelBench's RMSNorm) is a multiply; only a non-integral exponent needs exp/log.
