@@ -624,6 +624,11 @@ TEST_F(Import, LoaderRejectsBrokenSpecsAndArtifactsClearly) {
     EXPECT_NE(m.find("artifact"), std::string::npos) << m;
     EXPECT_NE(m.find("mismatch"), std::string::npos) << m;
 
+    m = loadIssue(variant("constant-draw-before", [](json& j) { j["params"][1]["draw_before"] = {{"dist", "constant"}, {"value", 0}}; }));
+    EXPECT_NE(m.find("tensor 'bias': 'draw_before' must be a random distribution"), std::string::npos) << m;
+    m = loadIssue(variant("bad-draw-before", [](json& j) { j["params"][1]["draw_before"] = {{"dist", "gamma"}}; }));
+    EXPECT_NE(m.find("draw_before"), std::string::npos) << m;
+
     dir = variant("old-torch", [](json& j) { j["torch_version"] = "1.13.1"; });
     const ks::Suite s = loadSuiteDir(dir.string());
     ASSERT_EQ(s.tasks.size(), 1u);
@@ -770,7 +775,7 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
     std::map<std::string, int> tensorsChecked;
-    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7"}) {
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8"}) {
         SCOPED_TRACE(id);
         const TaskSpec* t = s.find(id);
         ASSERT_NE(t, nullptr);
@@ -794,9 +799,33 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     }
     // 5 inputs + 26 parameters (conv2, tconv2, fc_nobias have no bias), 1 + 16 (LSTM 2 layers x 4,
     // GRU 2 directions x 4), 10 structured inputs, 1 + 2, 1 + 11 (h0, c0, LSTM 2 layers x 4, the
-    // drawn buffer); each over 5 seeds.
-    EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{
-                                  {"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15}, {"L1-7", 60}}));
+    // drawn buffer), 1 + 7 (attention: out_proj weight and bias, in_proj weight and bias; the
+    // scale; the Linear); each over 5 seeds.
+    EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15},
+                                                          {"L1-7", 60}, {"L1-8", 40}}));
+    // The attention's out_proj bias: Linear drew it, then the constructor zeroed it. The engine
+    // draws that draw and discards it; without it every tensor after it would be another sample.
+    const TaskSpec& attn = *s.find("L1-8");
+    const TensorSpec& bias = tensorNamed(attn.params, "attn.out_proj.bias");
+    expectDist(bias, Distribution::Kind::Constant, 0, 1);
+    ASSERT_TRUE(bias.drawBefore.has_value());
+    EXPECT_EQ(bias.drawBefore->kind, Distribution::Kind::Uniform);
+    // log(10 * ones): one value, no random numbers: a constant, not a fitted normal that would draw.
+    expectDist(tensorNamed(attn.params, "scale"), Distribution::Kind::Constant, std::log(10.0f), 1);
+    EXPECT_TRUE(tensorNamed(attn.params, "scale").approximated.empty());
+    EXPECT_EQ(rawSpec(attn)["import"]["forward_random_ops"], json::array()) << "Dropout(0.0) draws nothing";
+    {
+        TaskSpec skipped = attn;
+        for (auto& p : skipped.params) p.drawBefore.reset();
+        seedAll(0);
+        drawInputs(skipped, Preset::Full, at::kCPU);
+        const auto params = drawParams(skipped, Preset::Full, at::kCPU);
+        std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>> seeds;
+        loadSeeds(attn, seeds);
+        const size_t fc = attn.params.size() - 2;
+        EXPECT_EQ(attn.params[fc].name, "fc.weight");
+        EXPECT_FALSE(at::equal(params[fc], seeds[0].second[fc])) << "without the discarded draw the Linear shifts";
+    }
 
     // The specs say PyTorch's rules, not fitted numbers.
     using K = Distribution::Kind;
@@ -913,7 +942,7 @@ TEST_F(Import, StructuredInputsAreTransformsNotFittedNormals) {
 // forward that reseeds between random ops imports too, and says why it is not replayed.
 TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
     const std::string& out = prepared().importInit.out;
-    EXPECT_NE(out.find("7 of 7 files imported"), std::string::npos) << out;
+    EXPECT_NE(out.find("8 of 8 files imported"), std::string::npos) << out;
     EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     const TaskSpec* t = s.find("L1-4");

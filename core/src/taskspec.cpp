@@ -177,6 +177,12 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
     if (std::find(known.begin(), known.end(), t.dtype) == known.end())
         fail(tctx, "unknown dtype '" + t.dtype + "'");
     if (j.contains("init")) t.init = parseDistribution(j.at("init"), tctx);
+    if (j.contains("draw_before")) {
+        t.drawBefore = parseDistribution(j.at("draw_before"), tctx + " draw_before");
+        if (t.drawBefore->kind == Distribution::Kind::Constant)
+            fail(tctx, "'draw_before' must be a random distribution (it stands for numbers the original drew), "
+                       "not a constant");
+    }
     if (j.contains("post")) {
         if (!j.at("post").is_array()) fail(tctx, "'post' must be a list");
         for (const auto& p : j.at("post")) t.post.push_back(parseTransform(p, tctx));

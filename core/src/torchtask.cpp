@@ -333,6 +333,13 @@ CompiledTask compileTask(const TaskSpec& spec) {
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
                       at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned,
                       const DrawSplit* split, double* helperSeconds) {
+    if (t.drawBefore) { // numbers the original drew into this tensor, then overwrote: drawn, discarded
+        TensorSpec first = t;
+        first.init = *t.drawBefore;
+        first.drawBefore.reset();
+        first.post.clear();
+        (void)drawTensor(spec, first, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
+    }
     const auto shape = spec.shapeOf(t, preset);
     const at::ScalarType target = scalarType(t.dtype);
     const bool isFloat = at::isFloatingType(target);

@@ -107,7 +107,7 @@ class TaskFileError(Exception):
 class Prov:
     """How a tensor was made: a base distribution, transforms after it, or why we cannot tell."""
 
-    __slots__ = ("dist", "post", "origin", "ok", "why", "draw")
+    __slots__ = ("dist", "post", "origin", "ok", "why", "draw", "before")
 
     def __init__(self, dist: Optional[Dict[str, Any]], origin: str, ok: bool = True, why: str = "",
                  draw: Optional[int] = None):
@@ -117,6 +117,20 @@ class Prov:
         self.ok = ok
         self.why = why
         self.draw = draw  # index of the RNG draw this tensor comes from (RecordState.draws)
+        # A draw into this tensor that a constant then overwrote (spec "draw_before"): its
+        # distribution; `draw` is then that draw's index.
+        self.before: Optional[Dict[str, Any]] = None
+
+    def overwrites(self, old: Optional["Prov"]) -> "Prov":
+        """This (constant) init replaces `old`. When `old` was one plain draw, the engine must draw
+        it too and discard it (nn.MultiheadAttention zeroes out_proj.bias after Linear drew it),
+        or every tensor drawn after it shifts."""
+        if (old is not None and old.draw is not None and old.ok and old.dist is not None and not old.post
+                and old.before is None and self.draw is None):
+            self.before = dict(old.dist)
+            self.draw = old.draw
+            self.origin = f"{self.origin}, over {old.origin}"
+        return self
 
     def derived(self, origin_suffix: str = "") -> "Prov":
         p = Prov(dict(self.dist) if self.dist else None, self.origin + origin_suffix, self.ok, self.why, self.draw)
@@ -290,7 +304,7 @@ class Recorder(TorchFunctionMode):
         if name in ("zero_", "fill_") and isinstance(first, torch.Tensor):
             v = 0.0 if name == "zero_" else args[1] if len(args) > 1 else kwargs.get("value")
             if _is_scalar(v) or isinstance(v, bool):
-                s.set(first, Prov({"dist": "constant", "value": float(v)}, f".{name}({v!r})"))
+                s.set(first, Prov({"dist": "constant", "value": float(v)}, f".{name}({v!r})").overwrites(s.get(first)))
             else:
                 s.set(first, Prov(None, name, ok=False, why=f"filled from a tensor by {name}"))
             return
@@ -432,7 +446,8 @@ class Recorder(TorchFunctionMode):
         elif name in ("calculate_gain",) or not name.endswith("_"):
             return
         if dist is not None:
-            s.set(t, Prov(dist, origin, draw=s.draw(origin) if random else None))
+            p = Prov(dist, origin, draw=s.draw(origin) if random else None)
+            s.set(t, p if random else p.overwrites(s.get(t)))
         else:
             s.set(t, Prov(None, origin, ok=False, why=f"initialised by nn.init.{name}, which the task format cannot "
                                                       f"express", draw=s.draw(origin) if random else None))
@@ -481,6 +496,8 @@ def kaiming_bound(init: Dict[str, Any], fan: float) -> float:
 
 
 def draw_engine(ts: Dict[str, Any], all_specs: Dict[str, Dict[str, Any]]) -> torch.Tensor:
+    if "draw_before" in ts:  # drawn and discarded, as the original overwrote it
+        draw_engine({"_shape": ts["_shape"], "dtype": "float32", "init": ts["draw_before"]}, all_specs)
     shape = ts["_shape"]
     init = ts["init"]
     dist = init["dist"]
@@ -553,15 +570,22 @@ def _round_sig(v: float, digits: int = 2) -> float:
     return round(v, digits - 1 - int(math.floor(math.log10(abs(v)))))
 
 
-def _empirical(t: torch.Tensor, why: str) -> Tuple[Dict[str, Any], List[Dict[str, Any]], bool, str]:
+def _empirical(t: torch.Tensor, why: str, drawn: bool) -> Tuple[Dict[str, Any], List[Dict[str, Any]], bool, str]:
     """Fallback: normal with the measured moments for floats, randint over the observed range for
-    integers and bools."""
+    integers and bools; a constant for floats of one value that no random draw made (`drawn`
+    false). The third element says whether the result replays the tensor exactly."""
     if t.dtype == torch.bool:
         return {"dist": "randint", "low": 0, "high": 2}, [], False, why
     if not t.dtype.is_floating_point:
         lo, hi = (int(t.min()), int(t.max()) + 1) if t.numel() else (0, 1)
         return {"dist": "randint", "low": lo, "high": max(hi, lo + 1)}, [], False, why
     x = t.detach().double()
+    if not drawn and x.numel() and bool(torch.isfinite(x).all()) and bool((x == x.reshape(-1)[0]).all()):
+        # One value throughout, computed without random numbers (`torch.log(10 * torch.ones(h))`,
+        # a Swin logit scale): a constant replays it exactly, and a fitted normal would draw
+        # numbers the original never drew, shifting every draw after it.
+        v = float(x.reshape(-1)[0])
+        return {"dist": "constant", "value": v}, [], True, why + f"; every element is {v:.17g}: written as that constant"
     mean = float(x.mean()) if x.numel() else 0.0
     std = float(x.std()) if x.numel() > 1 else 0.0
     d: Dict[str, Any] = {"dist": "normal"}
@@ -609,6 +633,8 @@ def tensor_spec(name: str, t: torch.Tensor, prov: Optional[Prov], what: str) -> 
         spec["init"] = dist
         if post:
             spec["post"] = post
+        if prov.before is not None:
+            spec["draw_before"] = _simplify(prov.before, [])[0]
         spec["inferred"] = True
         spec["origin"] = prov.origin
         if dist["dist"] == "constant" and not t.dtype.is_floating_point and dist["value"] != int(dist["value"]):
@@ -616,11 +642,12 @@ def tensor_spec(name: str, t: torch.Tensor, prov: Optional[Prov], what: str) -> 
     else:
         why = (prov.why if prov is not None and prov.why else
                "not made by a recognised generator (randn, rand, randint, normal_, uniform_, ...)")
-        dist, post, ok, note = _empirical(t, why)
+        dist, post, ok, note = _empirical(t, why, prov is not None and prov.draw is not None)
         spec["init"] = dist
         spec["inferred"] = ok
         spec["note"] = note
-        spec["approximated"] = note
+        if not ok:
+            spec["approximated"] = note
         if prov is not None:
             spec["origin"] = prov.origin
     return spec
@@ -864,9 +891,20 @@ class _RandomOps(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", "")
-        if name in _GENERATORS or name in _INPLACE_DRAWS or name in _RNG_OTHER:
+        if (name in _GENERATORS or name in _INPLACE_DRAWS or name in _RNG_OTHER) and _draws(name, args, kwargs or {}):
             self.names.append(name)
         return func(*args, **(kwargs or {}))
+
+
+def _draws(name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> bool:
+    """Whether a call of a random op draws random numbers: dropout (F.dropout(x, p, training) and
+    the aten op under it) with p = 0 or outside training returns its input and leaves the
+    generators alone, as the Dropout(p=0.0) layers of many models do."""
+    if name in ("dropout", "dropout_"):
+        p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+        train = args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True))
+        return not (_is_scalar(p) and float(p) == 0.0) and bool(train)
+    return True
 
 
 class _SeedCalls:
@@ -1088,6 +1126,9 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             if _matches(rule, observed, list(p.shape), shapes):
                 spec["init"] = rule
                 spec["origin"] = f"{type(m).__name__} default init"
+            elif "draw_before" in spec:
+                spec["note"] = (f"{type(m).__name__} drew it ({rule['dist']}), then the constructor set it to "
+                                f"{spec['init'].get('value')}: the engine draws and discards the first draw")
             elif not spec.get("inferred"):
                 spec["note"] = (spec.get("note", "") + f"; {type(m).__name__} default would be {rule['dist']}").lstrip("; ")
             else:

@@ -67,6 +67,11 @@ struct TensorSpec {
     std::string dtype = "float32";
     Distribution init;
     std::vector<Transform> post;
+    // A draw the original made into this tensor before overwriting it (nn.MultiheadAttention's
+    // out_proj.bias: Linear's uniform bias, then nn.init.constant_ 0). The engine draws it first
+    // and discards it, so the generator advances as the original's did and every later tensor
+    // is the original's. Spec field "draw_before" (exporter 1.4).
+    std::optional<Distribution> drawBefore;
     // Set by the exporter when it could not express how the original file made this tensor: the
     // engine then draws another sample (the spec's init), and this says why. Results and the CSV
     // list these tensors ("approximated"). Old specs' `"inferred": false` + `note` reads the same.
