@@ -29,6 +29,12 @@
 # Step `alternate`: with `rkb`, ours-25 with the statistics' own kernels and with KS_FUSED_STATS=0 in
 # turn, $ALT times each (default 3).
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
+# Step `levels`: each level on its own, all six criteria: level 3 (step `level3` alone), then the
+# corpus's level 1 and level 2 (`--tasks 'L1-*'`, `'L2-*'`). Level 3 is 50 whole models
+# (bench/import/corpus_level3.py), generated,
+# measured (--report, --check on CUDA), imported (timed) and filtered with all six criteria, the
+# four statistical ones alone, and those with --rng device. $L3_TIMEOUT (default 420 s) bounds the
+# six-criteria level-3 run.
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
 # each step prints its wall time (also in $OUT/summary.txt).
@@ -70,6 +76,16 @@ need_corpus() {
     done
     echo "corpus import: wall $(( $(ms) - s )) ms; $(grep -c '^ok' "$RES/corpus-import.log") ok" | tee -a "$RES/summary.txt"
 }
+need_level3() {
+    [[ -d $WORK/kb3 ]] && return
+    "$PY" bench/import/make_corpus.py "$WORK/corpus3" --levels 3 --clean >"$RES/level3-make.log" 2>&1 \
+        || { tail "$RES/level3-make.log"; exit 1; }
+    "$PY" bench/import/make_corpus.py "$WORK/corpus3" --levels 3 --report >"$RES/level3-report.log" 2>&1
+    "$PY" bench/import/make_corpus.py "$WORK/corpus3" --levels 3 --check --device cuda >"$RES/level3-check.log" 2>&1
+    step level3-import $CLI import-kernelbench "$WORK/corpus3/level3" --out "$WORK/kb3" --jobs 8 --python "$PY" \
+        --trace-device cuda
+    echo "level 3 import: $(grep -c '^ok' "$RES/level3-import.log") ok" | tee -a "$RES/summary.txt"
+}
 if has start; then
     ids=$($CLI list --suite builtin | awk '$1 ~ /^L2-/ {print $1}' | head -25 | paste -sd,)
     starts="1 2 nowarm noearly engine"
@@ -95,6 +111,22 @@ if has corpus; then
     need_corpus
     step corpus $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --out "$RES/corpus.json" \
         --csv "$RES/corpus.csv" -q
+fi
+if has levels || has level3; then
+    need_level3
+    step level3-stat $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 --criteria stat --out "$RES/level3-stat.json" \
+        --csv "$RES/level3-stat.csv" -q
+    step level3-rngdevice $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 --criteria stat --rng device \
+        --out "$RES/level3-rngdevice.json" --csv "$RES/level3-rngdevice.csv" -q
+    step level3 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
+        --out "$RES/level3.json" --csv "$RES/level3.csv"
+fi
+if has levels; then
+    need_corpus
+    for lv in 1 2; do
+        step level$lv $CLI filter --suite "$WORK/kb" --tasks "L$lv-*" --device cuda --seeds 5 --out "$RES/level$lv.json" \
+            --csv "$RES/level$lv.csv" -q
+    done
 fi
 if has stat; then
     need_corpus
