@@ -228,13 +228,27 @@ TEST(Inefficiency, EinsumFlopsFromTheEquation) {
 
 // A recurrent layer is two matrix products per step, not one elementwise op over its output:
 // 2 * (4H x I + 4H x H) per (batch, step) row for an LSTM, and its gates' sigmoid / tanh (five
-// per hidden unit and step) count as transcendental work.
+// per hidden unit and step) count as transcendental work. Its steps run one after another, each
+// at least one launch: the serial floor.
 TEST(Inefficiency, RecurrentLayerFlopsFromItsWeights) {
     const auto r = analyseTest("I-lstm");
     ASSERT_TRUE(r.error.empty()) << r.error;
     const double rows = 2.0 * 8; // batch x time
     EXPECT_DOUBLE_EQ(r.flops, 2.0 * (128 * 16 + 128 * 32) * rows);
     EXPECT_DOUBLE_EQ(r.transcendentals, 5.0 * 32 * rows);
+    EXPECT_DOUBLE_EQ(r.serialSteps, 8.0) << "8 steps of one layer (batch_first: time is dim 1)";
+    EXPECT_DOUBLE_EQ(r.serialFloorMs, 8.0 * r.launchMs);
+    EXPECT_GE(r.floorMs, r.serialFloorMs);
+
+    // A GRU takes its hidden state as a tensor, not a list (another position for the weights);
+    // sequence first; both directions of the one layer: 2 x 2 * (3H x I + 3H x H) per row, three
+    // transcendentals per hidden unit, direction and step. A bidirectional layer's steps: time.
+    const auto g = analyseTest("I-gru");
+    ASSERT_TRUE(g.error.empty()) << g.error;
+    const double grows = 10.0 * 3;
+    EXPECT_DOUBLE_EQ(g.flops, 2 * 2.0 * (48 * 12 + 48 * 16) * grows);
+    EXPECT_DOUBLE_EQ(g.transcendentals, 3.0 * 16 * 2 * grows);
+    EXPECT_DOUBLE_EQ(g.serialSteps, 10.0);
 }
 
 // What filter 6 proves removable is one of filter 5's rewrites: the task without it is run,

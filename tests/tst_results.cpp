@@ -198,6 +198,8 @@ InefficiencyReport sampleInefficiency() {
     r.bandwidthGBs = 40;
     r.memoryFloorMs = 0.075;
     r.computeFloorMs = 5.32;
+    r.serialSteps = 12;
+    r.serialFloorMs = 0.084;
     r.floorMs = 5.32;
     r.eagerMs = 1.52;
     r.eagerMedianMs = 1.6;
@@ -477,6 +479,8 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     EXPECT_DOUBLE_EQ(b.inefficiency->rewrites[0].maxAbsDiff, 2.4e-7);
     EXPECT_DOUBLE_EQ(b.inefficiency->rewrites[0].originalMs, 1.518);
     EXPECT_DOUBLE_EQ(b.inefficiency->passes, 1.5);
+    EXPECT_DOUBLE_EQ(b.inefficiency->serialSteps, 12);
+    EXPECT_DOUBLE_EQ(b.inefficiency->serialFloorMs, 0.084);
     EXPECT_EQ(b.redundancy->nodes.at(0).kind, RedundantNode::Kind::Dead);
     EXPECT_EQ(b.redundancy->nodes.at(0).sourceText, "y = x @ w");
     EXPECT_TRUE(b.redundancy->unused.at(0).isParam);

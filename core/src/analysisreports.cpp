@@ -169,6 +169,8 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"bandwidth_gbs", num(r.bandwidthGBs)},
                 {"memory_floor_ms", num(r.memoryFloorMs)},
                 {"compute_floor_ms", num(r.computeFloorMs)},
+                {"serial_steps", num(r.serialSteps)},
+                {"serial_floor_ms", num(r.serialFloorMs)},
                 {"floor_ms", num(r.floorMs)},
                 {"eager_ms", num(r.eagerMs)},
                 {"eager_median_ms", num(r.eagerMedianMs)},
@@ -202,6 +204,8 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.bandwidthGBs = getNum(j, "bandwidth_gbs", 0);
     r.memoryFloorMs = getNum(j, "memory_floor_ms", 0);
     r.computeFloorMs = getNum(j, "compute_floor_ms", 0);
+    r.serialSteps = getNum(j, "serial_steps", 0);
+    r.serialFloorMs = getNum(j, "serial_floor_ms", 0);
     r.floorMs = getNum(j, "floor_ms", 0);
     r.eagerMs = getNum(j, "eager_ms", 0);
     r.eagerMedianMs = getNum(j, "eager_median_ms", 0);

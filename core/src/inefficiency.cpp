@@ -564,22 +564,35 @@ Recurrence recurrenceOf(const std::string& k) {
     return {};
 }
 
+// A schema argument of `n` by name (aten::lstm's `params`, `batch_first`, ...): the overloads
+// differ in position (GRU's hx is a tensor, LSTM's a list; packed sequences add batch_sizes).
+const Value* namedInput(const Node* n, const char* name) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) return nullptr;
+    const auto& args = schema->arguments();
+    for (size_t i = 0; i < args.size() && i < n->inputs().size(); ++i)
+        if (args[i].name() == name) return n->input(i);
+    return nullptr;
+}
+
 // Every step of a recurrent layer multiplies that step's input and the previous hidden state by
 // the layer's two weight matrices (2 * rows * cols FLOPs each per batch element), for every layer
 // and direction: summed over the 2-D tensors of its weight list, times the (batch x time) rows of
 // its input. The gates' elementwise arithmetic is small beside that and not counted; their
 // sigmoid / tanh go to the transcendentals. `hidden` receives the hidden units summed over
-// layers and directions, times the rows.
+// layers and directions, times the rows. -1 when the node cannot be read.
 double recurrentFlops(const Node* n, const Shapes& shapes, double* hidden = nullptr) {
-    // (input, hx[], params[], ...) or, for packed sequences, (data, batch_sizes, hx[], params[], ...)
-    const size_t at = n->inputs().size() > 3 && isTensor(n->input(1)) ? 3 : 2;
-    const auto in = shapes.find(n->input(0));
-    if (at >= n->inputs().size() || in == shapes.end() || in->second.empty() || in->second.back() <= 0) return -1;
+    const Value* input = namedInput(n, "input");
+    if (!input) input = namedInput(n, "data"); // packed sequences: (sum of lengths, features)
+    const Value* params = namedInput(n, "params");
+    if (!input || !params) return -1;
+    const auto in = shapes.find(input);
+    if (in == shapes.end() || in->second.empty() || in->second.back() <= 0) return -1;
     const double rows = numelOf(in->second) / static_cast<double>(in->second.back());
     const Recurrence r = recurrenceOf(kindOf(n));
     double flops = 0, units = 0;
     int matrices = 0;
-    for (const Value* w : tensorOperands(n->input(at))) {
+    for (const Value* w : tensorOperands(params)) {
         const auto it = shapes.find(w);
         if (it == shapes.end() || it->second.size() != 2) continue;
         flops += 2.0 * numelOf(it->second) * rows;
@@ -588,6 +601,30 @@ double recurrentFlops(const Node* n, const Shapes& shapes, double* hidden = null
     if (matrices == 0) return -1;
     if (hidden) *hidden = units * rows;
     return flops;
+}
+
+// The steps of a recurrent layer that must run one after another: each needs the whole previous
+// hidden state, which every thread of the device only sees after a device-wide synchronisation
+// (a kernel boundary or a grid barrier). A unidirectional stack runs as a wavefront, layer l at
+// step t beside layer l-1 at step t+1: time + layers - 1 steps. A bidirectional layer's next layer
+// needs both directions' whole sequences: time x layers. 0 when the node cannot be read (packed
+// sequences, whose step count is the batch_sizes tensor's length, are not read).
+double recurrentSteps(const Node* n, const Shapes& shapes) {
+    const Value* input = namedInput(n, "input");
+    if (!input) return 0;
+    const auto in = shapes.find(input);
+    if (in == shapes.end() || in->second.size() < 2) return 0;
+    auto boolArg = [&](const char* name) {
+        const Value* v = namedInput(n, name);
+        const auto c = v ? constantOf(v) : std::nullopt;
+        return c && c->isBool() && c->toBool();
+    };
+    const Value* layersV = namedInput(n, "num_layers");
+    const auto layersC = layersV ? constantOf(layersV) : std::nullopt;
+    const double layers = layersC && layersC->isInt() ? static_cast<double>(layersC->toInt()) : 1.0;
+    // (time, batch, features), (batch, time, features) with batch_first, or unbatched (time, features)
+    const double time = static_cast<double>(in->second.size() == 3 && boolArg("batch_first") ? in->second[1] : in->second[0]);
+    return boolArg("bidirectional") ? time * layers : time + layers - 1;
 }
 
 double nodeFlops(const Node* n, const Shapes& shapes) {
@@ -1383,6 +1420,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 }
                 rep.flops += f;
                 rep.transcendentals += nodeTranscendentals(n, shapes);
+                if (recurrenceOf(kindOf(n)).gates > 0) rep.serialSteps += recurrentSteps(n, shapes);
                 rep.eagerTrafficBytes += nodeTraffic(n, tensorBytes);
                 const std::string k = kindOf(n);
                 if (k.rfind("prim::", 0) != 0 && !isAlias(k) && !n->outputs().empty() && isTensor(n->output(0)))
@@ -1405,10 +1443,12 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                   ? rep.transcendentals / (ceilings.transcendentalGelems * 1e9) * 1e3
                                   : 0.0);
         // One fused kernel still costs a launch: the floor of a tiny task (a view-only task
-        // launches none).
+        // launches none). A recurrence's dependent steps each cost at least that much too: no
+        // kernel makes a step's hidden state visible to the whole device for less.
         rep.launchMs = ceilings.launchMs;
+        rep.serialFloorMs = rep.serialSteps * rep.launchMs;
         rep.floorMs = std::max(
-            {rep.memoryFloorMs, rep.computeFloorMs, rep.launches > 0 ? rep.launchMs : 0.0});
+            {rep.memoryFloorMs, rep.computeFloorMs, rep.serialFloorMs, rep.launches > 0 ? rep.launchMs : 0.0});
         rep.memoryBound = rep.memoryFloorMs >= rep.computeFloorMs;
         rep.passes = rep.bytes > 0 ? rep.eagerTrafficBytes / (rep.bytes + rep.unavoidableBytes) : 0;
         // Rewrites are compared with the original graph run the same way, so both pay the same

@@ -101,6 +101,18 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.value(QStringLiteral("Verdict")), QStringLiteral("passed"));
         QVERIFY(!model.index(row(QStringLiteral("Passes")), 1).data(RooflineModel::FlaggedRole).toBool());
 
+        QCOMPARE(row(QStringLiteral("Serial floor")), -1); // no recurrence, no row
+        // A recurrence whose dependent steps cost more than its bytes and FLOPs: serial-bound.
+        ks::TaskResult lstm = *r.find("L1-36");
+        lstm.inefficiency->serialSteps = 517;
+        lstm.inefficiency->launchMs = 0.007;
+        lstm.inefficiency->serialFloorMs = 517 * 0.007;
+        lstm.inefficiency->floorMs = lstm.inefficiency->serialFloorMs;
+        model.setTask(&lstm);
+        QVERIFY(row(QStringLiteral("Serial floor")) >= 0);
+        QVERIFY2(model.value(QStringLiteral("Floor")).contains(QStringLiteral("serial-bound")),
+                 qPrintable(model.value(QStringLiteral("Floor"))));
+
         // CPU timings are marked as CPU timings.
         ks::TaskResult cpu = *r.find("L1-12");
         cpu.inefficiency->device = "cpu";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rooflinemodel.h"
 
+#include <algorithm>
+
 #include <ks/core/analysisreports.h>
 
 #include <QFont>
@@ -60,7 +62,14 @@ void RooflineModel::rebuild() {
             tr("the device's measured copy bandwidth, interpolated at this task's byte count"));
         add(tr("Memory floor"), ms(r.memoryFloorMs));
         add(tr("Compute floor"), ms(r.computeFloorMs));
-        add(tr("Floor"), tr("%1 (%2-bound)").arg(ms(r.floorMs), r.memoryBound ? tr("memory") : tr("compute")));
+        const bool serial = r.serialSteps > 0 && r.serialFloorMs >= std::max(r.memoryFloorMs, r.computeFloorMs);
+        if (r.serialSteps > 0)
+            add(tr("Serial floor"), ms(r.serialFloorMs),
+                tr("%1 recurrent steps that run one after another, each at least one launch (%2)")
+                    .arg(r.serialSteps, 0, 'g', 6)
+                    .arg(ms(r.launchMs)));
+        add(tr("Floor"), tr("%1 (%2-bound)")
+                             .arg(ms(r.floorMs), serial ? tr("serial") : r.memoryBound ? tr("memory") : tr("compute")));
         add(tr("Eager time"), ms(r.eagerMs) + (cpu ? tr(" (CPU)") : QString()),
             tr("median %1").arg(ms(r.eagerMedianMs)));
         add(tr("Efficiency"), QString::number(r.efficiency, 'g', 3),

@@ -135,7 +135,12 @@ struct InefficiencyReport {
     double bandwidthGBs = 0;    // copy bandwidth at this task's byte count
     double memoryFloorMs = 0;   // bytes / that bandwidth
     double computeFloorMs = 0;  // flops / FP32 peak + transcendentals / exp rate
-    double floorMs = 0;         // max of the two
+    // Recurrent layers (aten::lstm/gru/rnn_*): steps that must run one after another, each after
+    // a device-wide synchronisation, which costs at least one launch (launchMs) -- the serial
+    // floor. 0 without recurrences (docs/inefficiency.md).
+    double serialSteps = 0;
+    double serialFloorMs = 0;   // serialSteps x launchMs
+    double floorMs = 0;         // max of the memory, compute and serial floors and one launch
     double eagerMs = 0;         // eager time of the task: CUDA the median, CPU the minimum of the runs
     double eagerMedianMs = 0;   // the median, for the record
     double efficiency = 0;      // floorMs / eagerMs (may exceed 1 when the data sits in cache)
