@@ -165,40 +165,6 @@ INSTANTIATE_TEST_SUITE_P(Redundancy, BuiltinRedundant,
                              return n;
                          });
 
-// Ablation checks run several at a time (speculatively, assuming no earlier candidate is kept)
-// give exactly the report of one check at a time: the same nodes, reasons, order, FLOPs, ops
-// examined and arguments, on every pattern task and the built-in tasks with findings. Kept
-// bypasses in the middle of a window (KS-4's double normalisation, L2-13's chain) exercise the
-// retry of what followed them.
-TEST(Redundancy, ChecksAtOnceGiveTheOneAtATimeReport) {
-    std::vector<ks::TaskSpec> tasks = testSuite().tasks;
-    for (const char* id : {"KS-1", "KS-2", "KS-3", "KS-4", "KS-7", "KS-10", "L2-13", "L1-36"})
-        tasks.push_back(taskById(builtinSuite(), id));
-    int kept = 0, parallel = 0;
-    for (const auto& t : tasks) {
-        SCOPED_TRACE(t.id);
-        ks::RedundancyOptions o;
-        o.device = "cpu";
-        o.preset = ks::Preset::Small;
-        o.seeds = 3;
-        o.threads = 1;
-        const auto one = ks::analyzeRedundancy(t, o);
-        o.threads = 4;
-        const auto four = ks::analyzeRedundancy(t, o);
-        ASSERT_TRUE(one.error.empty() && four.error.empty()) << one.error << four.error;
-        EXPECT_EQ(summary(four), summary(one));
-        ASSERT_EQ(four.nodes.size(), one.nodes.size());
-        for (size_t i = 0; i < one.nodes.size(); ++i) EXPECT_EQ(four.nodes[i].reason, one.nodes[i].reason);
-        EXPECT_EQ(unused(four), unused(one));
-        EXPECT_EQ(four.opsExamined, one.opsExamined);
-        EXPECT_DOUBLE_EQ(four.redundantFlops, one.redundantFlops);
-        kept += static_cast<int>(one.nodes.size());
-        parallel += std::count(four.notes.begin(), four.notes.end(), "ablation checks ran 4 at a time");
-    }
-    EXPECT_GT(parallel, 10) << "most of these graphs draw no random numbers: their checks ran at once";
-    EXPECT_GT(kept, 10) << "the tasks must have findings for the comparison to mean anything";
-}
-
 class BuiltinClean : public testing::TestWithParam<const char*> {};
 
 TEST_P(BuiltinClean, ReportsNothing) {

@@ -29,8 +29,6 @@
 # Step `alternate`: with `rkb`, ours-25 with the statistics' own kernels and with KS_FUSED_STATS=0 in
 # turn, $ALT times each (default 3).
 # Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
-# Step `redthreads`: filter 6 alone on level 3's largest graphs with KS_REDUNDANCY_THREADS=1 and with
-# the default (checks at once), the reports compared.
 # Step `levels`: each level on its own, all six criteria: level 3 (step `level3` alone), then the
 # corpus's level 1 and level 2 (`--tasks 'L1-*'`, `'L2-*'`). Level 3 is 50 whole models
 # (bench/import/corpus_level3.py), generated,
@@ -122,25 +120,6 @@ if has levels || has level3; then
         --out "$RES/level3-rngdevice.json" --csv "$RES/level3-rngdevice.csv" -q
     step level3 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
         --out "$RES/level3.json" --csv "$RES/level3.csv"
-fi
-if has redthreads; then # filter 6 alone on level 3's largest graphs: checks one at a time, then at once
-    need_level3
-    big="L3-16,L3-30,L3-15,L3-32,L3-29,L3-24,L3-10"
-    step red-1thread env KS_REDUNDANCY_THREADS=1 $CLI filter --suite "$WORK/kb3" --tasks "$big" --device cuda --seeds 5 \
-        --criteria redundancy --out "$RES/red-1thread.json" -q
-    step red-default $CLI filter --suite "$WORK/kb3" --tasks "$big" --device cuda --seeds 5 --criteria redundancy \
-        --out "$RES/red-default.json" -q
-    "$PY" - "$RES/red-1thread.json" "$RES/red-default.json" <<'PYEOF' | tee -a "$RES/summary.txt"
-import json, sys
-a, b = (json.load(open(f))["tasks"] for f in sys.argv[1:3])
-def strip(r):
-    r = dict(r or {}); r.pop("wall_s", None)
-    r["notes"] = [n for n in r.get("notes", []) if "at a time" not in n]
-    return r
-for x, y in zip(a, b):
-    print(x["id"], "same report" if strip(x.get("redundancy")) == strip(y.get("redundancy")) else "REPORTS DIFFER",
-          "filter 6: %.2f s -> %.2f s" % (x["redundancy"]["wall_s"], y["redundancy"]["wall_s"]), y["redundancy"].get("notes"))
-PYEOF
 fi
 if has levels; then
     need_corpus

@@ -26,23 +26,16 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/core/DeviceGuard.h>
-#include <c10/cuda/CUDAGuard.h>
 #include <c10/core/GradMode.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <sstream>
-#include <thread>
 #include <limits>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -159,57 +152,6 @@ std::string oneLine(std::string s) {
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-// A candidate replacement for an op's live output (bypassPass).
-struct Candidate {
-    Value* value;
-    RedundantNode::Kind kind;
-    std::string why;
-    enum class Make { None, Reshape, Expand } make = Make::None;
-};
-
-// A candidate applied to the graph: `stand` now has the uses `out` had; undo() restores them.
-struct Applied {
-    Value* out = nullptr;
-    Value* stand = nullptr;
-    Node* made = nullptr; // the reshape / expand inserted for it
-    std::vector<torch::jit::Use> uses;
-
-    Applied(Graph& g, Node* n, Value* o, const Candidate& c, const std::vector<int64_t>& sizes) : out(o), stand(c.value) {
-        if (c.make != Candidate::Make::None) {
-            torch::jit::WithInsertPoint guard(n);
-            stand = g.insert(c.make == Candidate::Make::Reshape ? c10::aten::reshape : c10::aten::expand,
-                             {c.value, c10::IValue(sizes)});
-            made = stand->node();
-        }
-        uses = out->uses();
-        out->replaceAllUsesWith(stand);
-    }
-    void undo() {
-        for (const auto& u : uses)
-            u.user->replaceInput(u.offset, out);
-        if (made) {
-            Node* sizes = made->inputs().size() > 1 ? made->input(1)->node() : nullptr;
-            made->destroy();
-            if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses())
-                sizes->destroy();
-        }
-    }
-};
-
-// Draws random numbers: runs of it then differ unless the generators are seeded alike, which
-// concurrent checks cannot do. A dropout of probability 0 returns its input.
-bool drawsRandom(const Node* n) {
-    if (n->kind() == c10::aten::dropout || n->kind() == c10::aten::dropout_ || n->kind() == c10::aten::feature_dropout) {
-        if (n->inputs().size() > 1)
-            if (const auto p = torch::jit::toIValue(n->input(1)); p && p->isDouble() && p->toDouble() == 0.0) return false;
-    }
-    if (n->isNondeterministic()) return true;
-    for (const auto* b : n->blocks())
-        for (const Node* inner : b->nodes())
-            if (drawsRandom(inner)) return true;
-    return false;
-}
-
 class Analysis {
 public:
     Analysis(const TaskSpec& spec, const RedundancyOptions& opt, RedundancyReport& rep)
@@ -222,10 +164,6 @@ private:
     std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra);
     void observe();
     bool outputUnchanged();
-    bool sameAsReference(size_t r, const c10::IValue& result) const;
-    std::vector<Candidate> candidatesFor(Node* n, Value* out, const Observed* o, bool copy) const;
-    bool firstSeedUnchanged(const std::shared_ptr<Graph>& g) const;
-    int checkThreads() const;
     double flops(const Node* n) const;
     double numel(const Value* v) const;
     const Observed* info(const Value* v) const {
@@ -254,9 +192,7 @@ private:
     Liveness m_original;
     std::unordered_set<const Node*> m_reported;
     std::unordered_set<const Value*> m_untainted; // values that no longer depend on the inputs
-    double m_forwardBytes = 0; // seed 0's arguments and top-level results: a bound on one run's memory
 };
-
 
 void Analysis::loadGraph() {
     m_task = compileTask(m_spec);
@@ -326,69 +262,34 @@ void Analysis::observe() {
             if (args[i].isTensor()) record(m_graph->inputs()[i], args[i].toTensor());
         for (size_t i = 0; i < extra.size(); ++i)
             if (out[1 + i].isTensor()) record(extra[i], out[1 + i].toTensor());
-        if (s == 0)
-            for (const auto& v : std::vector<c10::IValue>(out.begin() + 1, out.end()))
-                if (v.isTensor()) m_forwardBytes += static_cast<double>(v.toTensor().nbytes());
     }
     // The zero-input run's reference: epsilon guards and clamps against zero only matter there.
     auto zero = runGraph(m_checkArgs.back(), {});
     m_reference.push_back(zero.at(0).toTensor());
 }
 
-// The run `r` of m_checkArgs gave `result`: the same output as the original graph's, within the
-// tolerance (the all-zero run: finite where the original was).
-bool Analysis::sameAsReference(size_t r, const c10::IValue& result) const {
-    if (!result.isTensor()) return false;
-    const at::Tensor& out = result.toTensor();
-    const at::Tensor& ref = m_reference[r];
-    if (out.sizes() != ref.sizes()) return false;
-    // The all-zero input is degenerate (normalisations of it see no variance), so it only
-    // vetoes a bypass that turns finite values into inf/NaN: what epsilon guards exist for.
-    if (r + 1 == m_checkArgs.size()) return at::equal(at::isfinite(out), at::isfinite(ref));
-    return at::allclose(out.to(at::kDouble), ref.to(at::kDouble), m_opt.rtol, m_opt.atol, /*equal_nan=*/true);
-}
-
 bool Analysis::outputUnchanged() {
     for (size_t r = 0; r < m_checkArgs.size(); ++r) {
+        at::Tensor out;
         try {
             auto res = runGraph(m_checkArgs[r], {});
-            if (res.empty() || !sameAsReference(r, res[0])) return false;
+            if (res.empty() || !res[0].isTensor()) return false;
+            out = res[0].toTensor();
         } catch (const std::exception&) {
             return false; // the bypass broke the graph (shapes, dtypes): not a valid removal
         }
+        const at::Tensor& ref = m_reference[r];
+        if (out.sizes() != ref.sizes()) return false;
+        // The all-zero input is degenerate (normalisations of it see no variance), so it only
+        // vetoes a bypass that turns finite values into inf/NaN: what epsilon guards exist for.
+        if (r + 1 == m_checkArgs.size()) {
+            if (!at::equal(at::isfinite(out), at::isfinite(ref))) return false;
+            continue;
+        }
+        if (!at::allclose(out.to(at::kDouble), ref.to(at::kDouble), m_opt.rtol, m_opt.atol, /*equal_nan=*/true))
+            return false;
     }
     return true;
-}
-
-// outputUnchanged's first run, on a copy of the graph with a candidate applied, callable from a
-// worker thread: its own interpreter, its own copies of the arguments, no generator seeding (only
-// graphs without random ops are checked this way).
-bool Analysis::firstSeedUnchanged(const std::shared_ptr<Graph>& g) const {
-    try {
-        torch::jit::Code code(g, "ks_redundancy");
-        torch::jit::InterpreterState state(code);
-        torch::jit::Stack stack;
-        for (const auto& a : m_checkArgs[0]) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
-        state.run(stack);
-        return !stack.empty() && sameAsReference(0, stack[0]);
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-int Analysis::checkThreads() const {
-    int n = m_opt.threads;
-    if (const char* e = std::getenv("KS_REDUNDANCY_THREADS"); e && *e) n = std::atoi(e);
-    // On the CPU only when asked for (the tests do): the CPU's cores already serve each op.
-    if (n <= 0) n = m_device.is_cuda() ? std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 4, 1, 4) : 1;
-    if (n <= 1) return 1;
-    for (const Node* node : m_graph->nodes())
-        if (drawsRandom(node)) return 1;
-    // Each concurrent check holds a forward's tensors: keep them all under a quarter of what is free.
-    size_t freeBytes = 0, totalBytes = 0;
-    if (m_device.is_cuda() && m_forwardBytes > 0 && cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess)
-        n = std::min<double>(n, std::max(1.0, std::floor(0.25 * static_cast<double>(freeBytes) / m_forwardBytes)));
-    return std::max(n, 1);
 }
 
 double Analysis::numel(const Value* v) const {
@@ -562,136 +463,97 @@ std::string sizesText(const std::vector<int64_t>& s) {
 }
 } // namespace
 
-// The candidates that could stand in for op `n`'s live output `out`, in the order they are tried:
-// an earlier node with the same op on the same inputs, then each same-dtype input that has out's
-// shape (or gets it by a reshape over unit axes, or an expand).
-std::vector<Candidate> Analysis::candidatesFor(Node* n, Value* out, const Observed* o, bool copy) const {
-    std::vector<Candidate> candidates;
-    // An earlier node with the same op on the same inputs (constants are pooled, so equal
-    // arguments are the same value).
-    const size_t outIndex = out->offset();
-    for (Node* m : m_top) {
-        if (m == n) break;
-        if (m->kind() != n->kind() || m->outputs().size() != n->outputs().size() ||
-            m->inputs().size() != n->inputs().size() || m_reported.count(m))
-            continue;
-        if (std::equal(m->inputs().begin(), m->inputs().end(), n->inputs().begin()))
-            candidates.push_back({m->output(outIndex), RedundantNode::Kind::Duplicate,
-                                  "same op on the same inputs as " + describe(m->output(outIndex)) +
-                                      "; reusing that result leaves the output unchanged"});
-    }
-    const std::string what = copy ? "a copy of " : "bypassed by its input ";
-    for (size_t i = 0; i < n->inputs().size(); ++i) {
-        Value* in = n->input(i);
-        const Observed* io = info(in);
-        if (!isTensor(in) || !io || io->dtype != o->dtype) continue;
-        if (io->sizes == o->sizes)
-            candidates.push_back({in, RedundantNode::Kind::NoEffect,
-                                  copy ? what + describe(in) + " that nothing needs; the output is unchanged without it"
-                                       : what + describe(in) + ", the output is unchanged"});
-        else if (copy)
-            continue;
-        else if (sameUpToUnitDims(io->sizes, o->sizes))
-            candidates.push_back({in, RedundantNode::Kind::NoEffect,
-                                  what + describe(in) + " reshaped to " + sizesText(o->sizes) + ", the output is unchanged",
-                                  Candidate::Make::Reshape});
-        else if (broadcastsTo(io->sizes, o->sizes))
-            candidates.push_back({in, RedundantNode::Kind::NoEffect,
-                                  what + describe(in) + " expanded to " + sizesText(o->sizes) + ", the output is unchanged",
-                                  Candidate::Make::Expand});
-    }
-    return candidates;
-}
-
-// From the output backwards, each op is bypassed by its first candidate that leaves the output
-// unchanged on every run (greedy: a kept bypass stays for the ops tried after it). With several
-// threads, the first run of a window of upcoming candidates goes on all threads at once, assuming
-// none of them is kept (almost none is); walking the window in order, the first candidate whose
-// first run passed is checked in full here, and once one is kept the rest of the window, tried on
-// a graph that is no longer current, is tried again. So the report is the one-thread report.
 void Analysis::bypassPass() {
-    const int threads = checkThreads();
-    if (threads > 1) m_rep.notes.push_back("ablation checks ran " + std::to_string(threads) + " at a time");
-    struct Pending {
-        Node* n;
-        Value* out;
-        double bytes;
+    for (auto it = m_top.rbegin(); it != m_top.rend(); ++it) {
+        Node* n = *it;
+        const bool copy = isCopyOp(n);
+        if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().empty() || isMutating(n) ||
+            (isLayoutOp(n) && !copy) || isMetaOp(n) || !n->blocks().empty())
+            continue;
+        Value* out =
+            liveOutput(n, liveness(*m_graph)); // none: already cut off by an earlier bypass
+        if (!out) continue;
+        const Observed* o = info(out);
+        if (!o) continue;
+        const double bytes = copy ? copyBytes(n) : 0.0;
+        if (copy && bytes == 0) continue; // a copy that copies nothing costs nothing to keep
+        ++m_rep.opsExamined;
+        // A candidate stands in for `out`: an existing value, or (shape != out's) one made from an
+        // input by a reshape or an expand inserted just before `n`, removed again if rejected.
+        struct Candidate {
+            Value* value;
+            RedundantNode::Kind kind;
+            std::string why;
+            enum class Make { None, Reshape, Expand } make = Make::None;
+        };
         std::vector<Candidate> candidates;
-        std::vector<char> firstRunPassed; // per candidate; speculative
-    };
-    std::vector<Node*> order(m_top.rbegin(), m_top.rend());
-    size_t next = 0;
-    while (next < order.size()) {
-        // The window: upcoming ops and their candidates against the graph as it is now.
-        const Liveness live = liveness(*m_graph);
-        std::vector<Pending> window;
-        size_t jobs = 0, scanned = next;
-        for (; scanned < order.size() && (window.empty() || (threads > 1 && jobs < size_t(4 * threads))); ++scanned) {
-            Node* n = order[scanned];
-            const bool copy = isCopyOp(n);
-            if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().empty() || isMutating(n) ||
-                (isLayoutOp(n) && !copy) || isMetaOp(n) || !n->blocks().empty())
+        // An earlier node with the same op on the same inputs (constants are pooled, so equal
+        // arguments are the same value).
+        const size_t outIndex = out->offset();
+        for (Node* m : m_top) {
+            if (m == n) break;
+            if (m->kind() != n->kind() || m->outputs().size() != n->outputs().size() ||
+                m->inputs().size() != n->inputs().size() || m_reported.count(m))
                 continue;
-            Value* out = liveOutput(n, live); // none: already cut off by an earlier bypass
-            if (!out) continue;
-            const Observed* o = info(out);
-            if (!o) continue;
-            const double bytes = copy ? copyBytes(n) : 0.0;
-            if (copy && bytes == 0) continue; // a copy that copies nothing costs nothing to keep
-            Pending p{n, out, bytes, candidatesFor(n, out, o, copy), {}};
-            jobs += p.candidates.size();
-            window.push_back(std::move(p));
+            if (std::equal(m->inputs().begin(), m->inputs().end(), n->inputs().begin()))
+                candidates.push_back({m->output(outIndex), RedundantNode::Kind::Duplicate,
+                                      "same op on the same inputs as " +
+                                          describe(m->output(outIndex)) +
+                                          "; reusing that result leaves the output unchanged"});
         }
-        // First runs, all at once: each on a copy of the graph with its candidate applied.
-        if (threads > 1) {
-            std::vector<std::pair<size_t, size_t>> index;
-            std::vector<std::shared_ptr<Graph>> graphs;
-            for (size_t w = 0; w < window.size(); ++w) {
-                window[w].firstRunPassed.assign(window[w].candidates.size(), 1);
-                for (size_t c = 0; c < window[w].candidates.size(); ++c) {
-                    Applied a(*m_graph, window[w].n, window[w].out, window[w].candidates[c], info(window[w].out)->sizes);
-                    graphs.push_back(m_graph->copy());
-                    a.undo();
-                    index.emplace_back(w, c);
-                }
-            }
-            std::atomic<size_t> take{0};
-            auto work = [&] {
-                c10::DeviceGuard device(m_device);
-                at::NoGradGuard noGrad;
-                // Its own stream: the checks' kernels overlap instead of queueing behind each other.
-                std::optional<c10::cuda::CUDAStreamGuard> stream;
-                if (m_device.is_cuda()) stream.emplace(c10::cuda::getStreamFromPool(false, m_device.index()));
-                for (size_t i; (i = take++) < graphs.size();)
-                    window[index[i].first].firstRunPassed[index[i].second] = firstSeedUnchanged(graphs[i]) ? 1 : 0;
-            };
-            std::vector<std::thread> pool;
-            for (int t = 0; t < threads; ++t) pool.emplace_back(work);
-            for (auto& t : pool) t.join();
+        const std::string what = copy ? "a copy of " : "bypassed by its input ";
+        for (size_t i = 0; i < n->inputs().size(); ++i) {
+            Value* in = n->input(i);
+            const Observed* io = info(in);
+            if (!isTensor(in) || !io || io->dtype != o->dtype) continue;
+            if (io->sizes == o->sizes)
+                candidates.push_back(
+                    {in, RedundantNode::Kind::NoEffect,
+                     copy ? what + describe(in) +
+                                " that nothing needs; the output is unchanged without it"
+                          : what + describe(in) + ", the output is unchanged"});
+            else if (copy)
+                continue;
+            else if (sameUpToUnitDims(io->sizes, o->sizes))
+                candidates.push_back({in, RedundantNode::Kind::NoEffect,
+                                      what + describe(in) + " reshaped to " + sizesText(o->sizes) +
+                                          ", the output is unchanged",
+                                      Candidate::Make::Reshape});
+            else if (broadcastsTo(io->sizes, o->sizes))
+                candidates.push_back({in, RedundantNode::Kind::NoEffect,
+                                      what + describe(in) + " expanded to " + sizesText(o->sizes) +
+                                          ", the output is unchanged",
+                                      Candidate::Make::Expand});
         }
-        // In order, as one thread would: the first candidate kept ends the window.
-        next = scanned;
-        for (size_t w = 0; w < window.size(); ++w) {
-            Pending& p = window[w];
-            ++m_rep.opsExamined;
-            bool kept = false;
-            for (size_t c = 0; c < p.candidates.size() && !kept; ++c) {
-                if (!p.firstRunPassed.empty() && !p.firstRunPassed[c]) continue; // failed its first run
-                Applied a(*m_graph, p.n, p.out, p.candidates[c], info(p.out)->sizes);
-                if (outputUnchanged()) {
-                    const bool copy = isCopyOp(p.n);
-                    addNode(p.n, p.candidates[c].kind,
-                            p.candidates[c].why + " (" + std::to_string(m_rep.seeds) + " seeds and an all-zero input)" +
-                                (copy ? "; it moves " + std::to_string(static_cast<long long>(p.bytes)) + " bytes" : ""),
-                            p.bytes);
-                    kept = true;
-                } else {
-                    a.undo();
-                }
+        for (const auto& c : candidates) {
+            Value* stand = c.value;
+            Node* made = nullptr;
+            if (c.make != Candidate::Make::None) {
+                torch::jit::WithInsertPoint guard(n);
+                stand = m_graph->insert(c.make == Candidate::Make::Reshape ? c10::aten::reshape
+                                                                           : c10::aten::expand,
+                                        {c.value, c10::IValue(o->sizes)});
+                made = stand->node();
             }
-            if (kept) { // the graph changed: what follows in the window is tried again
-                next = std::find(order.begin(), order.end(), p.n) - order.begin() + 1;
+            const auto uses = out->uses();
+            out->replaceAllUsesWith(stand);
+            if (outputUnchanged()) {
+                addNode(n, c.kind,
+                        c.why + " (" + std::to_string(m_rep.seeds) +
+                            " seeds and an all-zero input)" +
+                            (copy ? "; it moves " + std::to_string(static_cast<long long>(bytes)) +
+                                        " bytes"
+                                  : ""),
+                        bytes);
                 break;
+            }
+            for (const auto& u : uses)
+                u.user->replaceInput(u.offset, out);
+            if (made) {
+                Node* sizes = made->inputs().size() > 1 ? made->input(1)->node() : nullptr;
+                made->destroy();
+                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses())
+                    sizes->destroy();
             }
         }
     }

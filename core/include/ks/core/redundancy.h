@@ -61,12 +61,6 @@ struct RedundancyOptions {
     // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
     OperandSource* operands = nullptr;
     bool cpuGenerator = true;
-    // Ablation checks run at once (CUDA): each candidate's first seed runs on its own thread and
-    // stream, speculatively assuming no earlier candidate is kept; the first that passes is checked
-    // in full on its own, and what followed it is tried again. The report is the one-at-a-time
-    // report. 0: min(4, cores / 4) on CUDA, 1 on the CPU; KS_REDUNDANCY_THREADS overrides. Bounded
-    // by device memory (a forward's tensors each), and 1 for a graph with random ops.
-    int threads = 0;
 };
 
 struct RedundancyReport {
