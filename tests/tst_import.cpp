@@ -448,6 +448,26 @@ TEST_F(Import, RedundantNodesAndRewritesNameLinesOfTheTaskFile) {
         at.count("aten::_convolution") ? at["aten::_convolution"] : at["aten::conv_transpose3d"];
     EXPECT_EQ(conv, (std::pair<int, std::string>{18, "x = self.conv_transpose(x)"}));
 
+    // Filter 5 times the task without what filter 6 found (drop-redundant) on filter 6's reduced
+    // graph, which comes from the artifact as traced: its convolution still carries allow_tf32
+    // and must run in FP32 like the original (on the H200, TF32 made VGG16 without two p=0
+    // dropouts "3.5x faster").
+    ro.keepReducedGraph = true;
+    const RedundancyReport kept = analyzeRedundancy(*broken, ro);
+    InefficiencyOptions io;
+    io.device = "cpu";
+    io.runs = 3;
+    io.seeds = 1;
+    const InefficiencyReport withDrop =
+        analyseInefficiency(*broken, io, deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string()), &kept);
+    ASSERT_TRUE(withDrop.error.empty()) << withDrop.error;
+    bool dropped = false, fp32 = false;
+    for (const auto& w : withDrop.rewrites) dropped = dropped || w.rule == "drop-redundant";
+    for (const auto& n : withDrop.notes)
+        fp32 = fp32 || n.rfind("drop-redundant: 1 traced convolution(s) had allow_tf32 set", 0) == 0;
+    EXPECT_TRUE(dropped);
+    EXPECT_TRUE(fp32) << inefficiencyToJson({withDrop}, DeviceCeilings{}, io);
+
     const TaskSpec* diag = s.find("L1-12");
     ASSERT_TRUE(diag);
     const InefficiencyReport r = quickInefficiency(*diag);
