@@ -851,7 +851,7 @@ class _Functional(nn.Module):
     """forward(*inputs, *params): the model with its parameters (and the other tensors the spec
     lists as parameters) swapped in for the call."""
 
-    def __init__(self, model: nn.Module, slots: List[List[Tuple[nn.Module, str]]], n_inputs: int,
+    def __init__(self, model: nn.Module, slots: List[List[Tuple[nn.Module, str, str]]], n_inputs: int,
                  baked: Dict[int, Any], forward_kwargs: Optional[Dict[str, Any]] = None):
         super().__init__()
         self.model = model
