@@ -627,6 +627,23 @@ double recurrentSteps(const Node* n, const Shapes& shapes) {
     return boolArg("bidirectional") ? time * layers : time + layers - 1;
 }
 
+// scaled_dot_product_attention(q (..., L, E), k (..., S, E), v (..., S, Ev)): the scores q k^T,
+// 2 * L * S * E per batch-head, and their product with v, 2 * L * S * Ev (nn.MultiheadAttention
+// traces to it). `scores` receives the L * S elements per batch-head times the batch-heads, which
+// the softmax exponentiates. -1 when the shapes are not known.
+double attentionFlops(const Node* n, const Shapes& shapes, double* scores = nullptr) {
+    if (n->inputs().size() < 3) return -1;
+    const auto q = shapes.find(n->input(0)), k = shapes.find(n->input(1)), v = shapes.find(n->input(2));
+    if (q == shapes.end() || k == shapes.end() || v == shapes.end() || q->second.size() < 2 || k->second.size() < 2 ||
+        v->second.empty())
+        return -1;
+    const double L = static_cast<double>(q->second[q->second.size() - 2]), E = static_cast<double>(q->second.back());
+    const double S = static_cast<double>(k->second[k->second.size() - 2]), Ev = static_cast<double>(v->second.back());
+    const double heads = numelOf(q->second) / std::max(L * E, 1.0); // batch x heads (broadcast by q)
+    if (scores) *scores = heads * L * S;
+    return heads * (2.0 * L * S * E + 2.0 * L * S * Ev);
+}
+
 double nodeFlops(const Node* n, const Shapes& shapes) {
     const std::string k = kindOf(n);
     if (k.rfind("prim::", 0) == 0 || isDataMovement(k) || n->outputs().empty()) return 0;
@@ -640,6 +657,8 @@ double nodeFlops(const Node* n, const Shapes& shapes) {
     if (k == "aten::einsum") return einsumFlops(n, shapes, outN);
     if (recurrenceOf(k).gates > 0)
         if (const double f = recurrentFlops(n, shapes); f >= 0) return f;
+    if (k == "aten::scaled_dot_product_attention")
+        if (const double f = attentionFlops(n, shapes); f >= 0) return f;
     if (isKind(n, {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm",
                    "aten::addbmm", "aten::dot", "aten::mv"})) {
         // 2*M*N*K: every output element is a K-long dot product; K is the last dim of the left operand.
@@ -692,6 +711,10 @@ double nodeTranscendentals(const Node* n, const Shapes& shapes) {
     static const std::set<std::string> overInput{"aten::softmax", "aten::log_softmax", "aten::logsumexp",
                                                  "aten::cross_entropy_loss", "aten::nll_loss", "aten::kl_div"};
     const std::string k = kindOf(n);
+    if (k == "aten::scaled_dot_product_attention") {
+        double scores = 0;
+        return attentionFlops(n, shapes, &scores) >= 0 ? scores : 0;
+    }
     if (const Recurrence r = recurrenceOf(k); r.gates > 0) {
         double hidden = 0;
         return recurrentFlops(n, shapes, &hidden) >= 0 ? r.transcendentals * hidden : 0;
