@@ -396,13 +396,14 @@ TEST_F(Import, ForwardEqualsPythonOnTheSameTensors) {
 
 namespace {
 // Filter 5 on the CPU, few timed runs: these tests read the graph analysis, not the timings.
-InefficiencyReport quickInefficiency(const TaskSpec& t) {
+// `redundancy`: filter 6's report, whose reduced graph is timed as the drop-redundant rewrite.
+InefficiencyReport quickInefficiency(const TaskSpec& t, const RedundancyReport* redundancy = nullptr) {
     InefficiencyOptions io;
     io.device = "cpu";
     io.runs = 3;
     io.seeds = 1;
     const DeviceCeilings c = deviceCeilings("cpu", false, (SuiteDir.parent_path() / "ceilings").string());
-    return analyseInefficiency(t, io, c);
+    return analyseInefficiency(t, io, c, redundancy);
 }
 } // namespace
 
@@ -909,19 +910,14 @@ TEST_F(Import, RewritesOfTracedConvolutionsRunInFp32) {
     ASSERT_TRUE(rr.error.empty()) << rr.error;
     ASSERT_FALSE(rr.nodes.empty()) << "the multiplication by one";
     EXPECT_EQ(rr.nodes[0].op, "aten::mul");
-    InefficiencyOptions io;
-    io.device = "cpu";
-    io.runs = 3;
-    io.seeds = 1;
-    const InefficiencyReport r =
-        analyseInefficiency(*t, io, deviceCeilings("cpu", false, (InitSuiteDir.parent_path() / "ceilings").string()), &rr);
+    const InefficiencyReport r = quickInefficiency(*t, &rr);
     ASSERT_TRUE(r.error.empty()) << r.error;
     bool dropped = false, fp32 = false;
     for (const auto& w : r.rewrites) dropped = dropped || (w.rule == "drop-redundant" && w.equal);
     for (const auto& n : r.notes)
         fp32 = fp32 || n.rfind("drop-redundant: 1 traced convolution(s) had allow_tf32 set", 0) == 0;
     EXPECT_TRUE(dropped);
-    EXPECT_TRUE(fp32) << inefficiencyToJson({r}, DeviceCeilings{}, io);
+    EXPECT_TRUE(fp32) << inefficiencyToJson({r}, DeviceCeilings{}, InefficiencyOptions{});
 }
 
 // Structured inputs are recorded as transforms the engine replays (triu, tril, A + A.T,
