@@ -26,6 +26,12 @@ struct RedundancyCliOptions {
     double rtol = RedundancyOptions{}.rtol, atol = RedundancyOptions{}.atol;
 };
 
+// "812 check runs, 790 from a cut, ": how the ablation's checks ran (docs/redundancy.md).
+std::string checkRunsText(const RedundancyReport& r) {
+    if (r.checkRuns == 0) return "";
+    return std::to_string(r.checkRuns) + " check runs, " + std::to_string(r.checkRunsFromCut) + " from a cut, ";
+}
+
 int runRedundancy(const RedundancyCliOptions& o) {
     Suite s;
     try {
@@ -62,11 +68,12 @@ int runRedundancy(const RedundancyCliOptions& o) {
             ++failed;
             std::printf("%-8s %-44.44s ERROR %s\n", r.taskId.c_str(), r.taskName.c_str(), r.error.c_str());
         } else if (!r.hasRedundancy()) {
-            std::printf("%-8s %-44.44s no redundancy (%d ops tried, %.2fs)\n", r.taskId.c_str(), r.taskName.c_str(),
-                        r.opsExamined, r.wallSeconds);
+            std::printf("%-8s %-44.44s no redundancy (%d ops tried, %s%.2fs)\n", r.taskId.c_str(), r.taskName.c_str(),
+                        r.opsExamined, checkRunsText(r).c_str(), r.wallSeconds);
         } else {
-            std::printf("%-8s %-44.44s REDUNDANT: %.1f%% of FLOPs (%.2fs)\n", r.taskId.c_str(), r.taskName.c_str(),
-                        100.0 * r.flopFraction(), r.wallSeconds);
+            std::printf("%-8s %-44.44s REDUNDANT: %.1f%% of FLOPs (%d ops tried, %s%.2fs)\n", r.taskId.c_str(),
+                        r.taskName.c_str(), 100.0 * r.flopFraction(), r.opsExamined, checkRunsText(r).c_str(),
+                        r.wallSeconds);
             for (const auto& n : r.nodes)
                 std::printf("    %-15s %-20s line %-3d %s\n      -> %s\n", redundantKindName(n.kind), n.op.c_str(), n.line,
                             n.sourceText.c_str(), n.reason.c_str());

@@ -112,6 +112,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"R-add-zeros-broadcast",
              {"feeds-redundant aten::zeros 3", "no-effect aten::add 4"},
              {}},
+        // In-place ops and the check runs from a cut: the tail's mul_ writes into a saved value
+        // after the relu's bypass (that write must not reach the mul's check), and a value written
+        // after the relu cannot be saved before it.
+        Case{"R-inplace-tail", {"no-effect aten::mul 5"}, {}},
+        Case{"R-inplace-after-cut", {"no-effect aten::relu 5"}, {}},
         Case{"N-softmax-real-axis", {}, {}}, Case{"N-clamp-binds", {}, {}},
         Case{"N-eps-guard", {}, {}}),
     [](const testing::TestParamInfo<Case>& i) {
@@ -223,6 +228,50 @@ TEST(Redundancy, L2_13SoftmaxOverSize1AxisIsAConstant) {
     for (const auto& n : r.nodes) softmaxConstant |= n.op == "aten::softmax" && n.kind == ks::RedundantNode::Kind::ConstantOutput;
     EXPECT_TRUE(softmaxConstant);
     EXPECT_GT(r.flopFraction(), 0.9); // the transposed conv only feeds the constant
+}
+
+// Check runs from a cut (a candidate's check runs only the graph after the latest cut before it,
+// from saved values) give the verdicts of whole-graph runs on every pattern and built-in task, and
+// they are what most checks run.
+TEST(Redundancy, CheckRunsFromACutGiveTheVerdictsOfWholeRuns) {
+    int fromCut = 0, runs = 0;
+    for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
+        for (const auto& t : suite->tasks) {
+            SCOPED_TRACE(t.id);
+            ks::RedundancyOptions o;
+            o.device = "cpu";
+            o.preset = ks::Preset::Small;
+            o.seeds = 3;
+            const auto cut = ks::analyzeRedundancy(t, o);
+            o.cutRuns = false;
+            const auto whole = ks::analyzeRedundancy(t, o);
+            ASSERT_EQ(cut.error, whole.error);
+            EXPECT_EQ(summary(cut), summary(whole));
+            EXPECT_EQ(unused(cut), unused(whole));
+            EXPECT_EQ(cut.opsExamined, whole.opsExamined);
+            EXPECT_EQ(cut.checkRuns, whole.checkRuns);
+            EXPECT_EQ(whole.checkRunsFromCut, 0);
+            fromCut += cut.checkRunsFromCut;
+            runs += cut.checkRuns;
+        }
+    EXPECT_GT(fromCut, runs / 2) << fromCut << " of " << runs << " check runs from a cut";
+}
+
+// The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the
+// next check (the mul's) would read a doubled h and reject the mul.
+TEST(Redundancy, TheTailOfACheckWritesIntoACopy) {
+    const auto r = analyze(taskById(testSuite(), "R-inplace-tail"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.checkRunsFromCut, 0);
+    EXPECT_EQ(summary(r), std::vector<std::string>{"no-effect aten::mul 5"});
+}
+
+// A dropout in eval mode (or with p = 0) draws no random numbers, so a cut after it is usable: the
+// relu's check runs only the relu.
+TEST(Redundancy, ADropoutThatDrawsNothingLeavesCutsAfterIt) {
+    const auto r = analyze(taskById(testSuite(), "R-dropout-eval"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.checkRunsFromCut, 0);
 }
 
 TEST(Redundancy, JsonNamesTasksAndNodes) {

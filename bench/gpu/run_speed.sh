@@ -35,6 +35,8 @@
 # measured (--report, --check on CUDA), imported (timed) and filtered with all six criteria, the
 # four statistical ones alone, and those with --rng device. $L3_TIMEOUT (default 420 s) bounds the
 # six-criteria level-3 run.
+# Step `nocut`: level 3 with filter 6 alone, with KS_CUT_RUNS=0 (every check runs the whole graph)
+# and then as it is (checks run the graph after a cut): a same-lease reference.
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
 # each step prints its wall time (also in $OUT/summary.txt).
@@ -120,6 +122,13 @@ if has levels || has level3; then
         --out "$RES/level3-rngdevice.json" --csv "$RES/level3-rngdevice.csv" -q
     step level3 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
         --out "$RES/level3.json" --csv "$RES/level3.csv"
+fi
+if has nocut; then # the same-lease reference: filter 6's checks run the whole graph
+    need_level3
+    step level3-nocut env KS_CUT_RUNS=0 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda \
+        --seeds 5 --criteria redundancy --out "$RES/level3-nocut.json" --csv "$RES/level3-nocut.csv" -q
+    step level3-cut timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda \
+        --seeds 5 --criteria redundancy --out "$RES/level3-cut.json" --csv "$RES/level3-cut.csv" -q
 fi
 if has levels; then
     need_corpus

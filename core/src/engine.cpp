@@ -793,6 +793,8 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             ro.preset = preset;
             ro.keepReducedGraph = opt.inefficiency;
             ro.operands = &src;
+            // What filter 6 saves for its check runs: an eighth of this worker's device memory.
+            if (memoryCap() > 0) ro.cutBytes = std::max<long long>(ro.cutBytes, memoryCap() / 8);
             return analyzeRedundancy(spec, ro);
         });
     if (opt.inefficiency) {

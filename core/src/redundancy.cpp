@@ -9,6 +9,8 @@
 //  3. Dataflow: whatever no longer reaches the output's values only fed redundant ops; whatever
 //     never did was dead in the task as written.
 // Bypasses are kept greedily, so two ops that each make the other unnecessary are reported once.
+// A check runs only the graph after the latest cut before its candidate, from values the graph
+// before the cut computed once (planCuts; docs/redundancy.md, "Check runs").
 
 #include "ks/core/redundancy.h"
 #include "ks/core/operands.h"
@@ -19,6 +21,7 @@
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -32,10 +35,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <functional>
 #include <sstream>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -160,10 +165,31 @@ public:
     void run(const DeviceInfo& dev);
 
 private:
+    // A cut: the point just before top-level node m_top[top]. The nodes before it are the same in
+    // every check of a candidate at or after it (bypasses go from the output backwards), so a check
+    // runs only the graph after it, from what the nodes before it computed (saved once per check
+    // run, before the ablation; docs/redundancy.md, "Check runs").
+    struct Cut {
+        size_t top = 0;
+        std::vector<Value*> values; // what the graph after the cut reads of what came before it
+        std::vector<size_t> slots;  // their places in m_saved[r]
+    };
+    // One candidate's programs: the graph after a cut (when one serves) and the whole graph.
+    struct Check {
+        std::optional<torch::jit::Code> full, tail;
+        const Cut* cut = nullptr;
+        std::vector<bool> fullCopy, tailCopy; // inputs a run copies first: those it may write into
+    };
+
     void loadGraph();
     std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra);
+    std::vector<c10::IValue> runCode(const torch::jit::Code& code, torch::jit::Stack stack);
     void observe();
-    bool outputUnchanged();
+    void planCuts();
+    std::shared_ptr<Graph> tailGraph(const Cut& cut, Check& c) const;
+    std::vector<c10::IValue> runCheck(Check& c, size_t r);
+    void dropSaved(const std::string& why);
+    bool outputUnchanged(size_t top);
     double flops(const Node* n) const;
     double numel(const Value* v) const;
     const Observed* info(const Value* v) const {
@@ -192,6 +218,10 @@ private:
     Liveness m_original;
     std::unordered_set<const Node*> m_reported;
     std::unordered_set<const Value*> m_untainted; // values that no longer depend on the inputs
+    std::vector<Cut> m_cuts;                       // in graph order
+    std::unordered_map<const Node*, size_t> m_ord; // top-level nodes' places when the cuts were planned
+    std::unordered_set<const Node*> m_remake;      // made again after a cut: constants, attribute reads, lists
+    std::vector<std::vector<c10::IValue>> m_saved; // per check run r < size(): the cuts' values
 };
 
 void Analysis::loadGraph() {
@@ -222,10 +252,14 @@ std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args
     std::shared_ptr<Graph> copy = m_graph->copy();
     while (m_graph->outputs().size() > base) m_graph->eraseOutput(m_graph->outputs().size() - 1);
     torch::jit::Code code(copy, "ks_redundancy");
-    torch::jit::InterpreterState state(code);
     // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
     torch::jit::Stack stack;
     for (const auto& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
+    return runCode(code, std::move(stack));
+}
+
+std::vector<c10::IValue> Analysis::runCode(const torch::jit::Code& code, torch::jit::Stack stack) {
+    torch::jit::InterpreterState state(code);
     seedAll(977); // random ops in the task draw the same numbers on every run
     state.run(stack);
     return stack;
@@ -268,11 +302,422 @@ void Analysis::observe() {
     m_reference.push_back(zero.at(0).toTensor());
 }
 
-bool Analysis::outputUnchanged() {
+namespace {
+// `n` and every node nested in its blocks.
+void forEachNested(Node* n, const std::function<void(Node*)>& f) {
+    f(n);
+    for (auto* b : n->blocks())
+        for (Node* inner : b->nodes()) forEachNested(inner, f);
+}
+
+bool containsTensor(const c10::TypePtr& t) {
+    if (t->kind() == c10::TypeKind::TensorType) return true;
+    for (const auto& c : t->containedTypes())
+        if (containsTensor(c)) return true;
+    return false;
+}
+
+// Copies the tensors of `stack` marked in `which`, and every other tensor of it that shares
+// storage with one of them, so that tensors sharing storage still share it (a view and its base
+// stay a view and its base: an in-place op through one shows through the other, as in the run
+// that made them). False when one storage is seen with two dtypes.
+bool cloneTogether(torch::jit::Stack& stack, const std::vector<bool>& which) {
+    auto storageOf = [](const c10::IValue& v) -> const c10::StorageImpl* {
+        if (!v.isTensor()) return nullptr;
+        const at::Tensor& t = v.toTensor();
+        return t.defined() && t.layout() == at::kStrided && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+    };
+    std::unordered_map<const c10::StorageImpl*, at::Tensor> copies; // marked storages -> their copy
+    for (size_t i = 0; i < stack.size(); ++i) {
+        if (!which[i] || !stack[i].isTensor() || !stack[i].toTensor().defined()) continue;
+        if (const auto* key = storageOf(stack[i])) copies.emplace(key, at::Tensor());
+        else stack[i] = stack[i].toTensor().clone();
+    }
+    for (auto& v : stack) {
+        const auto* key = storageOf(v);
+        auto it = key ? copies.find(key) : copies.end();
+        if (it == copies.end()) continue;
+        const at::Tensor t = v.toTensor();
+        if (!it->second.defined()) {
+            const auto item = static_cast<size_t>(t.element_size());
+            if (item == 0 || t.storage().nbytes() % item != 0) return false;
+            const auto n = static_cast<int64_t>(t.storage().nbytes() / item);
+            it->second = t.as_strided({n}, {1}, 0).clone();
+        } else if (it->second.scalar_type() != t.scalar_type()) {
+            return false;
+        }
+        v = it->second.as_strided(t.sizes(), t.strides(), t.storage_offset());
+    }
+    return true;
+}
+
+// `x` draws random numbers. A dropout whose p is the constant 0, or whose train flag is the
+// constant false, returns its input without drawing (ATen's dropout), whatever the JIT's
+// nondeterministic-op list says.
+bool drawsRandom(const Node* x) {
+    if (!x->isNondeterministic()) return false;
+    if (kindIn(x, {"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::feature_dropout_",
+                   "aten::alpha_dropout", "aten::alpha_dropout_", "aten::feature_alpha_dropout",
+                   "aten::feature_alpha_dropout_"}) &&
+        x->inputs().size() == 3) {
+        const auto p = torch::jit::toIValue(x->input(1));
+        const auto train = torch::jit::toIValue(x->input(2));
+        if ((p && p->isDouble() && p->toDouble() == 0.0) || (train && train->isBool() && !train->toBool()))
+            return false;
+    }
+    return true;
+}
+
+// Where a value's memory comes from: the graph inputs, constants, attributes and fresh op results
+// it may be a view of, followed backwards through the schemas' alias annotations. Unknown (empty
+// optional) where the schemas cannot tell: an op without a schema (a list unpacked), a wildcard.
+class MemoryRoots {
+public:
+    using Set = std::optional<std::vector<const Value*>>;
+
+    const Set& of(const Value* v) {
+        if (auto it = m_memo.find(v); it != m_memo.end()) return it->second;
+        Set r = std::vector<const Value*>{};
+        const Node* n = v->node();
+        const auto* schema = n->maybeSchema();
+        const bool tensor = v->type()->kind() == c10::TypeKind::TensorType;
+        if (!containsTensor(v->type())) {
+            // no tensor memory: an int list, a scalar (a write into a list is an unknown write)
+        } else if (n->kind() == c10::prim::Param || n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr) {
+            r->push_back(v);
+        } else if (kindIn(n, {"prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack"})) {
+            // a container holds its elements; an element unpacked may be any of the container's
+            for (const Value* in : n->inputs()) {
+                const Set& e = of(in);
+                if (!e) {
+                    r.reset();
+                    break;
+                }
+                r->insert(r->end(), e->begin(), e->end());
+            }
+        } else if (!tensor || !schema || v->offset() >= schema->returns().size()) {
+            r.reset();
+        } else if (const c10::AliasInfo* a = schema->returns()[v->offset()].alias_info(); !a) {
+            r->push_back(v); // a fresh tensor made by the op
+        } else if (a->isWildcardBefore() || a->isWildcardAfter()) {
+            r.reset();
+        } else {
+            for (size_t i = 0; r && i < schema->arguments().size() && i < n->inputs().size(); ++i) {
+                const c10::AliasInfo* b = schema->arguments()[i].alias_info();
+                if (!b) continue;
+                bool shared = b->isWildcardBefore();
+                for (const auto& set : a->beforeSets()) shared = shared || b->beforeSets().count(set) > 0;
+                if (!shared) continue;
+                const Set& in = of(n->input(i));
+                if (!in || b->isWildcardBefore()) r.reset();
+                else r->insert(r->end(), in->begin(), in->end());
+            }
+        }
+        return m_memo.emplace(v, std::move(r)).first->second;
+    }
+
+    // What the in-place op `x` writes into: unknown when it writes a list, through a wildcard, or
+    // its schema says it mutates without naming a tensor argument.
+    Set written(const Node* x) {
+        if (kindIn(x, {"prim::RaiseException", "prim::Print", "aten::warn"})) return std::vector<const Value*>{};
+        const auto* schema = x->maybeSchema();
+        if (!schema) return std::nullopt;
+        std::vector<const Value*> out;
+        bool named = false;
+        for (size_t i = 0; i < schema->arguments().size() && i < x->inputs().size(); ++i) {
+            const c10::AliasInfo* b = schema->arguments()[i].alias_info();
+            if (!b || !b->isWrite()) continue;
+            if (x->input(i)->type()->kind() != c10::TypeKind::TensorType || b->isWildcardBefore()) return std::nullopt;
+            const Set& in = of(x->input(i));
+            if (!in) return std::nullopt;
+            out.insert(out.end(), in->begin(), in->end());
+            named = true;
+        }
+        if (!named) return std::nullopt;
+        return out;
+    }
+
+    // The write `w` (from written()) may change `v`.
+    bool changes(const Set& w, const Value* v) {
+        if (!w) return true;
+        if (w->empty()) return false;
+        const Set& r = of(v);
+        if (!r) return true;
+        for (const Value* a : *r)
+            if (std::find(w->begin(), w->end(), a) != w->end()) return true;
+        return false;
+    }
+
+private:
+    std::unordered_map<const Value*, Set> m_memo;
+};
+
+// The inputs of `g` that an in-place op in it may write into, directly or through a view. A run
+// of `g` copies only these: the others reach the ops as they are and come back unchanged.
+std::vector<bool> writtenInputs(Graph& g) {
+    MemoryRoots roots;
+    std::vector<MemoryRoots::Set> writes;
+    for (Node* top : g.nodes())
+        forEachNested(top, [&](Node* x) {
+            if (isMutating(x)) writes.push_back(roots.written(x));
+        });
+    std::vector<bool> out;
+    for (const Value* in : g.inputs()) {
+        bool w = false;
+        for (const auto& set : writes) w = w || roots.changes(set, in);
+        out.push_back(w);
+    }
+    return out;
+}
+
+struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
+} // namespace
+
+// Plans the cuts and saves their values (docs/redundancy.md, "Check runs"). A cut is usable when
+// no op before it draws random numbers (the tail would draw other numbers), nothing after it
+// writes in place into a value it saves, and what it saves is tensors or values without tensors
+// (a list of tensors is made again after the cut, from saved tensors). What all cuts save, over
+// the check runs, stays within RedundancyOptions::cutBytes: every cut for every check run when it
+// fits, else the first check run only (most candidates fail there), with every k-th cut.
+void Analysis::planCuts() {
+    static const bool off = [] {
+        const char* v = std::getenv("KS_CUT_RUNS");
+        return v && std::string(v) == "0";
+    }();
+    if (off || !m_opt.cutRuns || m_opt.cutBytes <= 0) return;
+    size_t end = 0;
+    for (Node* n : m_graph->nodes()) m_ord[n] = end++;
+    MemoryRoots roots;
+    std::vector<std::pair<size_t, MemoryRoots::Set>> writes; // (top-level place, what it writes)
+    size_t firstRandom = end;
+    std::unordered_map<const Value*, size_t> lastUse; // the last top-level node that reads it
+    for (Node* n : m_graph->nodes()) {
+        const size_t o = m_ord[n];
+        forEachNested(n, [&](Node* x) {
+            if (drawsRandom(x)) firstRandom = std::min(firstRandom, o);
+            if (isMutating(x)) writes.emplace_back(o, roots.written(x));
+            for (const Value* in : x->inputs()) lastUse[in] = std::max(lastUse[in], o);
+        });
+    }
+    for (Node* n : m_graph->nodes()) {
+        // Constants and attribute reads are the same objects in every run (a whole run shares
+        // them with the run before too); a list or tuple is made again when nothing writes into it.
+        bool remake = kindIn(n, {"prim::Constant", "prim::GetAttr"});
+        if (n->blocks().empty() && kindIn(n, {"prim::ListConstruct", "prim::TupleConstruct"})) {
+            remake = std::none_of(writes.begin(), writes.end(), [](const auto& w) { return !w.second; });
+        }
+        if (remake) m_remake.insert(n);
+    }
+    for (const Value* out : m_graph->outputs()) lastUse[out] = end;
+    // What a remade node reads lives as long as what it makes.
+    std::vector<Node*> order(m_graph->nodes().begin(), m_graph->nodes().end());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        if (!m_remake.count(*it)) continue;
+        size_t u = 0;
+        for (const Value* v : (*it)->outputs())
+            if (auto f = lastUse.find(v); f != lastUse.end()) u = std::max(u, f->second);
+        for (const Value* in : (*it)->inputs()) lastUse[in] = std::max(lastUse[in], u);
+    }
+    // Values a cut may save: graph inputs and outputs of top-level nodes that are not remade; and
+    // where in-place ops write into them (first and last writer's place).
+    struct Candidate {
+        Value* v;
+        size_t def; // place of its node; 0 for graph inputs (before every node)
+        bool input;
+        size_t firstWrite = SIZE_MAX, lastWrite = 0;
+        bool written = false;
+    };
+    std::vector<Candidate> cands;
+    for (Value* in : m_graph->inputs())
+        if (lastUse.count(in)) cands.push_back({in, 0, true});
+    for (Node* n : order)
+        if (!m_remake.count(n))
+            for (Value* v : n->outputs())
+                if (lastUse.count(v) && lastUse[v] > m_ord[n]) cands.push_back({v, m_ord[n], false});
+    for (auto& c : cands)
+        for (const auto& [o, w] : writes)
+            if (roots.changes(w, c.v)) {
+                c.written = true;
+                c.firstWrite = std::min(c.firstWrite, o);
+                c.lastWrite = std::max(c.lastWrite, o);
+            }
+    // Usable cuts, before each top-level aten op.
+    struct Plan {
+        size_t top;
+        std::vector<size_t> cand; // indices into cands
+    };
+    std::vector<Plan> plans;
+    for (size_t k = 0; k < m_top.size(); ++k) {
+        const size_t at = m_ord.at(m_top[k]);
+        if (at > firstRandom) break;
+        if (!m_top[k]->kind().is_aten() || at == 0) continue;
+        Plan p{k, {}};
+        bool ok = true;
+        for (size_t i = 0; ok && i < cands.size(); ++i) {
+            const auto& c = cands[i];
+            if ((!c.input && c.def >= at) || lastUse[c.v] < at) continue;
+            if (c.input) {
+                // A graph input goes in as an argument unless an op before the cut wrote into it.
+                if (!isTensor(c.v) || !c.written || c.firstWrite >= at) continue;
+                ok = c.lastWrite < at;
+            } else if (isTensor(c.v)) {
+                ok = (!c.written || c.lastWrite < at) && info(c.v) != nullptr;
+            } else {
+                ok = !c.written && !containsTensor(c.v->type());
+            }
+            p.cand.push_back(i);
+        }
+        if (ok) plans.push_back(std::move(p));
+    }
+    if (plans.empty()) return;
+    auto bytesOf = [&](size_t i) {
+        const Observed* o = info(cands[i].v);
+        return o && isTensor(cands[i].v) ? product(o->sizes) * static_cast<double>(c10::elementSize(o->dtype)) : 0.0;
+    };
+    auto planBytes = [&](size_t stride) {
+        std::unordered_set<size_t> seen;
+        double b = 0;
+        for (size_t j = 0; j < plans.size(); j += stride)
+            for (size_t i : plans[j].cand)
+                if (seen.insert(i).second) b += bytesOf(i);
+        return b;
+    };
+    const double budget = static_cast<double>(m_opt.cutBytes);
+    size_t runs = m_checkArgs.size(), stride = 1;
+    if (planBytes(1) * static_cast<double>(runs) > budget) {
+        runs = 1;
+        while (stride < plans.size() && planBytes(stride) > budget) stride *= 2;
+        if (planBytes(stride) > budget) {
+            m_rep.notes.push_back("check runs from a cut: off (even one cut's values exceed the budget of " +
+                                  std::to_string(m_opt.cutBytes >> 20) + " MiB)");
+            return;
+        }
+    }
+    std::unordered_map<size_t, size_t> slotOf; // cands index -> place among the saved values
+    std::vector<Value*> saved;
+    for (size_t j = 0; j < plans.size(); j += stride) {
+        Cut cut;
+        cut.top = plans[j].top;
+        for (size_t i : plans[j].cand) {
+            auto [it, fresh] = slotOf.emplace(i, saved.size());
+            if (fresh) saved.push_back(cands[i].v);
+            cut.values.push_back(cands[i].v);
+            cut.slots.push_back(it->second);
+        }
+        m_cuts.push_back(std::move(cut));
+    }
+    try {
+        for (size_t r = 0; r < runs; ++r) {
+            auto out = runGraph(m_checkArgs[r], saved);
+            // The run must repeat the reference run: an op that varies from run to run (atomics,
+            // an algorithm the library picks anew) would make tails and whole runs disagree.
+            const at::Tensor& ref = m_reference[r];
+            if (out.empty() || !out[0].isTensor() || out[0].toTensor().sizes() != ref.sizes() ||
+                !at::allclose(out[0].toTensor().to(at::kDouble), ref.to(at::kDouble), m_opt.rtol, m_opt.atol, true)) {
+                dropSaved("a second run of the graph differs from the first");
+                return;
+            }
+            m_saved.emplace_back(std::make_move_iterator(out.begin() + 1), std::make_move_iterator(out.end()));
+        }
+    } catch (const std::exception& e) {
+        dropSaved(std::string("saving the cuts' values failed: ") + shortError(e));
+    }
+}
+
+void Analysis::dropSaved(const std::string& why) {
+    m_saved.clear();
+    m_cuts.clear();
+    m_rep.notes.push_back("check runs from a cut: off (" + why + "); every check runs the whole graph");
+}
+
+// The graph after `cut` as it stands now (bypasses applied), taking the graph's inputs and then
+// the cut's saved values. Throws NotSaved when it reads a value from before the cut that the cut
+// did not save (an earlier duplicate's result that was dead there).
+std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut, Check& c) const {
+    const size_t at = m_ord.at(m_top[cut.top]);
+    auto g = std::make_shared<Graph>();
+    std::unordered_map<Value*, Value*> env;
+    std::vector<Value*> args;
+    for (Value* in : m_graph->inputs()) {
+        args.push_back(g->addInput()->copyMetadata(in));
+        env[in] = args.back();
+    }
+    for (Value* v : cut.values) env[v] = g->addInput()->copyMetadata(v);
+    std::function<Value*(Value*)> map = [&](Value* v) -> Value* {
+        if (auto it = env.find(v); it != env.end()) return it->second;
+        Node* d = v->node();
+        if (!m_remake.count(d)) throw NotSaved{};
+        Node* made = g->appendNode(g->createClone(d, map));
+        for (size_t i = 0; i < d->outputs().size(); ++i) env[d->outputs()[i]] = made->outputs()[i];
+        return env.at(v);
+    };
+    for (Node* n : m_graph->nodes()) {
+        if (auto o = m_ord.find(n); o != m_ord.end() && o->second < at) continue;
+        Node* made = g->appendNode(g->createClone(n, map));
+        for (size_t i = 0; i < n->outputs().size(); ++i) env[n->outputs()[i]] = made->outputs()[i];
+    }
+    for (Value* out : m_graph->outputs()) g->registerOutput(map(out));
+    c.tailCopy = writtenInputs(*g);
+    return g;
+}
+
+// Check run r (a seed, or the all-zero input) of a candidate: the tail when a cut serves and its
+// values for run r are saved, else the whole graph.
+std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
+    const auto& args = m_checkArgs[r];
+    ++m_rep.checkRuns;
+    if (c.tail && r < m_saved.size()) {
+        torch::jit::Stack stack(args.begin(), args.end());
+        for (size_t slot : c.cut->slots) stack.push_back(m_saved[r][slot]);
+        // What the tail may write into is a copy: the check args and the saved values serve
+        // every later check.
+        if (cloneTogether(stack, c.tailCopy)) {
+            try {
+                auto out = runCode(*c.tail, std::move(stack));
+                ++m_rep.checkRunsFromCut;
+                return out;
+            } catch (const c10::OutOfMemoryError& e) {
+                dropSaved("out of memory in a check: " + shortError(e));
+            } catch (const std::exception&) {
+                // A bypass that breaks the graph: the whole graph's run decides, as without cuts.
+            }
+        }
+    }
+    if (!c.full) {
+        std::shared_ptr<Graph> copy = m_graph->copy();
+        c.fullCopy = writtenInputs(*copy);
+        c.full.emplace(copy, "ks_redundancy");
+    }
+    torch::jit::Stack stack(args.begin(), args.end());
+    if (!cloneTogether(stack, c.fullCopy)) { // one storage seen with two dtypes: copy each
+        stack.assign(args.begin(), args.end());
+        for (auto& a : stack)
+            if (a.isTensor()) a = a.toTensor().clone();
+    }
+    return runCode(*c.full, std::move(stack));
+}
+
+bool Analysis::outputUnchanged(size_t top) {
+    Check c;
+    // The latest cut at or before the candidate whose saved values cover what the rest reads.
+    if (!m_saved.empty()) {
+        auto it = std::upper_bound(m_cuts.begin(), m_cuts.end(), top,
+                                   [](size_t t, const Cut& cut) { return t < cut.top; });
+        for (int tries = 0; it != m_cuts.begin() && tries < 3; ++tries) {
+            --it;
+            try {
+                auto g = tailGraph(*it, c);
+                c.tail.emplace(g, "ks_redundancy_tail");
+                c.cut = &*it;
+                break;
+            } catch (const NotSaved&) {
+            }
+        }
+    }
     for (size_t r = 0; r < m_checkArgs.size(); ++r) {
         at::Tensor out;
         try {
-            auto res = runGraph(m_checkArgs[r], {});
+            auto res = runCheck(c, r);
             if (res.empty() || !res[0].isTensor()) return false;
             out = res[0].toTensor();
         } catch (const std::exception&) {
@@ -464,8 +909,10 @@ std::string sizesText(const std::vector<int64_t>& s) {
 } // namespace
 
 void Analysis::bypassPass() {
+    planCuts();
     for (auto it = m_top.rbegin(); it != m_top.rend(); ++it) {
         Node* n = *it;
+        const size_t top = static_cast<size_t>(m_top.rend() - it) - 1;
         const bool copy = isCopyOp(n);
         if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().empty() || isMutating(n) ||
             (isLayoutOp(n) && !copy) || isMetaOp(n) || !n->blocks().empty())
@@ -537,7 +984,7 @@ void Analysis::bypassPass() {
             }
             const auto uses = out->uses();
             out->replaceAllUsesWith(stand);
-            if (outputUnchanged()) {
+            if (outputUnchanged(top)) {
                 addNode(n, c.kind,
                         c.why + " (" + std::to_string(m_rep.seeds) +
                             " seeds and an all-zero input)" +

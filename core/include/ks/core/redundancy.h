@@ -61,6 +61,12 @@ struct RedundancyOptions {
     // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
     OperandSource* operands = nullptr;
     bool cpuGenerator = true;
+    // Check runs from a cut: a candidate's check runs only the graph after the latest cut before
+    // it, from the values the unchanged graph before the cut computed (saved once). Same verdicts,
+    // less work (docs/redundancy.md). cutBytes bounds what is saved (on the analysis's device);
+    // KS_CUT_RUNS=0 in the environment turns it off (a reference for benchmarks).
+    bool cutRuns = true;
+    long long cutBytes = 1LL << 30;
 };
 
 struct RedundancyReport {
@@ -73,6 +79,8 @@ struct RedundancyReport {
     int opsExamined = 0;   // op nodes tried by ablation
     double totalFlops = 0; // estimated FLOPs of the whole graph
     double redundantFlops = 0;
+    int checkRuns = 0;        // graph runs of the ablation's checks (in memory only)
+    int checkRunsFromCut = 0; // of them, runs of only the graph after a cut
     std::vector<std::string> notes; // what was skipped and why
     std::string error;              // non-empty: the analysis failed (message names the task)
     double wallSeconds = 0;
