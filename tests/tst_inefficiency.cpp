@@ -262,6 +262,25 @@ TEST(Inefficiency, AttentionFlopsFromItsOperands) {
     EXPECT_DOUBLE_EQ(r.transcendentals, bh * 16 * 24) << "the softmax exponentiates every score";
 }
 
+// Filter 6 weighs a recurrent layer and attention by the same products (its redundant share is
+// of these FLOPs): as elementwise ops over their output they counted hundreds of times too few.
+TEST(Inefficiency, Filter6CountsRecurrentAndAttentionFlopsAsFilter5) {
+    for (const char* id : {"I-lstm", "I-gru", "I-sdpa"}) {
+        SCOPED_TRACE(id);
+        const TaskSpec* t = testSuite().find(id);
+        ASSERT_NE(t, nullptr);
+        const auto r = analyse(*t);
+        ASSERT_TRUE(r.error.empty()) << r.error;
+        RedundancyOptions ro;
+        ro.device = "cpu";
+        const RedundancyReport rep = analyzeRedundancy(*t, ro);
+        ASSERT_TRUE(rep.error.empty()) << rep.error;
+        // The layer's products, plus whatever elementwise ops the task has around it.
+        EXPECT_GE(rep.totalFlops, r.flops);
+        EXPECT_LT(rep.totalFlops, 1.1 * r.flops);
+    }
+}
+
 // What filter 6 proves removable is one of filter 5's rewrites: the task without it is run,
 // checked equal and timed like the others.
 TEST(Inefficiency, DropRedundantRunsWhatFilter6Removed) {

@@ -5,6 +5,7 @@
 // task, checked equal to the task's own output on several seeds, then timed.
 
 #include "ks/core/inefficiency.h"
+#include "nodeflops.h"
 #include "ks/core/operands.h"
 #include "ks/core/process.h"
 #include "ks/core/analysisreports.h"
@@ -1305,6 +1306,10 @@ struct SeedRun {
 };
 
 } // namespace
+
+double taskNodeFlops(const Node* n, const std::map<const Value*, std::vector<int64_t>>& shapes) {
+    return nodeFlops(n, shapes);
+}
 
 // ---- analysis --------------------------------------------------------------------------------
 

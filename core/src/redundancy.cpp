@@ -18,6 +18,7 @@
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
+#include "nodeflops.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
@@ -40,6 +41,7 @@
 #include <functional>
 #include <sstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -213,6 +215,7 @@ private:
     size_t m_firstArg = 0;                         // 1 when input 0 is the module's `self`
     std::vector<Node*> m_top;                      // top-level nodes of the original graph, in order
     std::unordered_map<const Value*, Observed> m_obs;
+    std::map<const Value*, std::vector<int64_t>> m_shapes; // m_obs's sizes, for the FLOP model
     std::vector<std::vector<c10::IValue>> m_checkArgs; // seeds, then the all-zero-input run
     std::vector<at::Tensor> m_reference;               // the original output for each of m_checkArgs
     Liveness m_original;
@@ -742,8 +745,14 @@ double Analysis::numel(const Value* v) const {
     return o ? product(o->sizes) : 0.0;
 }
 
+// Recurrent layers, attention and einsum by filter 5's model (nodeflops.h: their products, from
+// their weights or operands; as elementwise ops they counted hundreds of times too few), the rest
+// as below (docs/redundancy.md, "FLOPs").
 double Analysis::flops(const Node* n) const {
     if (!n->kind().is_aten() || n->outputs().empty() || !isTensor(n->output(0)) || isLayoutOp(n)) return 0;
+    if (kindIn(n, {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu", "aten::scaled_dot_product_attention",
+                   "aten::einsum"}))
+        return taskNodeFlops(n, m_shapes);
     const Observed* out = info(n->output(0));
     if (!out) return 0;
     const double outNumel = product(out->sizes);
@@ -1073,6 +1082,7 @@ void Analysis::run(const DeviceInfo& dev) {
         m_checkArgs.push_back(std::move(args));
     }
     observe();
+    for (const auto& [v, o] : m_obs) m_shapes.emplace(v, o.sizes);
     m_original = liveness(*m_graph);
     for (const Node* n : m_top) m_rep.totalFlops += flops(n);
     constantPass();
