@@ -117,6 +117,8 @@ INSTANTIATE_TEST_SUITE_P(
         // after the relu cannot be saved before it.
         Case{"R-inplace-tail", {"no-effect aten::mul 5"}, {}},
         Case{"R-inplace-after-cut", {"no-effect aten::relu 5"}, {}},
+        // A saved view of the input and the input itself stay one in a tail.
+        Case{"N-inplace-into-input", {}, {}},
         Case{"N-softmax-real-axis", {}, {}}, Case{"N-clamp-binds", {}, {}},
         Case{"N-eps-guard", {}, {}}),
     [](const testing::TestParamInfo<Case>& i) {

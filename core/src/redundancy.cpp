@@ -184,7 +184,8 @@ private:
     };
 
     void loadGraph();
-    std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra);
+    std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
+                                      std::vector<c10::IValue>* copies = nullptr);
     std::vector<c10::IValue> runCode(const torch::jit::Code& code, torch::jit::Stack stack);
     void observe();
     void planCuts();
@@ -249,7 +250,10 @@ void Analysis::loadGraph() {
     }
 }
 
-std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra) {
+// `copies`, when given, receives the copies of the arguments the run took (what its values may
+// be views of).
+std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
+                                            std::vector<c10::IValue>* copies) {
     const size_t base = m_graph->outputs().size();
     for (Value* v : extra) m_graph->registerOutput(v);
     std::shared_ptr<Graph> copy = m_graph->copy();
@@ -258,6 +262,7 @@ std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args
     // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
     torch::jit::Stack stack;
     for (const auto& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
+    if (copies) *copies = stack;
     return runCode(code, std::move(stack));
 }
 
@@ -560,9 +565,9 @@ void Analysis::planCuts() {
             const auto& c = cands[i];
             if ((!c.input && c.def >= at) || lastUse[c.v] < at) continue;
             if (c.input) {
-                // A graph input goes in as an argument unless an op before the cut wrote into it.
-                if (!isTensor(c.v) || !c.written || c.firstWrite >= at) continue;
-                ok = c.lastWrite < at;
+                // A graph input goes in as an argument: not where an op before the cut wrote into it.
+                ok = !isTensor(c.v) || !c.written || c.firstWrite >= at;
+                continue;
             } else if (isTensor(c.v)) {
                 ok = (!c.written || c.lastWrite < at) && info(c.v) != nullptr;
             } else {
@@ -610,8 +615,10 @@ void Analysis::planCuts() {
         m_cuts.push_back(std::move(cut));
     }
     try {
+        std::vector<bool> viewsAnInput(saved.size(), false);
         for (size_t r = 0; r < runs; ++r) {
-            auto out = runGraph(m_checkArgs[r], saved);
+            std::vector<c10::IValue> args;
+            auto out = runGraph(m_checkArgs[r], saved, &args);
             // The run must repeat the reference run: an op that varies from run to run (atomics,
             // an algorithm the library picks anew) would make tails and whole runs disagree.
             const at::Tensor& ref = m_reference[r];
@@ -620,8 +627,28 @@ void Analysis::planCuts() {
                 dropSaved("a second run of the graph differs from the first");
                 return;
             }
+            // A saved value that shares memory with an argument (a view of the input) would part
+            // from the tail's own argument, which a write in the tail then reaches alone.
+            std::unordered_set<const c10::StorageImpl*> argMemory;
+            for (const auto& a : args)
+                if (a.isTensor() && a.toTensor().defined() && a.toTensor().has_storage())
+                    argMemory.insert(a.toTensor().storage().unsafeGetStorageImpl());
+            for (size_t k = 0; k + 1 < out.size(); ++k) {
+                const auto& v = out[k + 1];
+                if (v.isTensor() && v.toTensor().defined() && v.toTensor().has_storage() &&
+                    argMemory.count(v.toTensor().storage().unsafeGetStorageImpl()))
+                    viewsAnInput[k] = true;
+            }
             m_saved.emplace_back(std::make_move_iterator(out.begin() + 1), std::make_move_iterator(out.end()));
         }
+        // Cuts that save such a value are not used (their candidates take an earlier cut, or run
+        // the whole graph).
+        std::vector<Cut> kept;
+        for (auto& cut : m_cuts)
+            if (std::none_of(cut.slots.begin(), cut.slots.end(), [&](size_t k) { return viewsAnInput[k]; }))
+                kept.push_back(std::move(cut));
+        m_cuts = std::move(kept);
+        if (m_cuts.empty()) m_saved.clear();
     } catch (const std::exception& e) {
         dropSaved(std::string("saving the cuts' values failed: ") + shortError(e));
     }
