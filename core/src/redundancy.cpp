@@ -151,6 +151,13 @@ double product(const std::vector<int64_t>& s, size_t from = 0) {
     return p;
 }
 
+// The arguments with every tensor copied: what a run may write into must not be a check's inputs.
+torch::jit::Stack copiedArgs(const std::vector<c10::IValue>& args) {
+    torch::jit::Stack stack;
+    for (const auto& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
+    return stack;
+}
+
 std::string oneLine(std::string s) {
     for (char& c : s)
         if (c == '\n') c = ' ';
@@ -260,8 +267,7 @@ std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args
     while (m_graph->outputs().size() > base) m_graph->eraseOutput(m_graph->outputs().size() - 1);
     torch::jit::Code code(copy, "ks_redundancy");
     // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
-    torch::jit::Stack stack;
-    for (const auto& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
+    torch::jit::Stack stack = copiedArgs(args);
     if (copies) *copies = stack;
     return runCode(code, std::move(stack));
 }
@@ -719,11 +725,7 @@ std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
         c.full.emplace(copy, "ks_redundancy");
     }
     torch::jit::Stack stack(args.begin(), args.end());
-    if (!cloneTogether(stack, c.fullCopy)) { // one storage seen with two dtypes: copy each
-        stack.assign(args.begin(), args.end());
-        for (auto& a : stack)
-            if (a.isTensor()) a = a.toTensor().clone();
-    }
+    if (!cloneTogether(stack, c.fullCopy)) stack = copiedArgs(args); // one storage, two dtypes
     return runCode(*c.full, std::move(stack));
 }
 
