@@ -12,7 +12,7 @@
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
-#include "jsonutil.h"
+#include "../jsonutil.h"
 #include "ks/core/results.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
