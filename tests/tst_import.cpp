@@ -9,6 +9,7 @@
 // Needs a Python with torch (the .venv CMake found LibTorch in); without one every test is skipped
 // and says why.
 
+#include "ks/core/analysisreports.h"
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/redundancy.h"
@@ -424,6 +425,37 @@ TEST_F(Import, GraphAnalysesSeeThroughNestedModuleCalls) {
     ASSERT_TRUE(rr.error.empty()) << rr.error;
     EXPECT_GE(rr.opsExamined, 3); // linear, add, relu
     EXPECT_FALSE(rr.hasRedundancy());
+}
+
+// Imported tasks are traced modules: their graphs read weights through attribute reads, build and
+// unpack lists. Their checks run node by node (no interpreter code built) and reach the reports the
+// interpreter reaches.
+TEST_F(Import, ImportedGraphsRunNodeByNodeWithTheInterpretersReports) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    auto text = [](const RedundancyReport& r) {
+        std::string out = std::to_string(r.opsExamined) + " ops, " + std::to_string(r.checkRuns) + " runs\n";
+        for (const auto& n : r.nodes) out += std::string(redundantKindName(n.kind)) + " " + n.op + " " + n.reason + "\n";
+        for (const auto& u : r.unused) out += "unused " + u.name + " " + u.reason + "\n";
+        for (const auto& n : r.notes) out += "note " + n + "\n";
+        return out;
+    };
+    int byNode = 0, runs = 0, found = 0;
+    for (const TaskSpec& t : s.tasks) {
+        SCOPED_TRACE(t.id);
+        RedundancyOptions ro;
+        ro.device = "cpu";
+        const RedundancyReport nodes = analyzeRedundancy(t, ro);
+        ro.nodeRuns = false;
+        const RedundancyReport code = analyzeRedundancy(t, ro);
+        ASSERT_EQ(nodes.error, code.error);
+        EXPECT_EQ(text(nodes), text(code));
+        EXPECT_EQ(code.checkRunsByNode, 0);
+        byNode += nodes.checkRunsByNode;
+        runs += nodes.checkRuns;
+        found += static_cast<int>(nodes.nodes.size());
+    }
+    EXPECT_GT(found, 0) << "the fixture has redundant ops (L1-113's softmax)";
+    EXPECT_GT(byNode, runs / 2) << byNode << " of " << runs << " check runs node by node";
 }
 
 // Filters 5 and 6 name lines of the task's own file for imported tasks too (the GUI's source pane

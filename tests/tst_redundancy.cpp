@@ -117,6 +117,8 @@ INSTANTIATE_TEST_SUITE_P(
         // after the relu cannot be saved before it.
         Case{"R-inplace-tail", {"no-effect aten::mul 5"}, {}},
         Case{"R-inplace-after-cut", {"no-effect aten::relu 5"}, {}},
+        // A loop after every candidate: checks build interpreter code, not node by node.
+        Case{"R-loop-after", {"no-effect aten::mul 3"}, {}},
         // A saved view of the input and the input itself stay one in a tail.
         Case{"N-inplace-into-input", {}, {}},
         Case{"N-softmax-real-axis", {}, {}}, Case{"N-clamp-binds", {}, {}},
@@ -235,8 +237,10 @@ TEST(Redundancy, L2_13SoftmaxOverSize1AxisIsAConstant) {
 // Check runs from a cut (a candidate's check runs only the graph after the latest cut before it,
 // from saved values) give the verdicts of whole-graph runs on every pattern and built-in task, and
 // they are what most checks run.
+// Three ways to run the checks give the same reports: from a cut node by node (the default), from
+// a cut in the interpreter, the whole graph in the interpreter (as before either).
 TEST(Redundancy, CheckRunsFromACutGiveTheVerdictsOfWholeRuns) {
-    int fromCut = 0, runs = 0;
+    int fromCut = 0, byNode = 0, runs = 0;
     for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
         for (const auto& t : suite->tasks) {
             SCOPED_TRACE(t.id);
@@ -245,18 +249,26 @@ TEST(Redundancy, CheckRunsFromACutGiveTheVerdictsOfWholeRuns) {
             o.preset = ks::Preset::Small;
             o.seeds = 3;
             const auto cut = ks::analyzeRedundancy(t, o);
+            o.nodeRuns = false;
+            const auto code = ks::analyzeRedundancy(t, o);
             o.cutRuns = false;
             const auto whole = ks::analyzeRedundancy(t, o);
-            ASSERT_EQ(cut.error, whole.error);
-            EXPECT_EQ(summary(cut), summary(whole));
-            EXPECT_EQ(unused(cut), unused(whole));
-            EXPECT_EQ(cut.opsExamined, whole.opsExamined);
-            EXPECT_EQ(cut.checkRuns, whole.checkRuns);
+            for (const auto* other : {&code, &whole}) {
+                ASSERT_EQ(cut.error, other->error);
+                EXPECT_EQ(summary(cut), summary(*other));
+                EXPECT_EQ(unused(cut), unused(*other));
+                EXPECT_EQ(cut.opsExamined, other->opsExamined);
+                EXPECT_EQ(cut.checkRuns, other->checkRuns);
+                EXPECT_EQ(other->checkRunsByNode, 0);
+            }
+            EXPECT_EQ(code.checkRunsFromCut, cut.checkRunsFromCut);
             EXPECT_EQ(whole.checkRunsFromCut, 0);
             fromCut += cut.checkRunsFromCut;
+            byNode += cut.checkRunsByNode;
             runs += cut.checkRuns;
         }
     EXPECT_GT(fromCut, runs / 2) << fromCut << " of " << runs << " check runs from a cut";
+    EXPECT_GT(byNode, runs * 3 / 4) << byNode << " of " << runs << " check runs node by node";
 }
 
 // The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the
@@ -266,6 +278,17 @@ TEST(Redundancy, TheTailOfACheckWritesIntoACopy) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_GT(r.checkRunsFromCut, 0);
     EXPECT_EQ(summary(r), std::vector<std::string>{"no-effect aten::mul 5"});
+}
+
+// A loop (nested blocks) cannot run node by node: the checks of R-loop-after, all of which run it,
+// build interpreter code instead; the loop's own ops are kept whole, with a note.
+TEST(Redundancy, ALoopRunsInTheInterpreter) {
+    const auto r = analyze(taskById(testSuite(), "R-loop-after"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.checkRuns, 0);
+    EXPECT_EQ(r.checkRunsByNode, 0);
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_NE(r.notes[0].find("prim::Loop with nested blocks is kept whole"), std::string::npos) << r.notes[0];
 }
 
 // A dropout in eval mode (or with p = 0) draws no random numbers, so a cut after it is usable: the

@@ -6,7 +6,8 @@
 # corpus's first 25 level-2 tasks against our statistical filters on the same 25, in one run.
 # Step `nda`: the built-in suite and/or the corpus with --no-draw-ahead (a reference on the same lease).
 # Step `share`: the built-in suite and the corpus (all six) with --workers-per-gpu N for each N in
-# $SHARE (default "2 4"); with `rkb`, also ours-25 with them.
+# $SHARE (default "2 4"); with `rkb`, also ours-25 with them; with `levels` or `level3`, level 3
+# (all six) with them.
 # Step `nosplit`: the built-in suite and/or the corpus with KS_DRAW_SPLIT=0 (each tensor drawn on
 # one thread, as before ks/core/splitdraw.h; a reference on the same lease).
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
@@ -35,8 +36,9 @@
 # measured (--report, --check on CUDA), imported (timed) and filtered with all six criteria, the
 # four statistical ones alone, and those with --rng device. $L3_TIMEOUT (default 420 s) bounds the
 # six-criteria level-3 run.
-# Step `nocut`: level 3 with filter 6 alone, with KS_CUT_RUNS=0 (every check runs the whole graph)
-# and then as it is (checks run the graph after a cut): a same-lease reference.
+# Step `nocut`: level 3 with filter 6 alone, three ways on the same lease: every check runs the
+# whole graph in the interpreter (KS_CUT_RUNS=0 KS_NODE_RUNS=0, as lease 4), the graph after a cut
+# in the interpreter (KS_NODE_RUNS=0), and as it is (after a cut, node by node).
 # Usage: bench/gpu/run_speed.sh [steps...]  (default: all of builtin corpus stat rkb; expects
 # build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox). Files: $OUT/speed.tgz;
 # each step prints its wall time (also in $OUT/summary.txt).
@@ -122,12 +124,20 @@ if has levels || has level3; then
         --out "$RES/level3-rngdevice.json" --csv "$RES/level3-rngdevice.csv" -q
     step level3 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
         --out "$RES/level3.json" --csv "$RES/level3.csv"
+    if has share; then # filter 6's checks are host-bound: several workers on the one GPU
+        for n in ${SHARE:-2 4}; do
+            step level3-share$n timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
+                --workers-per-gpu "$n" --out "$RES/level3-share$n.json" --csv "$RES/level3-share$n.csv" -q
+        done
+    fi
 fi
-if has nocut; then # the same-lease reference: filter 6's checks run the whole graph
+if has nocut; then # same-lease references: filter 6's checks on the whole graph / in the interpreter
     need_level3
-    step level3-nocut env KS_CUT_RUNS=0 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda \
-        --seeds 5 --criteria redundancy --out "$RES/level3-nocut.json" --csv "$RES/level3-nocut.csv" -q
-    step level3-cut timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda \
+    step level3-nocut env KS_CUT_RUNS=0 KS_NODE_RUNS=0 timeout "${L3_TIMEOUT:-200}" $CLI filter --suite "$WORK/kb3" \
+        --device cuda --seeds 5 --criteria redundancy --out "$RES/level3-nocut.json" --csv "$RES/level3-nocut.csv" -q
+    step level3-cut-code env KS_NODE_RUNS=0 timeout "${L3_TIMEOUT:-200}" $CLI filter --suite "$WORK/kb3" \
+        --device cuda --seeds 5 --criteria redundancy --out "$RES/level3-cut-code.json" --csv "$RES/level3-cut-code.csv" -q
+    step level3-cut timeout "${L3_TIMEOUT:-200}" $CLI filter --suite "$WORK/kb3" --device cuda \
         --seeds 5 --criteria redundancy --out "$RES/level3-cut.json" --csv "$RES/level3-cut.csv" -q
 fi
 if has levels; then

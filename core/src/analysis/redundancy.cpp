@@ -19,6 +19,7 @@
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
 #include "nodeflops.h"
+#include "nodeprogram.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
@@ -183,20 +184,31 @@ private:
         std::vector<Value*> values; // what the graph after the cut reads of what came before it
         std::vector<size_t> slots;  // their places in m_saved[r]
     };
+    // What one run executes: the nodes one by one, or (nested blocks, a node the interpreter
+    // handles itself, KS_NODE_RUNS=0) interpreter code built for a copy of them.
+    struct Program {
+        std::optional<NodeProgram> nodes;
+        std::optional<torch::jit::Code> code;
+        std::vector<bool> copy; // inputs a run copies first: those it may write into
+    };
     // One candidate's programs: the graph after a cut (when one serves) and the whole graph.
     struct Check {
-        std::optional<torch::jit::Code> full, tail;
+        std::optional<Program> full, tail;
         const Cut* cut = nullptr;
-        std::vector<bool> fullCopy, tailCopy; // inputs a run copies first: those it may write into
     };
 
     void loadGraph();
     std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
                                       std::vector<c10::IValue>* copies = nullptr);
-    std::vector<c10::IValue> runCode(const torch::jit::Code& code, torch::jit::Stack stack);
+    Program program(const std::vector<Node*>& nodes, const std::vector<Value*>& inputs,
+                    const std::vector<Value*>& outputs, bool remake,
+                    const std::function<std::shared_ptr<Graph>()>& graph);
+    Program wholeProgram(const std::vector<Value*>& extra);
+    std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
     void observe();
     void planCuts();
-    std::shared_ptr<Graph> tailGraph(const Cut& cut, Check& c) const;
+    Program tailProgram(const Cut& cut);
+    std::shared_ptr<Graph> tailGraph(const Cut& cut) const;
     std::vector<c10::IValue> runCheck(Check& c, size_t r);
     void dropSaved(const std::string& why);
     bool outputUnchanged(size_t top);
@@ -233,6 +245,7 @@ private:
     std::unordered_map<const Node*, size_t> m_ord; // top-level nodes' places when the cuts were planned
     std::unordered_set<const Node*> m_remake;      // made again after a cut: constants, attribute reads, lists
     std::vector<std::vector<c10::IValue>> m_saved; // per check run r < size(): the cuts' values
+    OperationCache m_ops;                          // the working graph's nodes' operations
 };
 
 void Analysis::loadGraph() {
@@ -255,28 +268,6 @@ void Analysis::loadGraph() {
             m_rep.notes.push_back(std::string(n->kind().toQualString()) +
                                   " with nested blocks is kept whole: ops inside it are not ablated");
     }
-}
-
-// `copies`, when given, receives the copies of the arguments the run took (what its values may
-// be views of).
-std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
-                                            std::vector<c10::IValue>* copies) {
-    const size_t base = m_graph->outputs().size();
-    for (Value* v : extra) m_graph->registerOutput(v);
-    std::shared_ptr<Graph> copy = m_graph->copy();
-    while (m_graph->outputs().size() > base) m_graph->eraseOutput(m_graph->outputs().size() - 1);
-    torch::jit::Code code(copy, "ks_redundancy");
-    // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
-    torch::jit::Stack stack = copiedArgs(args);
-    if (copies) *copies = stack;
-    return runCode(code, std::move(stack));
-}
-
-std::vector<c10::IValue> Analysis::runCode(const torch::jit::Code& code, torch::jit::Stack stack) {
-    torch::jit::InterpreterState state(code);
-    seedAll(977); // random ops in the task draw the same numbers on every run
-    state.run(stack);
-    return stack;
 }
 
 void Analysis::observe() {
@@ -389,6 +380,11 @@ class MemoryRoots {
 public:
     using Set = std::optional<std::vector<const Value*>>;
 
+    // `roots` are followed no further back (a program's inputs: a cut's values).
+    explicit MemoryRoots(const std::vector<Value*>& roots = {}) {
+        for (const Value* v : roots) m_memo.emplace(v, std::vector<const Value*>{v});
+    }
+
     const Set& of(const Value* v) {
         if (auto it = m_memo.find(v); it != m_memo.end()) return it->second;
         Set r = std::vector<const Value*>{};
@@ -466,17 +462,17 @@ private:
     std::unordered_map<const Value*, Set> m_memo;
 };
 
-// The inputs of `g` that an in-place op in it may write into, directly or through a view. A run
-// of `g` copies only these: the others reach the ops as they are and come back unchanged.
-std::vector<bool> writtenInputs(Graph& g) {
-    MemoryRoots roots;
+// The `inputs` that an in-place op of `nodes` may write into, directly or through a view. A run
+// copies only these: the others reach the ops as they are and come back unchanged.
+std::vector<bool> writtenInputs(const std::vector<Node*>& nodes, const std::vector<Value*>& inputs) {
+    MemoryRoots roots(inputs);
     std::vector<MemoryRoots::Set> writes;
-    for (Node* top : g.nodes())
+    for (Node* top : nodes)
         forEachNested(top, [&](Node* x) {
             if (isMutating(x)) writes.push_back(roots.written(x));
         });
     std::vector<bool> out;
-    for (const Value* in : g.inputs()) {
+    for (const Value* in : inputs) {
         bool w = false;
         for (const auto& set : writes) w = w || roots.changes(set, in);
         out.push_back(w);
@@ -484,8 +480,75 @@ std::vector<bool> writtenInputs(Graph& g) {
     return out;
 }
 
+std::vector<bool> writtenInputs(Graph& g) {
+    return writtenInputs({g.nodes().begin(), g.nodes().end()}, {g.inputs().begin(), g.inputs().end()});
+}
+
 struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
 } // namespace
+
+// `nodes` of the working graph as a program taking `inputs` and returning `outputs`, reading
+// constants and, when `remake`, nodes of m_remake before the first node. Node by node when every
+// node runs so; else interpreter code for graph(). Throws NotSaved when `remake` and the nodes read
+// a value that is neither given nor made again.
+Analysis::Program Analysis::program(const std::vector<Node*>& nodes, const std::vector<Value*>& inputs,
+                                    const std::vector<Value*>& outputs, bool remake,
+                                    const std::function<std::shared_ptr<Graph>()>& graph) {
+    static const bool off = [] {
+        const char* v = std::getenv("KS_NODE_RUNS");
+        return v && std::string(v) == "0";
+    }();
+    Program p;
+    if (m_opt.nodeRuns && !off) {
+        try {
+            p.nodes = NodeProgram::make(nodes, inputs, outputs, m_ops,
+                                        [&](const Node* d) { return remake && m_remake.count(d) > 0; });
+            p.copy = writtenInputs(p.nodes->nodes(), inputs);
+            return p;
+        } catch (const NodeProgram::Missing&) {
+            if (remake) throw NotSaved{};
+        } catch (const NodeProgram::Unsupported&) {
+        }
+    }
+    auto g = graph();
+    p.copy = writtenInputs(*g);
+    p.code.emplace(g, "ks_redundancy");
+    return p;
+}
+
+// The working graph as it stands, returning its output and then `extra`.
+Analysis::Program Analysis::wholeProgram(const std::vector<Value*>& extra) {
+    std::vector<Node*> nodes(m_graph->nodes().begin(), m_graph->nodes().end());
+    std::vector<Value*> inputs(m_graph->inputs().begin(), m_graph->inputs().end());
+    std::vector<Value*> outputs(m_graph->outputs().begin(), m_graph->outputs().end());
+    outputs.insert(outputs.end(), extra.begin(), extra.end());
+    return program(nodes, inputs, outputs, false, [&] {
+        const size_t base = m_graph->outputs().size();
+        for (Value* v : extra) m_graph->registerOutput(v);
+        std::shared_ptr<Graph> copy = m_graph->copy();
+        while (m_graph->outputs().size() > base) m_graph->eraseOutput(m_graph->outputs().size() - 1);
+        return copy;
+    });
+}
+
+// `copies`, when given, receives the copies of the arguments the run took (what its values may
+// be views of).
+std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
+                                            std::vector<c10::IValue>* copies) {
+    const Program p = wholeProgram(extra);
+    // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
+    torch::jit::Stack stack = copiedArgs(args);
+    if (copies) *copies = stack;
+    return runProgram(p, std::move(stack));
+}
+
+std::vector<c10::IValue> Analysis::runProgram(const Program& p, torch::jit::Stack stack) {
+    seedAll(977); // random ops in the task draw the same numbers on every run
+    if (p.nodes) return p.nodes->run(std::move(stack));
+    torch::jit::InterpreterState state(*p.code);
+    state.run(stack);
+    return stack;
+}
 
 // Plans the cuts and saves their values (docs/redundancy.md, "Check runs"). A cut is usable when
 // no op before it draws random numbers (the tail would draw other numbers), nothing after it
@@ -669,7 +732,7 @@ void Analysis::dropSaved(const std::string& why) {
 // The graph after `cut` as it stands now (bypasses applied), taking the graph's inputs and then
 // the cut's saved values. Throws NotSaved when it reads a value from before the cut that the cut
 // did not save (an earlier duplicate's result that was dead there).
-std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut, Check& c) const {
+std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut) const {
     const size_t at = m_ord.at(m_top[cut.top]);
     auto g = std::make_shared<Graph>();
     std::unordered_map<Value*, Value*> env;
@@ -693,8 +756,20 @@ std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut, Check& c) const {
         for (size_t i = 0; i < n->outputs().size(); ++i) env[n->outputs()[i]] = made->outputs()[i];
     }
     for (Value* out : m_graph->outputs()) g->registerOutput(map(out));
-    c.tailCopy = writtenInputs(*g);
     return g;
+}
+
+// The program of the graph after `cut` (tailGraph's nodes, run where they stand in the working
+// graph). Throws NotSaved as tailGraph.
+Analysis::Program Analysis::tailProgram(const Cut& cut) {
+    const size_t at = m_ord.at(m_top[cut.top]);
+    std::vector<Node*> nodes;
+    for (Node* n : m_graph->nodes())
+        if (auto o = m_ord.find(n); o == m_ord.end() || o->second >= at) nodes.push_back(n);
+    std::vector<Value*> inputs(m_graph->inputs().begin(), m_graph->inputs().end());
+    inputs.insert(inputs.end(), cut.values.begin(), cut.values.end());
+    return program(nodes, inputs, {m_graph->outputs().begin(), m_graph->outputs().end()}, true,
+                   [&] { return tailGraph(cut); });
 }
 
 // Check run r (a seed, or the all-zero input) of a candidate: the tail when a cut serves and its
@@ -707,10 +782,11 @@ std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
         for (size_t slot : c.cut->slots) stack.push_back(m_saved[r][slot]);
         // What the tail may write into is a copy: the check args and the saved values serve
         // every later check.
-        if (cloneTogether(stack, c.tailCopy)) {
+        if (cloneTogether(stack, c.tail->copy)) {
             try {
-                auto out = runCode(*c.tail, std::move(stack));
+                auto out = runProgram(*c.tail, std::move(stack));
                 ++m_rep.checkRunsFromCut;
+                if (c.tail->nodes) ++m_rep.checkRunsByNode;
                 return out;
             } catch (const c10::OutOfMemoryError& e) {
                 dropSaved("out of memory in a check: " + shortError(e));
@@ -719,14 +795,12 @@ std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
             }
         }
     }
-    if (!c.full) {
-        std::shared_ptr<Graph> copy = m_graph->copy();
-        c.fullCopy = writtenInputs(*copy);
-        c.full.emplace(copy, "ks_redundancy");
-    }
+    if (!c.full) c.full = wholeProgram({});
     torch::jit::Stack stack(args.begin(), args.end());
-    if (!cloneTogether(stack, c.fullCopy)) stack = copiedArgs(args); // one storage, two dtypes
-    return runCode(*c.full, std::move(stack));
+    if (!cloneTogether(stack, c.full->copy)) stack = copiedArgs(args); // one storage, two dtypes
+    auto out = runProgram(*c.full, std::move(stack));
+    if (c.full->nodes) ++m_rep.checkRunsByNode;
+    return out;
 }
 
 bool Analysis::outputUnchanged(size_t top) {
@@ -738,8 +812,7 @@ bool Analysis::outputUnchanged(size_t top) {
         for (int tries = 0; it != m_cuts.begin() && tries < 3; ++tries) {
             --it;
             try {
-                auto g = tailGraph(*it, c);
-                c.tail.emplace(g, "ks_redundancy_tail");
+                c.tail = tailProgram(*it);
                 c.cut = &*it;
                 break;
             } catch (const NotSaved&) {
@@ -948,6 +1021,7 @@ std::string sizesText(const std::vector<int64_t>& s) {
 
 void Analysis::bypassPass() {
     planCuts();
+    std::optional<Liveness> live;
     for (auto it = m_top.rbegin(); it != m_top.rend(); ++it) {
         Node* n = *it;
         const size_t top = static_cast<size_t>(m_top.rend() - it) - 1;
@@ -955,8 +1029,9 @@ void Analysis::bypassPass() {
         if (m_reported.count(n) || !n->kind().is_aten() || n->outputs().empty() || isMutating(n) ||
             (isLayoutOp(n) && !copy) || isMetaOp(n) || !n->blocks().empty())
             continue;
-        Value* out =
-            liveOutput(n, liveness(*m_graph)); // none: already cut off by an earlier bypass
+        // What reaches the output changes only with a bypass kept (a rejected one is undone).
+        if (!live) live = liveness(*m_graph);
+        Value* out = liveOutput(n, *live); // none: already cut off by an earlier bypass
         if (!out) continue;
         const Observed* o = info(out);
         if (!o) continue;
@@ -1023,6 +1098,7 @@ void Analysis::bypassPass() {
             const auto uses = out->uses();
             out->replaceAllUsesWith(stand);
             if (outputUnchanged(top)) {
+                live.reset();
                 addNode(n, c.kind,
                         c.why + " (" + std::to_string(m_rep.seeds) +
                             " seeds and an all-zero input)" +
@@ -1036,9 +1112,12 @@ void Analysis::bypassPass() {
                 u.user->replaceInput(u.offset, out);
             if (made) {
                 Node* sizes = made->inputs().size() > 1 ? made->input(1)->node() : nullptr;
+                m_ops.forget(made);
                 made->destroy();
-                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses())
+                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses()) {
+                    m_ops.forget(sizes);
                     sizes->destroy();
+                }
             }
         }
     }

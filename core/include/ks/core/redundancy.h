@@ -67,6 +67,11 @@ struct RedundancyOptions {
     // KS_CUT_RUNS=0 in the environment turns it off (a reference for benchmarks).
     bool cutRuns = true;
     long long cutBytes = 1LL << 30;
+    // Runs go node by node through each node's operation, without building interpreter code for
+    // every candidate's graph; graphs with nested blocks (or a node the interpreter handles itself)
+    // build code as before. Same results, less host work per check (docs/redundancy.md).
+    // KS_NODE_RUNS=0 in the environment turns it off (a reference for benchmarks).
+    bool nodeRuns = true;
 };
 
 struct RedundancyReport {
@@ -81,6 +86,7 @@ struct RedundancyReport {
     double redundantFlops = 0;
     int checkRuns = 0;        // graph runs of the ablation's checks (in memory only)
     int checkRunsFromCut = 0; // of them, runs of only the graph after a cut
+    int checkRunsByNode = 0;  // of them, runs node by node (no interpreter code built)
     std::vector<std::string> notes; // what was skipped and why
     std::string error;              // non-empty: the analysis failed (message names the task)
     double wallSeconds = 0;
