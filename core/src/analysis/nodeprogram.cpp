@@ -61,7 +61,12 @@ NodeProgram NodeProgram::make(const std::vector<Node*>& nodes, const std::vector
                      : k == c10::prim::TupleConstruct ? Kind::TupleConstruct
                      : k == c10::prim::ListUnpack     ? Kind::ListUnpack
                                                       : Kind::TupleUnpack;
-            if (s.kind == Kind::GetAttr) s.attr = n->s(c10::attr::name);
+            if (s.kind == Kind::GetAttr) {
+                // by its slot in the object, as the interpreter reads it (a name costs a search)
+                const auto cls = n->input()->type()->cast<c10::ClassType>();
+                if (!cls) throw Unsupported{};
+                s.attr = cls->getAttributeSlot(n->s(c10::attr::name));
+            }
             if (s.kind == Kind::ListConstruct) s.element = n->output()->type()->containedType(0);
             // A named tuple carries its type: the interpreter's own instruction makes it.
             if (s.kind == Kind::TupleConstruct && n->output()->type()->expectRef<c10::TupleType>().name())
@@ -126,7 +131,7 @@ torch::jit::Stack NodeProgram::run(torch::jit::Stack args) const {
             (*s.op)(stack);
             break;
         case Kind::GetAttr:
-            stack.back() = stack.back().toObjectRef().getAttr(s.attr);
+            stack.back() = stack.back().toObjectRef().getSlot(s.attr);
             break;
         case Kind::ListConstruct: {
             c10::impl::GenericList list(s.element);

@@ -56,7 +56,7 @@ private:
     struct Step {
         Kind kind = Kind::Op;
         torch::jit::Operation* op = nullptr; // in the cache, which outlives the program
-        std::string attr;            // GetAttr
+        size_t attr = 0;             // GetAttr: the attribute's slot
         c10::TypePtr element;        // ListConstruct
         std::vector<size_t> in, out; // slots
         std::vector<size_t> drop;    // slots this step reads last (released after it, as the interpreter does)
