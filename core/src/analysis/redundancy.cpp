@@ -19,6 +19,7 @@
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
 #include "nodeflops.h"
+#include "graphmemory.h"
 #include "nodeprogram.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -99,12 +100,6 @@ bool isFactoryOp(const Node* n) {
                       "aten::scalar_tensor", "aten::linspace"});
 }
 
-bool isMutating(const Node* n) {
-    if (n->hasSideEffects()) return true;
-    const auto* schema = n->maybeSchema();
-    return schema && schema->is_mutable();
-}
-
 struct Observed {
     std::vector<int64_t> sizes;
     at::ScalarType dtype = at::kFloat;
@@ -150,13 +145,6 @@ double product(const std::vector<int64_t>& s, size_t from = 0) {
     double p = 1;
     for (size_t i = from; i < s.size(); ++i) p *= static_cast<double>(s[i]);
     return p;
-}
-
-// The arguments with every tensor copied: what a run may write into must not be a check's inputs.
-torch::jit::Stack copiedArgs(const std::vector<c10::IValue>& args) {
-    torch::jit::Stack stack;
-    for (const auto& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
-    return stack;
 }
 
 std::string oneLine(std::string s) {
@@ -207,6 +195,7 @@ private:
     std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
     void observe();
     void planCuts();
+    void saveCuts(const std::vector<Value*>& saved, size_t runs);
     Program tailProgram(const Cut& cut);
     std::shared_ptr<Graph> tailGraph(const Cut& cut) const;
     std::vector<c10::IValue> runCheck(Check& c, size_t r);
@@ -308,54 +297,6 @@ void Analysis::observe() {
 }
 
 namespace {
-// `n` and every node nested in its blocks.
-void forEachNested(Node* n, const std::function<void(Node*)>& f) {
-    f(n);
-    for (auto* b : n->blocks())
-        for (Node* inner : b->nodes()) forEachNested(inner, f);
-}
-
-bool containsTensor(const c10::TypePtr& t) {
-    if (t->kind() == c10::TypeKind::TensorType) return true;
-    for (const auto& c : t->containedTypes())
-        if (containsTensor(c)) return true;
-    return false;
-}
-
-// Copies the tensors of `stack` marked in `which`, and every other tensor of it that shares
-// storage with one of them, so that tensors sharing storage still share it (a view and its base
-// stay a view and its base: an in-place op through one shows through the other, as in the run
-// that made them). False when one storage is seen with two dtypes.
-bool cloneTogether(torch::jit::Stack& stack, const std::vector<bool>& which) {
-    auto storageOf = [](const c10::IValue& v) -> const c10::StorageImpl* {
-        if (!v.isTensor()) return nullptr;
-        const at::Tensor& t = v.toTensor();
-        return t.defined() && t.layout() == at::kStrided && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
-    };
-    std::unordered_map<const c10::StorageImpl*, at::Tensor> copies; // marked storages -> their copy
-    for (size_t i = 0; i < stack.size(); ++i) {
-        if (!which[i] || !stack[i].isTensor() || !stack[i].toTensor().defined()) continue;
-        if (const auto* key = storageOf(stack[i])) copies.emplace(key, at::Tensor());
-        else stack[i] = stack[i].toTensor().clone();
-    }
-    for (auto& v : stack) {
-        const auto* key = storageOf(v);
-        auto it = key ? copies.find(key) : copies.end();
-        if (it == copies.end()) continue;
-        const at::Tensor t = v.toTensor();
-        if (!it->second.defined()) {
-            const auto item = static_cast<size_t>(t.element_size());
-            if (item == 0 || t.storage().nbytes() % item != 0) return false;
-            const auto n = static_cast<int64_t>(t.storage().nbytes() / item);
-            it->second = t.as_strided({n}, {1}, 0).clone();
-        } else if (it->second.scalar_type() != t.scalar_type()) {
-            return false;
-        }
-        v = it->second.as_strided(t.sizes(), t.strides(), t.storage_offset());
-    }
-    return true;
-}
-
 // `x` draws random numbers. A dropout whose p is the constant 0, or whose train flag is the
 // constant false, returns its input without drawing (ATen's dropout), whatever the JIT's
 // nondeterministic-op list says.
@@ -371,117 +312,6 @@ bool drawsRandom(const Node* x) {
             return false;
     }
     return true;
-}
-
-// Where a value's memory comes from: the graph inputs, constants, attributes and fresh op results
-// it may be a view of, followed backwards through the schemas' alias annotations. Unknown (empty
-// optional) where the schemas cannot tell: an op without a schema (a list unpacked), a wildcard.
-class MemoryRoots {
-public:
-    using Set = std::optional<std::vector<const Value*>>;
-
-    // `roots` are followed no further back (a program's inputs: a cut's values).
-    explicit MemoryRoots(const std::vector<Value*>& roots = {}) {
-        for (const Value* v : roots) m_memo.emplace(v, std::vector<const Value*>{v});
-    }
-
-    const Set& of(const Value* v) {
-        if (auto it = m_memo.find(v); it != m_memo.end()) return it->second;
-        Set r = std::vector<const Value*>{};
-        const Node* n = v->node();
-        const auto* schema = n->maybeSchema();
-        const bool tensor = v->type()->kind() == c10::TypeKind::TensorType;
-        if (!containsTensor(v->type())) {
-            // no tensor memory: an int list, a scalar (a write into a list is an unknown write)
-        } else if (n->kind() == c10::prim::Param || n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr) {
-            r->push_back(v);
-        } else if (kindIn(n, {"prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack"})) {
-            // a container holds its elements; an element unpacked may be any of the container's
-            for (const Value* in : n->inputs()) {
-                const Set& e = of(in);
-                if (!e) {
-                    r.reset();
-                    break;
-                }
-                r->insert(r->end(), e->begin(), e->end());
-            }
-        } else if (!tensor || !schema || v->offset() >= schema->returns().size()) {
-            r.reset();
-        } else if (const c10::AliasInfo* a = schema->returns()[v->offset()].alias_info(); !a) {
-            r->push_back(v); // a fresh tensor made by the op
-        } else if (a->isWildcardBefore() || a->isWildcardAfter()) {
-            r.reset();
-        } else {
-            for (size_t i = 0; r && i < schema->arguments().size() && i < n->inputs().size(); ++i) {
-                const c10::AliasInfo* b = schema->arguments()[i].alias_info();
-                if (!b) continue;
-                bool shared = b->isWildcardBefore();
-                for (const auto& set : a->beforeSets()) shared = shared || b->beforeSets().count(set) > 0;
-                if (!shared) continue;
-                const Set& in = of(n->input(i));
-                if (!in || b->isWildcardBefore()) r.reset();
-                else r->insert(r->end(), in->begin(), in->end());
-            }
-        }
-        return m_memo.emplace(v, std::move(r)).first->second;
-    }
-
-    // What the in-place op `x` writes into: unknown when it writes a list, through a wildcard, or
-    // its schema says it mutates without naming a tensor argument.
-    Set written(const Node* x) {
-        if (kindIn(x, {"prim::RaiseException", "prim::Print", "aten::warn"})) return std::vector<const Value*>{};
-        const auto* schema = x->maybeSchema();
-        if (!schema) return std::nullopt;
-        std::vector<const Value*> out;
-        bool named = false;
-        for (size_t i = 0; i < schema->arguments().size() && i < x->inputs().size(); ++i) {
-            const c10::AliasInfo* b = schema->arguments()[i].alias_info();
-            if (!b || !b->isWrite()) continue;
-            if (x->input(i)->type()->kind() != c10::TypeKind::TensorType || b->isWildcardBefore()) return std::nullopt;
-            const Set& in = of(x->input(i));
-            if (!in) return std::nullopt;
-            out.insert(out.end(), in->begin(), in->end());
-            named = true;
-        }
-        if (!named) return std::nullopt;
-        return out;
-    }
-
-    // The write `w` (from written()) may change `v`.
-    bool changes(const Set& w, const Value* v) {
-        if (!w) return true;
-        if (w->empty()) return false;
-        const Set& r = of(v);
-        if (!r) return true;
-        for (const Value* a : *r)
-            if (std::find(w->begin(), w->end(), a) != w->end()) return true;
-        return false;
-    }
-
-private:
-    std::unordered_map<const Value*, Set> m_memo;
-};
-
-// The `inputs` that an in-place op of `nodes` may write into, directly or through a view. A run
-// copies only these: the others reach the ops as they are and come back unchanged.
-std::vector<bool> writtenInputs(const std::vector<Node*>& nodes, const std::vector<Value*>& inputs) {
-    MemoryRoots roots(inputs);
-    std::vector<MemoryRoots::Set> writes;
-    for (Node* top : nodes)
-        forEachNested(top, [&](Node* x) {
-            if (isMutating(x)) writes.push_back(roots.written(x));
-        });
-    std::vector<bool> out;
-    for (const Value* in : inputs) {
-        bool w = false;
-        for (const auto& set : writes) w = w || roots.changes(set, in);
-        out.push_back(w);
-    }
-    return out;
-}
-
-std::vector<bool> writtenInputs(Graph& g) {
-    return writtenInputs({g.nodes().begin(), g.nodes().end()}, {g.inputs().begin(), g.inputs().end()});
 }
 
 struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
@@ -683,6 +513,12 @@ void Analysis::planCuts() {
         }
         m_cuts.push_back(std::move(cut));
     }
+    saveCuts(saved, runs);
+}
+
+// Runs the graph once per check run r < runs, keeping `saved` (the cuts' values) in m_saved[r];
+// drops the cuts whose values the runs show to be views of an argument.
+void Analysis::saveCuts(const std::vector<Value*>& saved, size_t runs) {
     try {
         std::vector<bool> viewsAnInput(saved.size(), false);
         for (size_t r = 0; r < runs; ++r) {
