@@ -458,6 +458,41 @@ TEST_F(Import, ImportedGraphsRunNodeByNodeWithTheInterpretersReports) {
     EXPECT_GT(byNode, runs / 2) << byNode << " of " << runs << " check runs node by node";
 }
 
+// The engine loads an imported task's artifact once per device for all six criteria: the
+// statistics, filter 6 and filter 5 share it (each loaded its own before, filter 5 two on a GPU).
+TEST_F(Import, TheEngineLoadsEachArtifactOnce) {
+    const ks::Suite s = loadSuiteDir(SuiteDir.string());
+    EngineOptions o;
+    o.device = "cpu";
+    o.seeds = 2;
+    o.inefficiencyOptions.runs = 3;
+    o.ceilingsCacheDir = (SuiteDir.parent_path() / "ceilings").string();
+    Engine engine(o);
+    ASSERT_NE(engine.ceilings(), nullptr) << engine.ceilingsError();
+    for (const char* id : {"L1-76", "L1-113"}) {
+        SCOPED_TRACE(id);
+        const TaskSpec* t = s.find(id);
+        ASSERT_TRUE(t);
+        const long long before = artifactLoads();
+        const TaskResult r = engine.runTask(*t);
+        ASSERT_EQ(r.status, TaskStatus::Ok) << r.error;
+        ASSERT_TRUE(r.redundancy && r.inefficiency);
+        EXPECT_TRUE(r.redundancy->error.empty()) << r.redundancy->error;
+        EXPECT_TRUE(r.inefficiency->error.empty()) << r.inefficiency->error;
+        EXPECT_GT(r.redundancy->opsExamined, 0);
+        EXPECT_EQ(artifactLoads() - before, 1);
+    }
+    // Without the statistics the analyses still share one.
+    o.statistics = false;
+    Engine analysesOnly(o);
+    const long long before = artifactLoads();
+    const TaskResult r = analysesOnly.runTask(*s.find("L1-113"));
+    ASSERT_TRUE(r.redundancy && r.inefficiency);
+    EXPECT_TRUE(r.redundancy->error.empty()) << r.redundancy->error;
+    EXPECT_FALSE(r.redundancy->nodes.empty()) << "the softmax over one channel";
+    EXPECT_EQ(artifactLoads() - before, 1);
+}
+
 // Filters 5 and 6 name lines of the task's own file for imported tasks too (the GUI's source pane
 // shows that file with the same numbers): a traced node carries the Python stack of its call, and
 // an op that nn.ConvTranspose3d runs points at the task's `self.conv_transpose(x)` line.

@@ -482,8 +482,9 @@ struct Engine::Impl {
         return src;
     }
 
-    void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs, OperandSource& src);
-    void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src);
+    void runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs, OperandSource& src,
+                       std::optional<CompiledTask>& compiled);
+    void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src, const CompiledTask* compiled);
     const DeviceCeilings* ensureCeilings();
 
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
@@ -608,10 +609,12 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     // filter 5's timing too, without split-tensor helpers then).
     d->drawUpcoming(spec.id);
     std::vector<double> callMs;
+    // Compiled (an artifact loaded, on each device) once, for the statistics and both analyses.
+    std::optional<CompiledTask> compiled;
     if (d->opt.statistics) {
         d->phase(spec, "statistics");
         const auto p0 = Clock::now();
-        d->runStatistics(spec, r, callMs, *src);
+        d->runStatistics(spec, r, callMs, *src, compiled);
         r.phaseSeconds["statistics"] = secondsSince(p0);
     }
     // A task that could not be run for the statistics (it does not compile, its output is
@@ -625,7 +628,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         std::sort(callMs.begin(), callMs.end());
         r.runMsMedian = callMs[callMs.size() / 2];
     }
-    if (r.status != TaskStatus::Error) d->runAnalyses(spec, r, *src);
+    if (r.status != TaskStatus::Error) d->runAnalyses(spec, r, *src, compiled ? &*compiled : nullptr);
     const OperandStats os = src->stats();
     src.reset();
     r.phaseSeconds["draw"] = os.drawSeconds;
@@ -655,7 +658,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
 }
 
 void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vector<double>& callMs,
-                                 OperandSource& src) {
+                                 OperandSource& src, std::optional<CompiledTask>& compiled) {
     c10::InferenceMode inference;
     std::string phase = "compiling";
     int64_t seed = -1;
@@ -677,7 +680,7 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
     double& accumulateSeconds = r.phaseSeconds["accumulate"];
     try {
         const auto c0 = Clock::now();
-        const CompiledTask ct = compileTask(spec);
+        const CompiledTask& ct = compiled.emplace(compileTask(spec));
         r.phaseSeconds["compile"] = secondsSince(c0);
         const int S = opt.seeds;
         const int keep = keepSeeds();
@@ -756,7 +759,16 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
     if (r.status == TaskStatus::Error) releaseCachedMemory();
 }
 
-void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src) {
+void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src, const CompiledTask* compiled) {
+    // Without the statistics, compiled here once for both; a task that does not compile is
+    // reported by each analysis, as it was.
+    std::optional<CompiledTask> own;
+    if (!compiled && (opt.redundancy || opt.inefficiency)) {
+        try {
+            compiled = &own.emplace(compileTask(spec));
+        } catch (const std::exception&) {
+        }
+    }
     // Runs one analysis; whatever it throws becomes its report's error, naming the task, and the
     // run goes on. Only a cancel stops the task, between analyses: neither takes a cancel flag, and
     // each takes well under a second per task at the small preset.
@@ -793,6 +805,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             ro.preset = preset;
             ro.keepReducedGraph = opt.inefficiency;
             ro.operands = &src;
+            ro.compiled = compiled;
             // What filter 6 saves for its check runs: an eighth of this worker's device memory.
             if (memoryCap() > 0) ro.cutBytes = std::max<long long>(ro.cutBytes, memoryCap() / 8);
             return analyzeRedundancy(spec, ro);
@@ -807,6 +820,7 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             io.device = dev.device;
             io.preset = preset;
             io.operands = &src;
+            io.compiled = compiled;
             // The next task's drawing goes on while this one is timed. Pausing it cost more than
             // it spared (bench/engine/RESULTS.md, 2026-12-02, third run): waiting for the draw in
             // flight left the GPU idle before the timing, and short tasks then timed up to 4.5x

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -29,6 +30,14 @@ struct ArtifactCopies {
 };
 
 namespace {
+
+std::atomic<long long> g_artifactLoads{0};
+
+torch::jit::Module loadCounted(const std::string& path, const at::Device& device,
+                               torch::jit::ExtraFilesMap* extra = nullptr) {
+    ++g_artifactLoads;
+    return extra ? torch::jit::load(path, device, *extra) : torch::jit::load(path, device);
+}
 
 at::ScalarType scalarType(const std::string& dtype) {
     if (dtype == "float32") return at::kFloat;
@@ -269,7 +278,7 @@ CompiledTask loadArtifact(const TaskSpec& spec) {
     torch::jit::ExtraFilesMap extra{{"kernelsieve.json", ""}};
     try {
         ct.module = std::make_shared<torch::jit::Module>(
-            torch::jit::load(spec.artifactPath, at::Device(at::kCPU), extra));
+            loadCounted(spec.artifactPath, at::Device(at::kCPU), &extra));
     } catch (const std::exception& e) {
         throw Error(where + ": cannot be loaded as TorchScript (" + shortError(e) +
                     "); it is damaged or not an exporter artifact - re-import the task");
@@ -290,21 +299,27 @@ CompiledTask loadArtifact(const TaskSpec& spec) {
 }
 
 torch::jit::Module& artifactFor(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
-    if (device.is_cpu() || !ct.copies) return *ct.module;
+    return *artifactOn(spec, ct, device);
+}
+
+} // namespace
+
+std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
+    if (device.is_cpu() || !ct.copies) return ct.module;
     std::lock_guard<std::mutex> lock(ct.copies->mutex);
     auto& slot = ct.copies->byDevice[device.str()];
     if (!slot) {
         try {
-            slot = std::make_shared<torch::jit::Module>(torch::jit::load(spec.artifactPath, device));
+            slot = std::make_shared<torch::jit::Module>(loadCounted(spec.artifactPath, device));
         } catch (const std::exception& e) {
             ct.copies->byDevice.erase(device.str());
             throw Error("cannot load artifact " + spec.artifactPath + " onto " + device.str() + ": " + shortError(e));
         }
     }
-    return *slot;
+    return slot;
 }
 
-} // namespace
+long long artifactLoads() { return g_artifactLoads.load(); }
 
 CompiledTask compileTask(const TaskSpec& spec) {
     if (!spec.artifactPath.empty()) return loadArtifact(spec);

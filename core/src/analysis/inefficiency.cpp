@@ -24,7 +24,6 @@
 #include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
-#include <torch/csrc/jit/serialization/import.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
@@ -422,9 +421,8 @@ struct TaskGraph {
 TaskGraph taskGraph(const TaskSpec& spec, const CompiledTask& ct, const at::Device& dev) {
     TaskGraph tg;
     if (ct.module) {
-        // Tensor constants of a traced module do not follow .to(); load a copy on the device.
-        tg.module = dev.is_cpu() ? ct.module
-                                 : std::make_shared<torch::jit::Module>(torch::jit::load(spec.artifactPath, dev));
+        // Tensor constants of a traced module do not follow .to(): the copy loaded on the device.
+        tg.module = artifactOn(spec, ct, dev);
         tg.graph = tg.module->get_method(spec.entry).graph()->copy();
         tg.self = tg.module->_ivalue();
     } else {
@@ -1333,7 +1331,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         if (ceilings.device != info.device)
             throw Error("the ceilings are for " + ceilings.device + " but the task runs on " + info.device);
         const at::Device dev = info.device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-        const CompiledTask ct = compileTask(spec);
+        const CompiledTask ct = opt.compiled ? *opt.compiled : compileTask(spec);
         const TaskGraph tg = taskGraph(spec, ct, dev);
         // A traced convolution carries its own allow_tf32 flag (True: the trace saw PyTorch's
         // default), which the global switch above cannot reach. Cleared, so every FLOP is timed in

@@ -30,7 +30,6 @@
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
-#include <torch/csrc/jit/serialization/import.h>
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
@@ -238,10 +237,9 @@ private:
 };
 
 void Analysis::loadGraph() {
-    m_task = compileTask(m_spec);
+    m_task = m_opt.compiled ? *m_opt.compiled : compileTask(m_spec);
     if (m_task.module) {
-        m_module = m_device.is_cpu() ? m_task.module
-                                     : std::make_shared<torch::jit::Module>(torch::jit::load(m_spec.artifactPath, m_device));
+        m_module = artifactOn(m_spec, m_task, m_device);
         m_graph = m_module->get_method(m_spec.entry).graph()->copy();
         m_firstArg = 1;
     } else {

@@ -19,6 +19,7 @@
 namespace ks {
 
 class OperandSource; // ks/core/operands.h (engine side)
+struct CompiledTask;  // ks/core/torchtask.h (engine side)
 
 // What one device can do at best, measured once and cached (see deviceCeilings).
 struct DeviceCeilings {
@@ -117,6 +118,9 @@ struct InefficiencyOptions {
     // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
     OperandSource* operands = nullptr;
     bool cpuGenerator = true;
+    // The task as the engine compiled it for the statistics (its artifact loaded on each device
+    // once): used as it is; null: compiled (loaded) here.
+    const CompiledTask* compiled = nullptr;
     // Called once, right before the task is first timed, with the number of kernels its eager
     // graph launches: the engine decides there whether host threads drawing the next task's
     // operands must pause (they must while the timing may depend on the host: a launch-bound

@@ -18,6 +18,7 @@ struct Graph;
 namespace ks {
 
 class OperandSource; // ks/core/operands.h (engine side)
+struct CompiledTask;  // ks/core/torchtask.h (engine side)
 
 // One graph node whose work does not reach the output, or reaches it without changing it.
 struct RedundantNode {
@@ -61,6 +62,9 @@ struct RedundancyOptions {
     // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
     OperandSource* operands = nullptr;
     bool cpuGenerator = true;
+    // The task as the engine compiled it for the statistics (its artifact loaded on each device
+    // once): used as it is; null: compiled (loaded) here.
+    const CompiledTask* compiled = nullptr;
     // Check runs from a cut: a candidate's check runs only the graph after the latest cut before
     // it, from the values the unchanged graph before the cut computed (saved once). Same verdicts,
     // less work (docs/redundancy.md). cutBytes bounds what is saved (on the analysis's device);

@@ -40,6 +40,14 @@ struct CompiledTask {
 // task and the artifact file.
 CompiledTask compileTask(const TaskSpec& spec);
 
+// An imported task's module on `device`: ct.module on the CPU, else a copy loaded onto the device
+// on first use and kept in ct (every copy of ct shares it). Null for a task that is not imported.
+std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device);
+
+// Artifacts loaded (torch::jit::load) in this process so far: what tests and benchmarks count to
+// see that nothing is loaded twice.
+long long artifactLoads();
+
 struct DrawSplit;
 
 // Draws one tensor from its spec with `generator`, by default the device's global one in its
