@@ -13,6 +13,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
 #include <ATen/Context.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,10 @@ std::atomic<long long> g_artifactLoads{0};
 torch::jit::Module loadCounted(const std::string& path, const at::Device& device,
                                torch::jit::ExtraFilesMap* extra = nullptr) {
     ++g_artifactLoads;
+    // Normal tensors, also when loaded inside the statistics' InferenceMode: the loaded module
+    // serves filter 6 too, which runs outside it, and a task writes into its buffers in place
+    // (BatchNorm's running statistics), which an inference tensor refuses there.
+    c10::InferenceMode normal(false);
     return extra ? torch::jit::load(path, device, *extra) : torch::jit::load(path, device);
 }
 

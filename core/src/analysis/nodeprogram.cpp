@@ -5,7 +5,6 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <stdexcept>
-#include <unordered_set>
 
 namespace ks {
 
