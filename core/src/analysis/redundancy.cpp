@@ -193,7 +193,22 @@ private:
     Program wholeProgram(const std::vector<Value*>& extra);
     std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
     void observe();
+    // A value a cut may save (a graph input or a top-level node's output read after it), and
+    // where in-place ops write into it (first and last writer's place).
+    struct CutValue {
+        Value* v;
+        size_t def; // place of its node; 0 for graph inputs (before every node)
+        bool input;
+        size_t firstWrite = SIZE_MAX, lastWrite = 0;
+        bool written = false;
+    };
+    // A usable cut, before m_top[top], and what it saves (indices into the CutValues).
+    struct CutPlan {
+        size_t top;
+        std::vector<size_t> values;
+    };
     void planCuts();
+    std::vector<CutPlan> usableCuts(std::vector<CutValue>& cands);
     void saveCuts(const std::vector<Value*>& saved, size_t runs);
     Program tailProgram(const Cut& cut);
     std::shared_ptr<Graph> tailGraph(const Cut& cut) const;
@@ -390,6 +405,52 @@ void Analysis::planCuts() {
         return v && std::string(v) == "0";
     }();
     if (off || !m_opt.cutRuns || m_opt.cutBytes <= 0) return;
+    std::vector<CutValue> cands;
+    const std::vector<CutPlan> plans = usableCuts(cands);
+    if (plans.empty()) return;
+    auto bytesOf = [&](size_t i) {
+        const Observed* o = info(cands[i].v);
+        return o && isTensor(cands[i].v) ? product(o->sizes) * static_cast<double>(c10::elementSize(o->dtype)) : 0.0;
+    };
+    auto planBytes = [&](size_t stride) {
+        std::unordered_set<size_t> seen;
+        double b = 0;
+        for (size_t j = 0; j < plans.size(); j += stride)
+            for (size_t i : plans[j].values)
+                if (seen.insert(i).second) b += bytesOf(i);
+        return b;
+    };
+    const double budget = static_cast<double>(m_opt.cutBytes);
+    size_t runs = m_checkArgs.size(), stride = 1;
+    if (planBytes(1) * static_cast<double>(runs) > budget) {
+        runs = 1;
+        while (stride < plans.size() && planBytes(stride) > budget) stride *= 2;
+        if (planBytes(stride) > budget) {
+            m_rep.notes.push_back("check runs from a cut: off (even one cut's values exceed the budget of " +
+                                  std::to_string(m_opt.cutBytes >> 20) + " MiB)");
+            return;
+        }
+    }
+    std::unordered_map<size_t, size_t> slotOf; // cands index -> place among the saved values
+    std::vector<Value*> saved;
+    for (size_t j = 0; j < plans.size(); j += stride) {
+        Cut cut;
+        cut.top = plans[j].top;
+        for (size_t i : plans[j].values) {
+            auto [it, fresh] = slotOf.emplace(i, saved.size());
+            if (fresh) saved.push_back(cands[i].v);
+            cut.values.push_back(cands[i].v);
+            cut.slots.push_back(it->second);
+        }
+        m_cuts.push_back(std::move(cut));
+    }
+    saveCuts(saved, runs);
+}
+
+// The cuts that keep a tail's run equal to a whole run (planCuts' comment says which), with the
+// values each saves; numbers the top-level nodes (m_ord) and picks the nodes made again after a
+// cut (m_remake).
+std::vector<Analysis::CutPlan> Analysis::usableCuts(std::vector<CutValue>& cands) {
     size_t end = 0;
     for (Node* n : m_graph->nodes()) m_ord[n] = end++;
     MemoryRoots roots;
@@ -423,16 +484,7 @@ void Analysis::planCuts() {
             if (auto f = lastUse.find(v); f != lastUse.end()) u = std::max(u, f->second);
         for (const Value* in : (*it)->inputs()) lastUse[in] = std::max(lastUse[in], u);
     }
-    // Values a cut may save: graph inputs and outputs of top-level nodes that are not remade; and
-    // where in-place ops write into them (first and last writer's place).
-    struct Candidate {
-        Value* v;
-        size_t def; // place of its node; 0 for graph inputs (before every node)
-        bool input;
-        size_t firstWrite = SIZE_MAX, lastWrite = 0;
-        bool written = false;
-    };
-    std::vector<Candidate> cands;
+    // Values a cut may save: graph inputs and outputs of top-level nodes that are not remade.
     for (Value* in : m_graph->inputs())
         if (lastUse.count(in)) cands.push_back({in, 0, true});
     for (Node* n : order)
@@ -447,16 +499,12 @@ void Analysis::planCuts() {
                 c.lastWrite = std::max(c.lastWrite, o);
             }
     // Usable cuts, before each top-level aten op.
-    struct Plan {
-        size_t top;
-        std::vector<size_t> cand; // indices into cands
-    };
-    std::vector<Plan> plans;
+    std::vector<CutPlan> plans;
     for (size_t k = 0; k < m_top.size(); ++k) {
         const size_t at = m_ord.at(m_top[k]);
         if (at > firstRandom) break;
         if (!m_top[k]->kind().is_aten() || at == 0) continue;
-        Plan p{k, {}};
+        CutPlan p{k, {}};
         bool ok = true;
         for (size_t i = 0; ok && i < cands.size(); ++i) {
             const auto& c = cands[i];
@@ -470,48 +518,11 @@ void Analysis::planCuts() {
             } else {
                 ok = !c.written && !containsTensor(c.v->type());
             }
-            p.cand.push_back(i);
+            p.values.push_back(i);
         }
         if (ok) plans.push_back(std::move(p));
     }
-    if (plans.empty()) return;
-    auto bytesOf = [&](size_t i) {
-        const Observed* o = info(cands[i].v);
-        return o && isTensor(cands[i].v) ? product(o->sizes) * static_cast<double>(c10::elementSize(o->dtype)) : 0.0;
-    };
-    auto planBytes = [&](size_t stride) {
-        std::unordered_set<size_t> seen;
-        double b = 0;
-        for (size_t j = 0; j < plans.size(); j += stride)
-            for (size_t i : plans[j].cand)
-                if (seen.insert(i).second) b += bytesOf(i);
-        return b;
-    };
-    const double budget = static_cast<double>(m_opt.cutBytes);
-    size_t runs = m_checkArgs.size(), stride = 1;
-    if (planBytes(1) * static_cast<double>(runs) > budget) {
-        runs = 1;
-        while (stride < plans.size() && planBytes(stride) > budget) stride *= 2;
-        if (planBytes(stride) > budget) {
-            m_rep.notes.push_back("check runs from a cut: off (even one cut's values exceed the budget of " +
-                                  std::to_string(m_opt.cutBytes >> 20) + " MiB)");
-            return;
-        }
-    }
-    std::unordered_map<size_t, size_t> slotOf; // cands index -> place among the saved values
-    std::vector<Value*> saved;
-    for (size_t j = 0; j < plans.size(); j += stride) {
-        Cut cut;
-        cut.top = plans[j].top;
-        for (size_t i : plans[j].cand) {
-            auto [it, fresh] = slotOf.emplace(i, saved.size());
-            if (fresh) saved.push_back(cands[i].v);
-            cut.values.push_back(cands[i].v);
-            cut.slots.push_back(it->second);
-        }
-        m_cuts.push_back(std::move(cut));
-    }
-    saveCuts(saved, runs);
+    return plans;
 }
 
 // Runs the graph once per check run r < runs, keeping `saved` (the cuts' values) in m_saved[r];
