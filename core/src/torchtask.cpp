@@ -303,10 +303,6 @@ CompiledTask loadArtifact(const TaskSpec& spec) {
     return ct;
 }
 
-torch::jit::Module& artifactFor(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
-    return *artifactOn(spec, ct, device);
-}
-
 } // namespace
 
 std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
@@ -490,7 +486,7 @@ at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct, const std::v
     if (ct.module) {
         const at::Device device = !inputs.empty() ? inputs.front().device()
                                   : !params.empty() ? params.front().device() : at::Device(at::kCPU);
-        torch::jit::Module& m = artifactFor(spec, ct, device);
+        torch::jit::Module& m = *artifactOn(spec, ct, device);
         try {
             result = m.get_method(spec.entry)(std::move(args));
         } catch (const c10::OutOfMemoryError&) {

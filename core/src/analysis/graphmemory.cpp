@@ -126,12 +126,13 @@ std::vector<bool> writtenInputs(Graph& g) {
     return writtenInputs({g.nodes().begin(), g.nodes().end()}, {g.inputs().begin(), g.inputs().end()});
 }
 
+const c10::StorageImpl* storageOf(const c10::IValue& v) {
+    if (!v.isTensor()) return nullptr;
+    const at::Tensor& t = v.toTensor();
+    return t.defined() && t.layout() == at::kStrided && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+}
+
 bool cloneTogether(torch::jit::Stack& stack, const std::vector<bool>& which) {
-    auto storageOf = [](const c10::IValue& v) -> const c10::StorageImpl* {
-        if (!v.isTensor()) return nullptr;
-        const at::Tensor& t = v.toTensor();
-        return t.defined() && t.layout() == at::kStrided && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
-    };
     std::unordered_map<const c10::StorageImpl*, at::Tensor> copies; // marked storages -> their copy
     for (size_t i = 0; i < stack.size(); ++i) {
         if (!which[i] || !stack[i].isTensor() || !stack[i].toTensor().defined()) continue;

@@ -49,6 +49,9 @@ std::vector<bool> writtenInputs(const std::vector<torch::jit::Node*>& nodes,
                                 const std::vector<torch::jit::Value*>& inputs);
 std::vector<bool> writtenInputs(torch::jit::Graph& g);
 
+// The memory of a strided tensor (what views of one another share); null for anything else.
+const c10::StorageImpl* storageOf(const c10::IValue& v);
+
 // Copies the tensors of `stack` marked in `which`, and every other tensor of it that shares
 // storage with one of them, so that tensors sharing storage still share it (a view and its base
 // stay a view and its base: an in-place op through one shows through the other, as in the run

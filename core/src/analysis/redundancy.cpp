@@ -211,7 +211,7 @@ private:
     std::vector<CutPlan> usableCuts(std::vector<CutValue>& cands);
     void saveCuts(const std::vector<Value*>& saved, size_t runs);
     Program tailProgram(const Cut& cut);
-    std::shared_ptr<Graph> tailGraph(const Cut& cut) const;
+    std::shared_ptr<Graph> tailGraph(const Cut& cut, const std::vector<Node*>& nodes) const;
     std::vector<c10::IValue> runCheck(Check& c, size_t r);
     void dropSaved(const std::string& why);
     bool outputUnchanged(size_t top);
@@ -328,6 +328,12 @@ bool drawsRandom(const Node* x) {
 }
 
 struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
+
+// `name`=0 in the environment: a same-machine reference for benchmarks (read once).
+bool switchedOff(const char* name) {
+    const char* v = std::getenv(name);
+    return v && std::string(v) == "0";
+}
 } // namespace
 
 // `nodes` of the working graph as a program taking `inputs` and returning `outputs`, reading
@@ -337,10 +343,7 @@ struct NotSaved {}; // a tail reads a value from before its cut that the cut did
 Analysis::Program Analysis::program(const std::vector<Node*>& nodes, const std::vector<Value*>& inputs,
                                     const std::vector<Value*>& outputs, bool remake,
                                     const std::function<std::shared_ptr<Graph>()>& graph) {
-    static const bool off = [] {
-        const char* v = std::getenv("KS_NODE_RUNS");
-        return v && std::string(v) == "0";
-    }();
+    static const bool off = switchedOff("KS_NODE_RUNS");
     Program p;
     if (m_opt.nodeRuns && !off) {
         try {
@@ -400,10 +403,7 @@ std::vector<c10::IValue> Analysis::runProgram(const Program& p, torch::jit::Stac
 // the check runs, stays within RedundancyOptions::cutBytes: every cut for every check run when it
 // fits, else the first check run only (most candidates fail there), with every k-th cut.
 void Analysis::planCuts() {
-    static const bool off = [] {
-        const char* v = std::getenv("KS_CUT_RUNS");
-        return v && std::string(v) == "0";
-    }();
+    static const bool off = switchedOff("KS_CUT_RUNS");
     if (off || !m_opt.cutRuns || m_opt.cutBytes <= 0) return;
     std::vector<CutValue> cands;
     const std::vector<CutPlan> plans = usableCuts(cands);
@@ -545,14 +545,9 @@ void Analysis::saveCuts(const std::vector<Value*>& saved, size_t runs) {
             // from the tail's own argument, which a write in the tail then reaches alone.
             std::unordered_set<const c10::StorageImpl*> argMemory;
             for (const auto& a : args)
-                if (a.isTensor() && a.toTensor().defined() && a.toTensor().has_storage())
-                    argMemory.insert(a.toTensor().storage().unsafeGetStorageImpl());
-            for (size_t k = 0; k + 1 < out.size(); ++k) {
-                const auto& v = out[k + 1];
-                if (v.isTensor() && v.toTensor().defined() && v.toTensor().has_storage() &&
-                    argMemory.count(v.toTensor().storage().unsafeGetStorageImpl()))
-                    viewsAnInput[k] = true;
-            }
+                if (const auto* m = storageOf(a)) argMemory.insert(m);
+            for (size_t k = 0; k + 1 < out.size(); ++k)
+                if (const auto* m = storageOf(out[k + 1]); m && argMemory.count(m)) viewsAnInput[k] = true;
             m_saved.emplace_back(std::make_move_iterator(out.begin() + 1), std::make_move_iterator(out.end()));
         }
         // Cuts that save such a value are not used (their candidates take an earlier cut, or run
@@ -574,18 +569,13 @@ void Analysis::dropSaved(const std::string& why) {
     m_rep.notes.push_back("check runs from a cut: off (" + why + "); every check runs the whole graph");
 }
 
-// The graph after `cut` as it stands now (bypasses applied), taking the graph's inputs and then
-// the cut's saved values. Throws NotSaved when it reads a value from before the cut that the cut
-// did not save (an earlier duplicate's result that was dead there).
-std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut) const {
-    const size_t at = m_ord.at(m_top[cut.top]);
+// A graph of the working graph's `nodes` after `cut` as they stand now (bypasses applied), taking
+// the graph's inputs and then the cut's saved values. Throws NotSaved when they read a value from
+// before the cut that the cut did not save (an earlier duplicate's result that was dead there).
+std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut, const std::vector<Node*>& nodes) const {
     auto g = std::make_shared<Graph>();
     std::unordered_map<Value*, Value*> env;
-    std::vector<Value*> args;
-    for (Value* in : m_graph->inputs()) {
-        args.push_back(g->addInput()->copyMetadata(in));
-        env[in] = args.back();
-    }
+    for (Value* in : m_graph->inputs()) env[in] = g->addInput()->copyMetadata(in);
     for (Value* v : cut.values) env[v] = g->addInput()->copyMetadata(v);
     std::function<Value*(Value*)> map = [&](Value* v) -> Value* {
         if (auto it = env.find(v); it != env.end()) return it->second;
@@ -595,8 +585,7 @@ std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut) const {
         for (size_t i = 0; i < d->outputs().size(); ++i) env[d->outputs()[i]] = made->outputs()[i];
         return env.at(v);
     };
-    for (Node* n : m_graph->nodes()) {
-        if (auto o = m_ord.find(n); o != m_ord.end() && o->second < at) continue;
+    for (Node* n : nodes) {
         Node* made = g->appendNode(g->createClone(n, map));
         for (size_t i = 0; i < n->outputs().size(); ++i) env[n->outputs()[i]] = made->outputs()[i];
     }
@@ -604,8 +593,8 @@ std::shared_ptr<Graph> Analysis::tailGraph(const Cut& cut) const {
     return g;
 }
 
-// The program of the graph after `cut` (tailGraph's nodes, run where they stand in the working
-// graph). Throws NotSaved as tailGraph.
+// The program of the graph after `cut`: its nodes run where they stand in the working graph (or,
+// in the interpreter, tailGraph's copy of them). Throws NotSaved as tailGraph.
 Analysis::Program Analysis::tailProgram(const Cut& cut) {
     const size_t at = m_ord.at(m_top[cut.top]);
     std::vector<Node*> nodes;
@@ -614,7 +603,7 @@ Analysis::Program Analysis::tailProgram(const Cut& cut) {
     std::vector<Value*> inputs(m_graph->inputs().begin(), m_graph->inputs().end());
     inputs.insert(inputs.end(), cut.values.begin(), cut.values.end());
     return program(nodes, inputs, {m_graph->outputs().begin(), m_graph->outputs().end()}, true,
-                   [&] { return tailGraph(cut); });
+                   [&] { return tailGraph(cut, nodes); });
 }
 
 // Check run r (a seed, or the all-zero input) of a candidate: the tail when a cut serves and its
@@ -959,10 +948,8 @@ void Analysis::bypassPass() {
                 Node* sizes = made->inputs().size() > 1 ? made->input(1)->node() : nullptr;
                 m_ops.forget(made);
                 made->destroy();
-                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses()) {
-                    m_ops.forget(sizes);
-                    sizes->destroy();
-                }
+                if (sizes && sizes->kind() == c10::prim::Constant && !sizes->output()->hasUses())
+                    sizes->destroy(); // a constant: never in m_ops
             }
         }
     }
