@@ -269,6 +269,12 @@ TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
         EXPECT_TRUE(a.tasks[i].phaseSeconds.count("statistics"));
         EXPECT_TRUE(a.tasks[i].phaseSeconds.count("redundancy"));
         EXPECT_GT(a.tasks[i].peakHostBytes, 0);
+        // What the worker holds at the task's end, by kind: heap and LibTorch's allocations are
+        // anonymous, the libraries mapped from files; no page-locked blocks on the CPU.
+        EXPECT_GT(a.tasks[i].rssAnonBytes, int64_t{1} << 20);
+        EXPECT_GT(a.tasks[i].rssFileBytes, int64_t{1} << 20);
+        EXPECT_LE(a.tasks[i].rssAnonBytes + a.tasks[i].rssFileBytes, a.tasks[i].peakHostBytes);
+        EXPECT_EQ(a.tasks[i].pinnedHeldBytes, 0);
     }
 }
 

@@ -120,6 +120,12 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
         EXPECT_EQ(x.inefficiency->flops, y.inefficiency->flops);
         EXPECT_GT(y.operandReuses, 0); // seeds 0-2 served the statistics and both analyses
         EXPECT_EQ(y.operandRedraws, 0);
+        // The operands were drawn into page-locked blocks, which the pinned allocator holds after
+        // the task (cached or holding the next tasks' seeds); the worker's memory by kind.
+        EXPECT_GE(y.pinnedHeldBytes, y.operandSetBytes);
+        EXPECT_LE(y.pinnedInUseBytes, y.pinnedHeldBytes);
+        EXPECT_GE(y.rssAnonBytes, y.pinnedHeldBytes - y.pinnedInUseBytes) << "cached blocks are resident";
+        EXPECT_GT(y.rssFileBytes, int64_t{1} << 20);
     }
     // The seed's Table 1: L1-23 by the four statistics, L1-12 by its rewrite, L2-13 by std.
     EXPECT_TRUE(b.tasks[1].flagged(Criterion::OutputRange, th));

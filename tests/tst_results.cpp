@@ -93,6 +93,10 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     r.tasks.push_back(sampleTask());
     r.tasks.back().phaseSeconds["statistics"] = 0.25; // the timings an engine run records
     r.tasks.back().pinnedCacheFreedBytes = int64_t{3} << 30;
+    r.tasks.back().rssAnonBytes = int64_t{5} << 30;
+    r.tasks.back().rssFileBytes = int64_t{7} << 20;
+    r.tasks.back().pinnedHeldBytes = int64_t{4} << 30;
+    r.tasks.back().pinnedInUseBytes = int64_t{1} << 30;
     TaskResult failed;
     failed.id = "B-1";
     failed.status = TaskStatus::Error;
@@ -106,6 +110,10 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     const auto& t = back.tasks[0];
     EXPECT_EQ(t.description, sampleTask().description);
     EXPECT_EQ(t.pinnedCacheFreedBytes, int64_t{3} << 30);
+    EXPECT_EQ(t.rssAnonBytes, int64_t{5} << 30);
+    EXPECT_EQ(t.rssFileBytes, int64_t{7} << 20);
+    EXPECT_EQ(t.pinnedHeldBytes, int64_t{4} << 30);
+    EXPECT_EQ(t.pinnedInUseBytes, int64_t{1} << 30);
     EXPECT_TRUE(std::isnan(t.axes.perAxis[1]));
     EXPECT_DOUBLE_EQ(t.range.maxAbs, 6.1e-5);
     EXPECT_EQ(t.valueHistogram.counts, (std::vector<uint64_t>{1, 2, 3}));

@@ -28,6 +28,15 @@ print(f"peak host RSS: {ph['timings'].get('peak_host_bytes', 0) / 2**30:.2f} GiB
       f"{max(x.get('operand_set_bytes', 0) for x in tim) / 2**30:.2f} GiB; most operand bytes held "
       f"{max(x.get('peak_operand_host_bytes', 0) for x in tim) / 2**30:.2f} GiB; pinned cache freed "
       f"{sum(x.get('pinned_cache_freed_bytes', 0) for x in tim) / 2**30:.2f} GiB")
+ends = [x for x in tim if x.get("end_rss_anon_bytes")]
+if ends:  # what the worker kept from task to task (files from 2026-12-05 on)
+    gib = lambda k: [x.get(k, 0) / 2**30 for x in ends]
+    anon, fil, held, used = (gib(k) for k in ("end_rss_anon_bytes", "end_rss_file_bytes",
+                                               "end_pinned_held_bytes", "end_pinned_in_use_bytes"))
+    print(f"at the tasks' ends: anonymous resident {anon[0]:.2f} (first) -> {anon[-1]:.2f} GiB (last), most "
+          f"{max(anon):.2f}; mapped from files {fil[0]:.2f} -> {fil[-1]:.2f}, most {max(fil):.2f}; page-locked "
+          f"held {held[0]:.2f} -> {held[-1]:.2f}, most {max(held):.2f} (in use for tasks ahead at most {max(used):.2f}); "
+          f"anonymous less page-locked {anon[0] - held[0]:.2f} -> {anon[-1] - held[-1]:.2f} GiB")
 print(f"\nslowest {a.top}:")
 keys = ["statistics", "redundancy", "inefficiency", "draw", "draw_wait", "upload"]
 print(f"{'task':8s} {'wall':>6s} " + " ".join(f"{k[:9]:>9s}" for k in keys) + "  host GiB")

@@ -28,6 +28,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <dlfcn.h>
@@ -108,16 +109,30 @@ bool resetPeakRss() {
     return static_cast<bool>(f);
 }
 
-int64_t peakRssBytes() {
+// The worker's memory as /proc/self/status counts it, bytes (0 where a line is missing): the peak
+// resident size (VmHWM) and what is resident now by kind: anonymous (heap, page-locked operand
+// blocks, what libraries allocate) and file-backed (the mapped libraries' pages).
+struct ProcMemory {
+    int64_t peak = 0, anon = 0, file = 0;
+};
+
+ProcMemory procMemory() {
+    ProcMemory m;
     std::ifstream in("/proc/self/status");
     std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("VmHWM:", 0) == 0) {
-            int64_t kb = 0;
-            std::istringstream(line.substr(6)) >> kb;
-            return kb * 1024;
-        }
-    return 0;
+    auto take = [&](const char* key, int64_t& into) {
+        const size_t n = std::strlen(key);
+        if (line.compare(0, n, key) != 0) return;
+        int64_t kb = 0;
+        std::istringstream(line.substr(n)) >> kb;
+        into = kb * 1024;
+    };
+    while (std::getline(in, line)) {
+        take("VmHWM:", m.peak);
+        take("RssAnon:", m.anon);
+        take("RssFile:", m.file);
+    }
+    return m;
 }
 
 } // namespace
@@ -352,6 +367,20 @@ struct Engine::Impl {
         }
 #else
         return 0;
+#endif
+    }
+    // CUDA: the page-locked bytes the pinned allocator holds (in use or cached) and those in use
+    // (the operands of the tasks drawn ahead) when called; 0 and 0 elsewhere.
+    void pinnedHolding(int64_t& held, int64_t& inUse) const {
+        held = inUse = 0;
+#ifdef KS_TORCH_CUDA
+        if (!device.is_cuda()) return;
+        try {
+            const at::HostStats st = at::getHostAllocator(at::kCUDA)->get_stats();
+            held = st.allocated_bytes.current;
+            inUse = st.active_bytes.current;
+        } catch (const std::exception&) {
+        }
 #endif
     }
     void releaseCachedMemory() const {
@@ -640,9 +669,13 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.operandRedraws = os.redraws;
     r.operandSetBytes = os.setBytes;
     r.peakOperandHostBytes = os.peakHostBytes;
-    r.peakHostBytes = peakRssBytes();
     r.peakHostPerTask = rssReset;
     r.pinnedCacheFreedBytes = d->trimPinnedCache();
+    const ProcMemory mem = procMemory();
+    r.peakHostBytes = mem.peak;
+    r.rssAnonBytes = mem.anon;
+    r.rssFileBytes = mem.file;
+    d->pinnedHolding(r.pinnedHeldBytes, r.pinnedInUseBytes);
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {
         try {

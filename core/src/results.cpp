@@ -127,6 +127,10 @@ json taskToJsonObj(const TaskResult& t) {
         tj["peak_host_bytes"] = t.peakHostBytes;
         tj["peak_host_per_task"] = t.peakHostPerTask;
         tj["pinned_cache_freed_bytes"] = t.pinnedCacheFreedBytes;
+        tj["end_rss_anon_bytes"] = t.rssAnonBytes;
+        tj["end_rss_file_bytes"] = t.rssFileBytes;
+        tj["end_pinned_held_bytes"] = t.pinnedHeldBytes;
+        tj["end_pinned_in_use_bytes"] = t.pinnedInUseBytes;
     }
     if (!t.gpu.empty()) j["gpu"] = t.gpu;
     if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
@@ -197,6 +201,10 @@ TaskResult taskFromJsonObj(const json& j) {
         t.peakHostBytes = getCount(tim, "peak_host_bytes");
         t.peakHostPerTask = getBool(tim, "peak_host_per_task", false);
         t.pinnedCacheFreedBytes = getCount(tim, "pinned_cache_freed_bytes");
+        t.rssAnonBytes = getCount(tim, "end_rss_anon_bytes");
+        t.rssFileBytes = getCount(tim, "end_rss_file_bytes");
+        t.pinnedHeldBytes = getCount(tim, "end_pinned_held_bytes");
+        t.pinnedInUseBytes = getCount(tim, "end_pinned_in_use_bytes");
         t.gpu = getString(j, "gpu");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {

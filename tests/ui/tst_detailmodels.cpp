@@ -621,6 +621,10 @@ class TestDetailModels : public QObject {
         t.peakHostPerTask = true;
         t.peakOperandHostBytes = int64_t{1} << 30;
         t.peakMemoryBytes = int64_t{89} << 30;
+        t.rssAnonBytes = int64_t{6} << 30;
+        t.rssFileBytes = int64_t{1} << 29;
+        t.pinnedHeldBytes = int64_t{4} << 30;
+        t.pinnedInUseBytes = int64_t{1} << 30;
         ks::RunResults rr;
         rr.tasks.push_back(t);
         const ks::RunResults back = ks::resultsFromJson(ks::resultsToJson(rr), "mem.json");
@@ -630,6 +634,12 @@ class TestDetailModels : public QObject {
         QVERIFY2(s.contains(QStringLiteral("operand sets: 6 drawn (0.25 GiB each), 12 reused, 0 drawn again")), qPrintable(s));
         QVERIFY2(s.contains(QStringLiteral("host memory: 3.00 GiB at most; operands held 1.00 GiB at most")), qPrintable(s));
         QVERIFY2(s.contains(QStringLiteral("GPU memory: 89.00 GiB at most")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("the worker at the task's end: 6.50 GiB resident (6.00 GiB anonymous, "
+                                           "0.50 GiB mapped from files); page-locked blocks 4.00 GiB, 1.00 GiB of "
+                                           "them holding tasks drawn ahead")),
+                 qPrintable(s));
+        t.pinnedHeldBytes = 0; // the CPU: no page-locked blocks to speak of
+        QVERIFY(!ResultsUtil::timingSummary(t).contains(QStringLiteral("page-locked")));
         t.peakHostPerTask = false;
         QVERIFY(ResultsUtil::timingSummary(t).contains(QStringLiteral("(the worker's peak so far)")));
     }

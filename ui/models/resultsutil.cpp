@@ -351,6 +351,14 @@ QString timingSummary(const ks::TaskResult& t) {
                      .arg(gib(t.peakHostBytes),
                           t.peakHostPerTask ? QString() : QObject::tr(" (the worker's peak so far)"),
                           gib(t.peakOperandHostBytes));
+    if (t.rssAnonBytes + t.rssFileBytes > 0) {
+        QString end = QObject::tr("the worker at the task's end: %1 resident (%2 anonymous, %3 mapped from files)")
+                          .arg(gib(t.rssAnonBytes + t.rssFileBytes), gib(t.rssAnonBytes), gib(t.rssFileBytes));
+        if (t.pinnedHeldBytes > 0)
+            end += QObject::tr("; page-locked blocks %1, %2 of them holding tasks drawn ahead")
+                       .arg(gib(t.pinnedHeldBytes), gib(t.pinnedInUseBytes));
+        lines << end;
+    }
     if (t.peakMemoryBytes > 0) lines << QObject::tr("GPU memory: %1 at most").arg(gib(t.peakMemoryBytes));
     return lines.join(QStringLiteral("<br>"));
 }

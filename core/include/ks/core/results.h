@@ -117,6 +117,14 @@ struct TaskResult {
     // CUDA: page-locked host blocks the pinned allocator had cached, returned to the system after
     // the task because they exceeded max(1 GiB, half the task's host budget); 0 when kept.
     int64_t pinnedCacheFreedBytes = 0;
+    // At the task's end (after that trim), 0 if unknown: the worker's resident memory by kind
+    // (anonymous: heap, page-locked blocks, libraries' allocations; file-backed: mapped library
+    // pages), and the page-locked bytes the pinned allocator holds, of them in use by the
+    // operands of tasks drawn ahead (CUDA). What a long run's worker keeps from task to task.
+    int64_t rssAnonBytes = 0;
+    int64_t rssFileBytes = 0;
+    int64_t pinnedHeldBytes = 0;
+    int64_t pinnedInUseBytes = 0;
     // `filter --devices`: the GPU (ordinal) whose worker ran it; empty on a one-device run.
     std::string gpu;
 
