@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <optional>
 #include <poll.h>
@@ -51,6 +52,27 @@ bool isOutOfMemory(const std::string& error) {
     for (const char* m : {"out of memory", "OutOfMemoryError", "not enough memory", "can't allocate memory"})
         if (error.find(m) != std::string::npos) return true;
     return false;
+}
+
+// --worker-memory's default, GiB: a quarter of this host's memory shared by the workers it runs at
+// once, at least 4 GiB (a worker's libraries alone hold about 2).
+double workerMemoryDefault(size_t workers) {
+    int64_t totalKb = 0;
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("MemTotal:", 0) == 0) {
+            std::istringstream(line.substr(9)) >> totalKb;
+            break;
+        }
+    const double gib = double(totalKb) / double(1 << 20);
+    return std::max(4.0, gib / 4.0 / double(std::max<size_t>(1, workers)));
+}
+
+std::string gibText(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(int64_t{1} << 30));
+    return buf;
 }
 
 std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
@@ -133,6 +155,10 @@ private:
     void failInFlight(const std::string& id, const std::string& why, std::chrono::steady_clock::time_point t0,
                       const std::string& gpu = {});
     std::string timedOutReason() const;
+    // A worker's "recycle" event (--worker-memory): said on stderr and in the JSON lines when tasks
+    // are left for a fresh worker (`more`). Under m_mu with --devices.
+    void onRecycle(const nlohmann::json& j, const std::string& tag, bool more);
+    double m_workerMemoryGiB = 0; // --worker-memory, resolved
     // Runs one worker over the tasks not done yet. False when the run must stop.
     bool runWorkerOnce(bool first, int& startupFailures);
     // --devices: the tasks not done, spread over m_gpus, until none is left (or the run stops).
@@ -156,6 +182,7 @@ std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool fir
     if (!m_a.profile.empty()) v.insert(v.end(), {"--profile", m_a.profile});
     for (const auto& t : m_a.thresholds) v.insert(v.end(), {"--threshold", t});
     if (first && m_a.remeasure) v.push_back("--remeasure-ceilings");
+    if (m_workerMemoryGiB > 0) v.insert(v.end(), {"--worker-memory", std::to_string(m_workerMemoryGiB)});
     if (g && m_share > 1)
         v.insert(v.end(), {"--gpu-share", std::to_string(m_share), "--gpu-gate",
                            m_gateRoot + "/gpu" + std::to_string(g->ordinal)});
@@ -237,6 +264,17 @@ std::string Driver::timedOutReason() const {
            " s (--task-timeout); its worker was killed and the run went on";
 }
 
+void Driver::onRecycle(const nlohmann::json& j, const std::string& tag, bool more) {
+    if (!more) return; // its last task: it ends anyway
+    const std::string after = j.at("after").get<std::string>();
+    const double own = j.at("own_bytes").get<double>(), limit = j.at("limit_bytes").get<double>();
+    std::cerr << tag << "a fresh worker takes the tasks after " << after << ": this one held " << gibText(own)
+              << " beyond its page-locked operand blocks, over --worker-memory " << gibText(limit) << "\n";
+    jsonl("{\"event\":\"worker_restart\",\"after\":" + jsonString(after) + ",\"own_bytes\":" +
+          std::to_string(static_cast<int64_t>(own)) + ",\"limit_bytes\":" + std::to_string(static_cast<int64_t>(limit)) +
+          "}");
+}
+
 void Driver::record(ks::TaskResult r) {
     const auto it = m_index.find(r.id);
     if (it == m_index.end() || m_done.count(it->second)) {
@@ -316,6 +354,7 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
     std::string current; // id of the task in flight
     auto taskT0 = std::chrono::steady_clock::now();
     bool sentInt = false, sawDone = false, doneCancelled = false, sawTask = false, killedForTimeout = false;
+    bool recycled = false; // it ended early, over --worker-memory: the tasks left go to a new worker
     auto graceEnd = std::chrono::steady_clock::time_point::max();
     std::string protocolError;
     while (!sawDone) { // after "done" it has nothing more to say: its exit is not waited for
@@ -354,6 +393,9 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
                     record(ks::taskResultFromJson(j.at("result").dump(), "filter worker"));
                     sawTask = true;
                     current.clear();
+                } else if (ev == "recycle") {
+                    onRecycle(j, "", true); // it ends early only with tasks left
+                    recycled = true;
                 } else if (ev == "done") {
                     sawDone = true;
                     doneCancelled = j.value("cancelled", false);
@@ -397,7 +439,10 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         startupFailures = 0;
         return true;
     }
-    if (sawDone && pr.exitCode == 0) return false; // every task it was given is done
+    if (sawDone && pr.exitCode == 0) { // every task it was given is done, or it made way for a fresh worker
+        startupFailures = 0;
+        return recycled;
+    }
     if (!current.empty()) {
         failInFlight(current, "the filter worker died while running it (" + pr.describe() + ")" +
                                   (protocolError.empty() ? "" : ": " + protocolError) +
@@ -590,6 +635,9 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
                         current.clear();
                         given.pop_front();
                     }
+                } else if (ev == "recycle") {
+                    // It ends after "done"; what it was given and did not run goes back to the queue.
+                    onRecycle(j, tag, !given.empty() || !m_queue.empty());
                 } else if (ev == "done") {
                     sawDone = true;
                 }
@@ -653,7 +701,8 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
     }
     if (sawDone && pr.exitCode == 0) {
         giveBack();
-        return !m_queue.empty(); // normally none left; a task given back goes to a new worker
+        startupFailures = 0;
+        return !m_queue.empty(); // none left, or a task given back (--worker-memory) goes to a new worker
     }
     if (!current.empty()) {
         failInFlight(current, "the filter worker died while running it (" + pr.describe() + ")" +
@@ -723,6 +772,9 @@ int Driver::run() {
                                   : std::string("one filter worker on each"))
                   << "\n";
     }
+    m_workerMemoryGiB = m_a.workerMemoryGiB > 0
+                            ? m_a.workerMemoryGiB
+                            : workerMemoryDefault(m_gpus.empty() ? 1 : m_gpus.size() * static_cast<size_t>(m_share));
     // The locks the workers sharing a GPU take (ks::GpuGate): a folder per GPU, removed at the end.
     // (By hand: std::filesystem::remove_all binds to LibTorch's own copy and crashes there.)
     struct RemoveDir {
@@ -1024,6 +1076,12 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                        "task that needs more is retried alone")
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
+    filter->add_option("--worker-memory", a->workerMemoryGiB,
+                       "GiB a filter worker may hold beyond its page-locked operand blocks at a task's end (the "
+                       "libraries' caches grow with every new shape); past it the tasks after that one run in a "
+                       "fresh worker. 0: a quarter of this host's memory over the workers, at least 4")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     filter->add_option("--criteria", a->criteria,
                        "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
                        "inefficiency (5), redundancy (6)")

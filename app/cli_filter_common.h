@@ -29,6 +29,10 @@ struct FilterArgs {
     std::string shard; // "K/N"
     std::string devices; // --devices all|0,1,...: one worker per GPU
     int workersPerGpu = 1; // --workers-per-gpu N: N workers share each GPU (their timings kept apart)
+    // --worker-memory GIB: a worker that holds more than this beyond its page-locked operand blocks
+    // at a task's end is replaced by a fresh one for the tasks after it; 0: the driver's default
+    // (workerMemoryDefault), which it passes on to the workers resolved.
+    double workerMemoryGiB = 0;
     // The worker side (hidden): the protocol fd, the file of task ids to run, and (with several
     // workers on its GPU) how many share it and the folder of that GPU's locks (ks::GpuGate).
     int workerFd = -1;

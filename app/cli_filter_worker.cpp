@@ -19,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <poll.h>
+#include <random>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -73,12 +74,15 @@ private:
     bool m_eof = false;
 };
 
-// Tests only (KS_TEST_WORKER_LOG): "id CUDA_VISIBLE_DEVICES start end" (seconds since the epoch).
+// Tests only (KS_TEST_WORKER_LOG): "id CUDA_VISIBLE_DEVICES start end worker" (seconds since the
+// epoch; `worker` a random number drawn once per process: sandboxed workers all have pid 2).
 void logWorkerTask(const char* path, const std::string& id, double t0) {
+    static const unsigned long long worker = (static_cast<unsigned long long>(std::random_device{}()) << 32) ^
+                                             std::random_device{}();
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     std::ofstream log(path, std::ios::app);
     char line[256];
-    std::snprintf(line, sizeof line, " %s %.6f %.6f\n", visible ? visible : "unset", t0, epochSeconds());
+    std::snprintf(line, sizeof line, " %s %.6f %.6f %llx\n", visible ? visible : "unset", t0, epochSeconds(), worker);
     log << id << line;
 }
 
@@ -207,6 +211,18 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
     }
     emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(engine->runInfo(s.name)) + "}");
+    // --worker-memory: what this worker holds at a task's end beyond the page-locked blocks of its
+    // operands (those are the host budget's and the pinned cache's, trimmed after each task):
+    // libraries' caches that grow with every new shape (cuDNN's plans: bench/engine/RESULTS.md).
+    // Past the limit it says so and ends; the driver runs the tasks after it in a fresh worker.
+    const int64_t memoryLimit = static_cast<int64_t>(a.workerMemoryGiB * double(int64_t{1} << 30));
+    auto overMemoryLimit = [&](const ks::TaskResult& tr) {
+        const int64_t own = tr.rssAnonBytes - tr.pinnedHeldBytes;
+        if (memoryLimit <= 0 || tr.rssAnonBytes <= 0 || own <= memoryLimit) return false;
+        emit("{\"event\":\"recycle\",\"after\":" + jsonString(tr.id) + ",\"own_bytes\":" + std::to_string(own) +
+             ",\"limit_bytes\":" + std::to_string(memoryLimit) + "}");
+        return true;
+    };
     // Fault injection for the tests (tests/results_safety_test.cmake): a worker that crashes.
     const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
     if (streamed) {
@@ -279,6 +295,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                     << '\n';
             }
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
+            if (overMemoryLimit(tr)) break; // the tasks handed to it and not run go back to the queue
         }
         emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
         endWorker(proto, cancelled ? Exit::Cancelled : Exit::Ok);
@@ -291,9 +308,10 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
             emit("{\"event\":\"task_start\",\"id\":" + jsonString(t.id) + "}");
             if (crashOn && t.id == crashOn) std::raise(SIGSEGV);
         },
-        [&](const ks::TaskResult& t, int, int) {
+        [&](const ks::TaskResult& t, int i, int total) {
             if (const char* logTo = std::getenv("KS_TEST_WORKER_LOG")) logWorkerTask(logTo, t.id, taskT0);
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
+            return i + 1 == total || !overMemoryLimit(t);
         });
     emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
     endWorker(proto, r.run.cancelled ? Exit::Cancelled : Exit::Ok);

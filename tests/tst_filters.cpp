@@ -192,6 +192,7 @@ TEST(Cancel, StopsAndKeepsFinishedTasks) {
     const RunResults rr = engine.runAll(s.tasks, s.name, Thresholds::defaults(), {},
                                         [&](const TaskResult&, int, int) {
                                             if (++done == 2) cancel = true;
+                                            return true;
                                         });
     EXPECT_TRUE(rr.run.cancelled);
     EXPECT_EQ(rr.tasks.size(), 2u);

@@ -36,6 +36,9 @@
 # measured (--report, --check on CUDA), imported (timed) and filtered with all six criteria, the
 # four statistical ones alone, and those with --rng device. $L3_TIMEOUT (default 420 s) bounds the
 # six-criteria level-3 run.
+# Step `memory`: level 3, statistics only, three times: as it is (the end_* fields say what the worker
+# holds after each task), with --worker-memory 4 (fresh workers past 4 GiB) and with cuDNN's plan
+# cache limited to 64 per thread (TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT): is the growth cuDNN's plans?
 # Step `nocut`: level 3 with filter 6 alone, three ways on the same lease: every check runs the
 # whole graph in the interpreter (KS_CUT_RUNS=0 KS_NODE_RUNS=0, as lease 4), the graph after a cut
 # in the interpreter (KS_NODE_RUNS=0), and as it is (after a cut, node by node).
@@ -139,6 +142,16 @@ if has nocut; then # same-lease references: filter 6's checks on the whole graph
         --device cuda --seeds 5 --criteria redundancy --out "$RES/level3-cut-code.json" --csv "$RES/level3-cut-code.csv" -q
     step level3-cut timeout "${L3_TIMEOUT:-200}" $CLI filter --suite "$WORK/kb3" --device cuda \
         --seeds 5 --criteria redundancy --out "$RES/level3-cut.json" --csv "$RES/level3-cut.csv" -q
+fi
+if has memory; then # what the worker holds from task to task (the end_* fields), and --worker-memory
+    need_level3
+    step level3-mem $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 --criteria stat \
+        --out "$RES/level3-mem.json" --csv "$RES/level3-mem.csv" -q
+    step level3-mem4 $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 --criteria stat --worker-memory 4 \
+        --out "$RES/level3-mem4.json" --csv "$RES/level3-mem4.csv" -q
+    step level3-plans64 env TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT=64 $CLI filter --suite "$WORK/kb3" --device cuda \
+        --seeds 5 --criteria stat --out "$RES/level3-plans64.json" --csv "$RES/level3-plans64.csv" -q
+    for f in mem mem4 plans64; do python3 bench/engine/phases.py "$RES/level3-$f.json" --top 3 >"$RES/level3-$f.phases"; done
 fi
 if has levels; then
     need_corpus

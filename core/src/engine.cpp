@@ -948,7 +948,7 @@ RunResults Engine::runAll(const std::vector<TaskSpec>& tasks, const std::string&
             break;
         }
         rr.run.peakMemoryBytes = std::max(rr.run.peakMemoryBytes, rr.tasks.back().peakMemoryBytes);
-        if (onDone) onDone(rr.tasks.back(), i, total);
+        if (onDone && !onDone(rr.tasks.back(), i, total)) break;
     }
     d->upcoming.clear();
     d->next.clear();

@@ -62,9 +62,15 @@ def worker_log(name: str) -> list:
         return out
     with open(path) as f:
         for line in f:
-            task, dev, start, end = line.split()
+            task, dev, start, end = line.split()[:4]
             out.append((task, dev, float(start), float(end)))
     return out
+
+
+def worker_pids(name: str) -> dict:
+    """task -> which worker process ran it (a number each worker draws once)."""
+    with open(os.path.join(LOGS, name)) as f:
+        return {p[0]: p[4] for p in (line.split() for line in f) if len(p) >= 5}
 
 
 def check_schedule(log: list, devices: set, tasks: list, what: str) -> None:
@@ -180,6 +186,31 @@ for dev in ("0", "2"):
         fail(f"device {dev}: only {both} of {len(seq) - 2} tasks knew the two after them: {seq}")
     if seq[-1][1]:
         fail(f"device {dev}: its last task {seq[-1][0]} was told {seq[-1][1]} come next")
+
+# --- --worker-memory: a worker that holds more than that at a task's end makes way for a fresh one,
+# on one device and on several; the results do not change. The default keeps one worker here.
+run(["--suite", SYN, *COMMON, "--no-out"], KS_TEST_WORKER_LOG=os.path.join(LOGS, "mem-default.log"))
+pids = worker_pids("mem-default.log")
+if len(pids) < 4 or len(set(pids.values())) != 1:
+    fail(f"default --worker-memory: the tasks ran in workers {pids}, expected one")
+out = run(["--suite", SYN, *COMMON, "--worker-memory", "0.001", "--jsonl", "--out", "mem-one.json", "--csv",
+           "mem-one.csv"], KS_TEST_WORKER_LOG=os.path.join(LOGS, "mem-one.log"))
+same_run("syn-one", "mem-one", "--worker-memory 0.001 on one device", 0)
+pids = worker_pids("mem-one.log")
+if sorted(pids) != sorted(worker_pids("mem-default.log")) or len(set(pids.values())) != len(pids):
+    fail(f"--worker-memory 0.001: the tasks ran in workers {pids}, expected each in its own")
+said = out.count("a fresh worker takes the tasks after")
+events = out.count('"event":"worker_restart"')
+if said != len(pids) - 1 or events != len(pids) - 1 or "over --worker-memory 0.001 GiB" not in out:
+    fail(f"--worker-memory 0.001: {said} restarts said, {events} events, for {len(pids)} tasks:\n{out}")
+run(["--suite", SYN, *COMMON, "--devices", "all", "--worker-memory", "0.001", "--out", "mem-all.json", "--csv",
+     "mem-all.csv"], KS_FAKE_DEVICES=2, KS_TEST_TASK_SLEEP=0.1, KS_TEST_WORKER_LOG=os.path.join(LOGS, "mem-all.log"))
+same_run("syn-one", "mem-all", "--worker-memory 0.001 on 2 devices", 2)
+log = worker_log("mem-all.log")
+check_schedule(log, {"0", "1"}, [t for t, _, _, _ in log], "--worker-memory 0.001 on 2 devices")
+pids = worker_pids("mem-all.log")
+if len(set(pids.values())) != len(pids):
+    fail(f"--worker-memory 0.001 on 2 devices: the tasks ran in workers {pids}, expected each in its own")
 
 # --- A worker that crashes: its task is an error, as on one device; nothing else is lost. ------
 run(["--suite", SYN, *COMMON, "--out", "crash-one.json", "--csv", "crash-one.csv"], KS_TEST_CRASH_ON_TASK="T-normal")

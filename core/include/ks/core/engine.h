@@ -115,7 +115,9 @@ public:
     std::vector<std::string> drawingAhead() const;
 
     using StartFn = std::function<void(const TaskSpec&, int index, int total)>;
-    using DoneFn = std::function<void(const TaskResult&, int index, int total)>;
+    // Returns whether to go on: false ends the run after that task (the rest are not run, and
+    // the run is not cancelled; the filter's worker ends so when it holds too much memory).
+    using DoneFn = std::function<bool(const TaskResult&, int index, int total)>;
     // Runs tasks in order; a cancel stops after the current seed and keeps finished tasks.
     RunResults runAll(const std::vector<TaskSpec>& tasks, const std::string& suiteName,
                       const Thresholds& thresholds, const StartFn& onStart = {},
