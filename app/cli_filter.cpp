@@ -8,6 +8,7 @@
 #include "ks/core/gpugate.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/sandbox.h"
+#include "ks/core/procinfo.h"
 #include "ks/core/process.h"
 #include "ks/core/results.h"
 #include "ks/core/resultsfile.h"
@@ -31,7 +32,6 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <optional>
 #include <poll.h>
@@ -57,15 +57,7 @@ bool isOutOfMemory(const std::string& error) {
 // --worker-memory's default, GiB: a quarter of this host's memory shared by the workers it runs at
 // once, at least 4 GiB (a worker's libraries alone hold about 2).
 double workerMemoryDefault(size_t workers) {
-    int64_t totalKb = 0;
-    std::ifstream in("/proc/meminfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("MemTotal:", 0) == 0) {
-            std::istringstream(line.substr(9)) >> totalKb;
-            break;
-        }
-    const double gib = double(totalKb) / double(1 << 20);
+    const double gib = double(ks::procBytes("/proc/meminfo", {"MemTotal"})[0]) / double(int64_t{1} << 30);
     return std::max(4.0, gib / 4.0 / double(std::max<size_t>(1, workers)));
 }
 

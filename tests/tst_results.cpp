@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/analysisreports.h"
+#include "ks/core/procinfo.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
 #include "ks/core/taskspec.h"
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <unistd.h>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace ks;
@@ -856,4 +858,26 @@ TEST(Borderline, StoredWithTheThresholdsAndListedInTheCsv) {
     EXPECT_DOUBLE_EQ(parseProfile(R"({"kind":"kernelsieve.profile","thresholds":{}})", "o.json").borderlineMargin, 0.1);
     EXPECT_THROW(parseProfile(R"({"kind":"kernelsieve.profile","thresholds":{"borderline_margin":-1}})", "n.json"),
                  Error);
+}
+
+// /proc's "Key:   N kB" lines in bytes: a key matches whole (Rss is not RssAnon), a missing key or
+// file gives 0; the real files have the counts the engine and the filter driver read.
+TEST(ProcInfo, ReadsWholeKeysInBytes) {
+    const std::string path = ::testing::TempDir() + "/ks_status.txt";
+    {
+        std::ofstream f(path);
+        f << "Name:\tworker\nRssAnon:\t  2048 kB\nRssFile:\t    12 kB\nVmHWM:\t 4096 kB\nThreads:\t9\n";
+    }
+    EXPECT_EQ(ks::procBytes(path, {"VmHWM", "Rss", "RssAnon", "RssFile", "Missing"}),
+              (std::vector<int64_t>{4096 * 1024, 0, 2048 * 1024, 12 * 1024, 0}));
+    EXPECT_EQ(ks::procBytes(path + ".gone", {"RssAnon"}), std::vector<int64_t>{0});
+    std::remove(path.c_str());
+    const std::vector<int64_t> mem = ks::procBytes("/proc/meminfo", {"MemTotal", "MemAvailable"});
+    EXPECT_GT(mem[0], int64_t{256} << 20);
+    EXPECT_GT(mem[1], 0);
+    EXPECT_LE(mem[1], mem[0]);
+    const std::vector<int64_t> self = ks::procBytes("/proc/self/status", {"VmHWM", "RssAnon", "RssFile"});
+    EXPECT_GT(self[1], 0);
+    EXPECT_GT(self[2], 0);
+    EXPECT_LE(self[1] + self[2], self[0]);
 }

@@ -2,6 +2,7 @@
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/operands.h"
+#include "ks/core/procinfo.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/splitdraw.h"
 #include "ks/core/streamstats.h"
@@ -28,7 +29,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <deque>
 #include <dlfcn.h>
@@ -107,32 +107,6 @@ bool resetPeakRss() {
     f << "5";
     f.flush();
     return static_cast<bool>(f);
-}
-
-// The worker's memory as /proc/self/status counts it, bytes (0 where a line is missing): the peak
-// resident size (VmHWM) and what is resident now by kind: anonymous (heap, page-locked operand
-// blocks, what libraries allocate) and file-backed (the mapped libraries' pages).
-struct ProcMemory {
-    int64_t peak = 0, anon = 0, file = 0;
-};
-
-ProcMemory procMemory() {
-    ProcMemory m;
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    auto take = [&](const char* key, int64_t& into) {
-        const size_t n = std::strlen(key);
-        if (line.compare(0, n, key) != 0) return;
-        int64_t kb = 0;
-        std::istringstream(line.substr(n)) >> kb;
-        into = kb * 1024;
-    };
-    while (std::getline(in, line)) {
-        take("VmHWM:", m.peak);
-        take("RssAnon:", m.anon);
-        take("RssFile:", m.file);
-    }
-    return m;
 }
 
 } // namespace
@@ -671,10 +645,12 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.peakOperandHostBytes = os.peakHostBytes;
     r.peakHostPerTask = rssReset;
     r.pinnedCacheFreedBytes = d->trimPinnedCache();
-    const ProcMemory mem = procMemory();
-    r.peakHostBytes = mem.peak;
-    r.rssAnonBytes = mem.anon;
-    r.rssFileBytes = mem.file;
+    // The peak resident size, and what is resident now by kind: anonymous (heap, page-locked
+    // operand blocks, what libraries allocate) and file-backed (the mapped libraries' pages).
+    const std::vector<int64_t> mem = procBytes("/proc/self/status", {"VmHWM", "RssAnon", "RssFile"});
+    r.peakHostBytes = mem[0];
+    r.rssAnonBytes = mem[1];
+    r.rssFileBytes = mem[2];
     d->pinnedHolding(r.pinnedHeldBytes, r.pinnedInUseBytes);
 #ifdef KS_TORCH_CUDA
     if (d->device.is_cuda()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/operands.h"
+#include "ks/core/procinfo.h"
 #include "ks/core/splitdraw.h"
 #include "ks/core/torchtask.h"
 
@@ -59,15 +60,7 @@ void installCpuState(const at::Tensor& state) {
 } // namespace
 
 int64_t defaultOperandBudget() {
-    int64_t availKb = 0;
-    std::ifstream in("/proc/meminfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("MemAvailable:", 0) == 0) {
-            std::istringstream(line.substr(13)) >> availKb;
-            break;
-        }
-    return std::max<int64_t>(availKb * 1024 / 2, int64_t{1} << 30);
+    return std::max<int64_t>(procBytes("/proc/meminfo", {"MemAvailable"})[0] / 2, int64_t{1} << 30);
 }
 
 int defaultDrawThreads(int share) {
