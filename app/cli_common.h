@@ -37,6 +37,22 @@ inline CLI::Validator finiteSeconds() {
         "SECONDS", "finite seconds");
 }
 
+// GiB that must be a finite number, 0 or more (0: the option's default): CLI11's NonNegativeNumber
+// lets "nan" through and names a range of 300 digits when it refuses.
+inline CLI::Validator finiteGiB() {
+    return CLI::Validator(
+        [](const std::string& s) -> std::string {
+            try {
+                size_t used = 0;
+                const double v = std::stod(s, &used);
+                if (used == s.size() && std::isfinite(v) && v >= 0) return "";
+            } catch (const std::exception&) {
+            }
+            return "must be a finite number of GiB, 0 or more (got '" + s + "')";
+        },
+        "GIB", "finite GiB");
+}
+
 // Before a command runs untrusted code: 0 when it may (sandboxed, or --no-sandbox said so, with a
 // warning), else the exit code (2) after the error that says how to go on.
 inline int checkSandbox() {

@@ -60,6 +60,13 @@ foreach(bad "output_std=nan" "output_range=inf" "input_impact=-0.01" "redundant_
     expect_contains("${out}" "--threshold ${bad}: " "bad threshold ${bad}")
     expect_contains("${out}" "must be a finite number >= 0" "bad threshold ${bad} says the rule")
 endforeach()
+# Memory sizes: a NaN or infinite size would be converted to bytes undefined, a negative one means nothing.
+foreach(opt --host-memory --worker-memory)
+    foreach(bad nan -1 1e999 abc)
+        run_cli(2 out filter ${opt} ${bad} --no-out)
+        expect_contains("${out}" "${opt}: must be a finite number of GiB, 0 or more (got '${bad}')" "${opt} ${bad}")
+    endforeach()
+endforeach()
 run_cli(2 out export-robust-kbench "${DATA}/hostile/collide_results.json" --out rk-bad --threshold output_std=nan)
 expect_contains("${out}" "--threshold output_std=nan: " "export refuses a NaN threshold")
 run_cli(2 out filter --profile "${DATA}/hostile/profile_negative.json")
