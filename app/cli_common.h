@@ -37,20 +37,22 @@ inline CLI::Validator finiteSeconds() {
         "SECONDS", "finite seconds");
 }
 
-// GiB that must be a finite number, 0 or more (0: the option's default): CLI11's NonNegativeNumber
-// lets "nan" through and names a range of 300 digits when it refuses.
-inline CLI::Validator finiteGiB() {
+// A finite number, 0 or more, of `unit` ("GiB"; empty for a tolerance): CLI11's NonNegativeNumber
+// lets "nan" through (an infinite tolerance would pass every kernel) and names a range of 300
+// digits when it refuses.
+inline CLI::Validator finiteNonNegative(const std::string& unit = {}) {
     return CLI::Validator(
-        [](const std::string& s) -> std::string {
+        [unit](const std::string& s) -> std::string {
             try {
                 size_t used = 0;
                 const double v = std::stod(s, &used);
                 if (used == s.size() && std::isfinite(v) && v >= 0) return "";
             } catch (const std::exception&) {
             }
-            return "must be a finite number of GiB, 0 or more (got '" + s + "')";
+            return "must be a finite number" + (unit.empty() ? std::string() : " of " + unit) + ", 0 or more (got '" +
+                   s + "')";
         },
-        "GIB", "finite GiB");
+        unit.empty() ? "NUMBER" : "GIB", "finite, 0 or more");
 }
 
 // Before a command runs untrusted code: 0 when it may (sandboxed, or --no-sandbox said so, with a

@@ -1037,7 +1037,7 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
     filter->add_option("--host-memory", a->hostMemoryGiB,
                        "GiB of host memory a task's drawn operands may hold (ahead, and kept for reuse by "
                        "the filters); 0: half of what is available when the task starts")
-        ->capture_default_str()->check(finiteGiB());
+        ->capture_default_str()->check(finiteNonNegative("GiB"));
     filter->add_option("--preset", a->preset, "Shapes: small|full (default: full on CUDA, small on CPU)")
         ->check(CLI::IsMember({"small", "full"}));
     filter->add_option("--device", a->device, "auto|cuda|cpu")->capture_default_str()
@@ -1073,7 +1073,7 @@ void addFilterCommand(CLI::App& app, std::function<int()>& action, std::atomic<b
                        "libraries' caches grow with every new shape); past it the tasks after that one run in a "
                        "fresh worker. 0: a quarter of this host's memory over the workers, at least 4")
         ->capture_default_str()
-        ->check(finiteGiB());
+        ->check(finiteNonNegative("GiB"));
     filter->add_option("--criteria", a->criteria,
                        "Which filters run: all, or a comma-separated list of stat (filters 1-4), "
                        "inefficiency (5), redundancy (6)")

@@ -156,8 +156,8 @@ int runCommand(int argc, char** argv) {
         sc->add_option("--variants", bVariants, "Only these variants (globs on names)");
         sc->add_option("--seeds", bSeeds, "Random seeds validated per variant")->capture_default_str()
             ->check(CLI::NonNegativeNumber);
-        sc->add_option("--atol", bAtol, "Absolute tolerance")->capture_default_str();
-        sc->add_option("--rtol", bRtol, "Relative tolerance")->capture_default_str();
+        sc->add_option("--atol", bAtol, "Absolute tolerance")->capture_default_str()->check(ks::cli::finiteNonNegative());
+        sc->add_option("--rtol", bRtol, "Relative tolerance")->capture_default_str()->check(ks::cli::finiteNonNegative());
         sc->add_flag("--no-edge-cases", bNoEdges, "Skip empty/odd/misaligned/extreme/NaN inputs");
         sc->add_option("--preset", bPreset, "Task shapes: small|full")->capture_default_str()
             ->check(CLI::IsMember({"small", "full"}));

@@ -3,6 +3,7 @@
 // prints each task's redundant nodes and the share of FLOPs they take, and writes JSON.
 
 #include "cli_redundancy.h"
+#include "cli_common.h"
 
 #include "ks/core/analysisreports.h"
 #include "ks/core/redundancy.h"
@@ -111,8 +112,10 @@ void addRedundancyCommand(CLI::App& app, std::function<int()>& action) {
         ->check(CLI::IsMember({"small", "full"}));
     sc->add_option("--seeds", o->seeds, "Random seeds per check (plus one all-zero input)")
         ->capture_default_str()->check(CLI::PositiveNumber);
-    sc->add_option("--rtol", o->rtol, "Relative tolerance for 'output unchanged'")->capture_default_str();
-    sc->add_option("--atol", o->atol, "Absolute tolerance for 'output unchanged'")->capture_default_str();
+    sc->add_option("--rtol", o->rtol, "Relative tolerance for 'output unchanged'")->capture_default_str()
+        ->check(finiteNonNegative());
+    sc->add_option("--atol", o->atol, "Absolute tolerance for 'output unchanged'")->capture_default_str()
+        ->check(finiteNonNegative());
     sc->add_option("--out", o->out, "Also write the reports as JSON");
     sc->callback([o, &action] { action = [o] { return runRedundancy(*o); }; });
 }
