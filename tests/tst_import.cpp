@@ -12,6 +12,7 @@
 #include "ks/core/analysisreports.h"
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
+#include "ks/core/operands.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/results.h"
 #include "ks/core/suite.h"
@@ -237,7 +238,7 @@ TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
         EXPECT_EQ(t.id, "L1-" + std::to_string(t.number));
         EXPECT_EQ(t.name, spec.stem().string());
         EXPECT_EQ(t.artifactPath, (spec.parent_path() / (t.name + ".pt")).generic_string());
-        EXPECT_EQ(t.exporterVersion, "1.4");
+        EXPECT_EQ(t.exporterVersion, "1.5");
         EXPECT_EQ(t.torchVersion.substr(0, 4), "2.11");
         EXPECT_TRUE(t.warnings.empty());
         EXPECT_EQ(t.entry, "forward");
@@ -846,7 +847,7 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
     std::map<std::string, int> tensorsChecked;
-    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8"}) {
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8", "L1-10"}) {
         SCOPED_TRACE(id);
         const TaskSpec* t = s.find(id);
         ASSERT_NE(t, nullptr);
@@ -871,9 +872,54 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     // 5 inputs + 26 parameters (conv2, tconv2, fc_nobias have no bias), 1 + 16 (LSTM 2 layers x 4,
     // GRU 2 directions x 4), 10 structured inputs, 1 + 2, 1 + 11 (h0, c0, LSTM 2 layers x 4, the
     // drawn buffer), 1 + 7 (attention: out_proj weight and bias, in_proj weight and bias; the
-    // scale; the Linear); each over 5 seeds.
+    // scale; the Linear), 1 + 42 (3 cloned encoder layers x 12, a Linear and its copy x 2, a
+    // Linear); each over 5 seeds.
     EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15},
-                                                          {"L1-7", 60}, {"L1-8", 40}}));
+                                                          {"L1-7", 60}, {"L1-8", 40}, {"L1-10", 215}}));
+    // Layers made by copy.deepcopy (nn.TransformerEncoder's clones, a copied Linear) are copies of
+    // the first, not draws of their own: 16 of the 42 (layers 1-2's 7 drawn tensors each, the
+    // copied Linear's 2; their 10 norm and in_proj bias constants stay constants). Drawn each,
+    // the copies and the Linear after them differ.
+    const TaskSpec& cloned = *s.find("L1-10");
+    int copies = 0;
+    for (const auto& p : cloned.params)
+        if (p.copyOf >= 0) {
+            ++copies;
+            EXPECT_EQ(cloned.params[static_cast<size_t>(p.copyOf)].name, p.copyOfName);
+            EXPECT_FALSE(p.drawBefore.has_value()) << p.name << ": the first copy's draw is drawn once";
+        }
+    EXPECT_EQ(copies, 16);
+    EXPECT_EQ(tensorNamed(cloned.params, "encoder.layers.2.linear1.weight").copyOfName, "encoder.layers.0.linear1.weight");
+    EXPECT_EQ(tensorNamed(cloned.params, "proj_copy.bias").copyOfName, "proj.bias");
+    EXPECT_TRUE(tensorNamed(cloned.params, "encoder.layers.0.self_attn.out_proj.bias").drawBefore.has_value());
+    {
+        TaskSpec drawn = cloned;
+        for (auto& p : drawn.params) p.copyOf = -1;
+        seedAll(0);
+        drawInputs(drawn, Preset::Full, at::kCPU);
+        const auto params = drawParams(drawn, Preset::Full, at::kCPU);
+        std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>> seeds;
+        loadSeeds(cloned, seeds);
+        EXPECT_EQ(cloned.params.back().name, "head.bias");
+        EXPECT_FALSE(at::equal(params.back(), seeds[0].second.back())) << "drawing the copies shifts the last Linear";
+    }
+    { // The filters draw through the operand source (ahead, on threads): the same copies.
+        OperandSource::Options o;
+        o.preset = Preset::Full;
+        o.device = at::kCPU;
+        o.threads = 2;
+        OperandSource src(cloned, o);
+        src.prefetchSeeds(0, 2);
+        std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>> seeds;
+        loadSeeds(cloned, seeds);
+        for (int sd = 0; sd < 2; ++sd) {
+            const auto got = src.seed(sd);
+            ASSERT_EQ(got.params.size(), seeds[static_cast<size_t>(sd)].second.size());
+            for (size_t i = 0; i < got.params.size(); ++i)
+                EXPECT_TRUE(at::equal(got.params[i], seeds[static_cast<size_t>(sd)].second[i]))
+                    << "operand source, seed " << sd << " " << cloned.params[i].name;
+        }
+    }
     // The attention's out_proj bias: Linear drew it, then the constructor zeroed it. The engine
     // draws that draw and discards it; without it every tensor after it would be another sample.
     const TaskSpec& attn = *s.find("L1-8");
@@ -1038,7 +1084,7 @@ TEST_F(Import, StructuredInputsAreTransformsNotFittedNormals) {
 // forward that reseeds between random ops imports too, and says why it is not replayed.
 TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
     const std::string& out = prepared().importInit.out;
-    EXPECT_NE(out.find("9 of 9 files imported"), std::string::npos) << out;
+    EXPECT_NE(out.find("10 of 10 files imported"), std::string::npos) << out;
     EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     const TaskSpec* t = s.find("L1-4");

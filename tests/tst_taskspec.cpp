@@ -147,3 +147,40 @@ TEST(Suite, BuiltinProfilesAreEmbedded) {
     EXPECT_DOUBLE_EQ(strict->value(Criterion::OutputStd), 0.001);
     EXPECT_FALSE(builtinProfile("nope"));
 }
+
+// "copy_of" (exporter 1.5: copy.deepcopy'd layers): an earlier parameter of the same shape and
+// dtype, resolved to its index; anything else names the tensor and the problem.
+TEST(TaskSpec, CopyOfNamesAnEarlierParameterOfTheSameShape) {
+    auto task = [](const std::string& params, const std::string& inputExtra = "") {
+        return R"({"kind":"kernelsieve.task","format_version":1,"id":"X-3","name":"n","level":1,
+            "source":"def forward(x: Tensor, a: Tensor, b: Tensor) -> Tensor:\n    return x\n",
+            "dims":{"full":{"D":8}},
+            "inputs":[{"name":"x","shape":["D"],"init":{"dist":"normal"})" + inputExtra + R"(}],
+            "params":[)" + params + "]}";
+    };
+    const std::string a = R"({"name":"a","shape":["D",4],"init":{"dist":"kaiming_uniform"}})";
+    const auto t = parse(task(a + R"(,{"name":"b","shape":["D",4],"init":{"dist":"kaiming_uniform"},"copy_of":"a"})"));
+    EXPECT_EQ(t.params[0].copyOf, -1);
+    EXPECT_EQ(t.params[1].copyOf, 0);
+    EXPECT_EQ(t.params[1].copyOfName, "a");
+    auto err = [&](const std::string& params, const std::string& inputExtra = "") {
+        return errorOf(task(params, inputExtra));
+    };
+    std::string e = err(a + R"(,{"name":"b","shape":["D",4],"init":{"dist":"normal"},"copy_of":"z"})");
+    EXPECT_NE(e.find("tensor 'b': 'copy_of' names 'z', which is not a parameter listed before it"), std::string::npos) << e;
+    e = err(R"({"name":"b","shape":["D",4],"init":{"dist":"normal"},"copy_of":"a"},)" + a);
+    EXPECT_NE(e.find("which is not a parameter listed before it"), std::string::npos) << e;
+    e = err(a + R"(,{"name":"b","shape":[4,"D"],"init":{"dist":"normal"},"copy_of":"a"})");
+    EXPECT_NE(e.find("tensor 'b': 'copy_of' names 'a', whose shape or dtype differs"), std::string::npos) << e;
+    e = err(a + R"(,{"name":"b","shape":["D",4],"dtype":"float64","init":{"dist":"normal"},"copy_of":"a"})");
+    EXPECT_NE(e.find("whose shape or dtype differs"), std::string::npos) << e;
+    e = err(a + R"(,{"name":"b","shape":["D",4],"init":{"dist":"normal"},"copy_of":"b"})");
+    EXPECT_NE(e.find("which is not a parameter listed before it"), std::string::npos) << e;
+    e = err(a + R"(,{"name":"b","shape":["D",4],"init":{"dist":"normal"},"copy_of":7})");
+    EXPECT_NE(e.find("tensor 'b': 'copy_of' must name an earlier parameter"), std::string::npos) << e;
+    e = err(a + R"(,{"name":"b","shape":["D",4],"init":{"dist":"normal"},"copy_of":"a",
+                     "draw_before":{"dist":"normal"}})");
+    EXPECT_NE(e.find("a 'copy_of' parameter is not drawn"), std::string::npos) << e;
+    e = err(a, R"(,"copy_of":"a")");
+    EXPECT_NE(e.find("tensor 'x': 'copy_of' is for parameters"), std::string::npos) << e;
+}

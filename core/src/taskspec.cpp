@@ -183,6 +183,11 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
             fail(tctx, "'draw_before' must be a random distribution (it stands for numbers the original drew), "
                        "not a constant");
     }
+    if (j.contains("copy_of")) {
+        if (!j.at("copy_of").is_string() || j.at("copy_of").get<std::string>().empty())
+            fail(tctx, "'copy_of' must name an earlier parameter");
+        t.copyOfName = j.at("copy_of").get<std::string>();
+    }
     if (j.contains("post")) {
         if (!j.at("post").is_array()) fail(tctx, "'post' must be a list");
         for (const auto& p : j.at("post")) t.post.push_back(parseTransform(p, tctx));
@@ -437,6 +442,26 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
             (std::string(key) == "inputs" ? t.inputs : t.params).push_back(parseTensor(e, ctx));
     }
     if (t.inputs.empty() && t.params.empty()) fail(ctx, "a task needs at least one input");
+    for (const auto& in : t.inputs)
+        if (!in.copyOfName.empty())
+            fail(ctx + " tensor '" + in.name + "'", "'copy_of' is for parameters (inputs are each drawn)");
+    for (size_t i = 0; i < t.params.size(); ++i) {
+        TensorSpec& p = t.params[i];
+        if (p.copyOfName.empty()) continue;
+        const std::string pctx = ctx + " tensor '" + p.name + "'";
+        for (size_t k = 0; k < i && p.copyOf < 0; ++k)
+            if (t.params[k].name == p.copyOfName) p.copyOf = static_cast<int>(k);
+        if (p.copyOf < 0)
+            fail(pctx, "'copy_of' names '" + p.copyOfName + "', which is not a parameter listed before it");
+        const TensorSpec& src = t.params[static_cast<size_t>(p.copyOf)];
+        bool sameShape = src.shape.size() == p.shape.size();
+        for (size_t d = 0; sameShape && d < p.shape.size(); ++d)
+            sameShape = src.shape[d].name == p.shape[d].name && src.shape[d].value == p.shape[d].value;
+        if (!sameShape || src.dtype != p.dtype)
+            fail(pctx, "'copy_of' names '" + p.copyOfName + "', whose shape or dtype differs");
+        if (p.drawBefore || !p.post.empty())
+            fail(pctx, "a 'copy_of' parameter is not drawn: it takes no 'draw_before' or 'post'");
+    }
     if (j.contains("tags")) {
         if (!j.at("tags").is_array()) fail(ctx, "'tags' must be a list of strings");
         for (const auto& tag : j.at("tags")) {

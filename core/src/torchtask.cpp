@@ -462,7 +462,8 @@ int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
 
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device) {
     std::vector<at::Tensor> out;
-    for (const auto& p : spec.params) out.push_back(drawTensor(spec, p, preset, device));
+    for (const auto& p : spec.params)
+        out.push_back(p.copyOf >= 0 ? out[static_cast<size_t>(p.copyOf)].clone() : drawTensor(spec, p, preset, device));
     return out;
 }
 

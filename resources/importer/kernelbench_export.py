@@ -65,7 +65,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
-EXPORTER_VERSION = "1.4"
+EXPORTER_VERSION = "1.5"
 # The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every input in
 # spec order, then every parameter, as robust-kbench's filters call get_inputs() before Model(...).
 # The recording and the seed-0 replay in export_one follow exactly this order. (1.0 and 1.1 wrote
@@ -135,6 +135,10 @@ class Prov:
     def derived(self, origin_suffix: str = "") -> "Prov":
         p = Prov(dict(self.dist) if self.dist else None, self.origin + origin_suffix, self.ok, self.why, self.draw)
         p.post = [dict(x) for x in self.post]
+        # A clone of a constant that overwrote a draw (copy.deepcopy of nn.MultiheadAttention) still
+        # stands on that draw; the first of its copies in the spec says so ("draw_before"), the
+        # others are "copy_of" it.
+        p.before = dict(self.before) if self.before else None
         return p
 
     def spoil(self, why: str) -> "Prov":
@@ -493,6 +497,18 @@ def kaiming_bound(init: Dict[str, Any], fan: float) -> float:
         gain = math.sqrt(2.0 / (1 + init["a"] ** 2))
         return math.sqrt(3.0) * (gain / math.sqrt(fan))
     return 1.0 / math.sqrt(fan)
+
+
+def draw_engine_params(specs: List[Dict[str, Any]], all_specs: Dict[str, Dict[str, Any]]) -> List[torch.Tensor]:
+    """The parameters as the engine draws them, in order: a ``copy_of`` parameter is not drawn but
+    copies the earlier one it names (core/src/torchtask.cpp, drawParams)."""
+    out: List[torch.Tensor] = []
+    drawn: Dict[str, torch.Tensor] = {}
+    for s in specs:
+        t = drawn[s["copy_of"]].clone() if "copy_of" in s else draw_engine(s, all_specs)
+        drawn[s["name"]] = t
+        out.append(t)
+    return out
 
 
 def draw_engine(ts: Dict[str, Any], all_specs: Dict[str, Dict[str, Any]]) -> torch.Tensor:
@@ -1111,6 +1127,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
     plist = [plist[i] for i in order]
     input_names = {s["name"] for s in input_specs}
     param_specs: List[Dict[str, Any]] = []
+    first_of_draw: Dict[int, Tuple[str, torch.Tensor, Dict[str, Any]]] = {}  # draw index -> its first parameter
     shapes = {name: list(p.shape) for name, p, _ in plist}
     for name, p, _ in plist:
         spec_name = name if name not in input_names else "param." + name
@@ -1134,6 +1151,16 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             else:
                 notes.append(f"parameter '{spec_name}' is not initialised like {type(m).__name__}'s default; "
                              f"using what the constructor drew ({spec['init']['dist']})")
+        # copy.deepcopy (nn.TransformerEncoder clones its layer N times): a parameter made by the
+        # same draw as an earlier one, with the same values, is a copy of it, not a draw of its own.
+        first = first_of_draw.get(prov.draw) if prov is not None and prov.draw is not None else None
+        if (first is not None and first[1].shape == p.shape and first[1].dtype == p.dtype
+                and torch.equal(first[1].detach(), p.detach())):
+            spec = {"name": spec_name, "shape": spec["shape"], "dtype": spec["dtype"],
+                    "init": dict(first[2]["init"]), "inferred": True, "copy_of": first[0],
+                    "origin": f"a copy of {first[0]} (copy.deepcopy: the same values, no draw of its own)"}
+        elif prov is not None and prov.draw is not None and first is None:
+            first_of_draw[prov.draw] = (spec_name, p, spec)
         param_specs.append(spec)
     used_in = {pr.draw for pr in (state.get(t) for t in inputs) if pr is not None}
     stray_in = [o for i, o in enumerate(state.draws[:input_draws]) if i not in used_in]
@@ -1167,7 +1194,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             actual_p = [by_path[name].detach() for name, _, _ in plist]
         torch.manual_seed(0)
         drawn_i = [draw_engine(s, by_name) for s in input_specs]
-        drawn_p = [draw_engine(s, by_name) for s in param_specs]
+        drawn_p = draw_engine_params(param_specs, by_name)
         for s, a, b in zip(input_specs + param_specs, actual_i + actual_p, drawn_i + drawn_p):
             # Bit for bit: a tolerance hid that rand * 2b - b is not uniform_(-b, b) (exporter 1.2).
             a = a.detach().cpu()
@@ -1276,7 +1303,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
         torch.manual_seed(fresh)
         if total <= limit:
             fresh_i = [draw_engine(s, by_name) for s in input_specs]
-            fresh_p = [draw_engine(s, by_name) for s in param_specs]
+            fresh_p = draw_engine_params(param_specs, by_name)
         else:  # too large to draw on the CPU: new inputs from get_inputs(), the same parameters
             fresh_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
             fresh_p = params

@@ -72,6 +72,12 @@ struct TensorSpec {
     // and discards it, so the generator advances as the original's did and every later tensor
     // is the original's. Spec field "draw_before" (exporter 1.4).
     std::optional<Distribution> drawBefore;
+    // A parameter the original made as a copy of an earlier one (copy.deepcopy: nn.TransformerEncoder
+    // clones its layer N times, so its layers start equal): not drawn, a copy of that parameter's
+    // tensor of the same seed. Spec field "copy_of" (its name; exporter 1.5); -1: drawn. The
+    // parameter's index in TaskSpec::params, always an earlier one of the same shape and dtype.
+    std::string copyOfName;
+    int copyOf = -1;
     // Set by the exporter when it could not express how the original file made this tensor: the
     // engine then draws another sample (the spec's init), and this says why. Results and the CSV
     // list these tensors ("approximated"). Old specs' `"inferred": false` + `note` reads the same.

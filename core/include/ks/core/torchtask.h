@@ -54,6 +54,8 @@ struct DrawSplit;
 // current state. `pinned` (a CPU device with CUDA present): drawn into page-locked memory.
 // `split` (a CPU device and a generator given): a large tensor may be drawn on several threads
 // (ks/core/splitdraw.h; the same numbers); their seconds are added to *helperSeconds.
+// A parameter with TensorSpec::copyOf is not drawn but copied: drawParams and the operand source
+// do that; this draws whatever it is given.
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
                       const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined,
                       const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false,
