@@ -317,42 +317,49 @@ struct Engine::Impl {
         }
         opt.gate->gpu().unlock();
     }
-    // The pinned allocator keeps every page-locked block it ever made, for the run: fast (no page
-    // faults when the next task draws) but never given back. After each task, what it holds
-    // unused beyond max(1 GiB, half the task's host budget) goes back to the system (blocks the
-    // next task's drawing uses stay). Returns the bytes freed.
-    int64_t trimPinnedCache() const {
+    // Operand bytes the tasks drawn ahead hold (their page-locked blocks are in use).
+    int64_t aheadBytes() const {
+        int64_t b = 0;
+        for (const auto& s : next)
+            if (s) b += s->heldBytes();
+        return b;
+    }
+    // The pinned allocator keeps every page-locked block it ever made (in power-of-two sizes): fast
+    // when the next task draws tensors of the same sizes, but a run of tasks of other sizes piles
+    // them up (level 3 on the H200: 16 GiB after 50 models of at most 5.4 GiB each). After each
+    // task, when what it holds beyond the tasks drawn ahead exceeds max(1 GiB, twice the most
+    // operand bytes the task held), capped at half its host budget, the unused blocks go back to
+    // the system. What is in use is our own count: PyTorch 2.11's active_bytes does not go down
+    // for blocks freed without stream events (ours), so it only grows. Returns the bytes freed.
+    int64_t trimPinnedCache(int64_t taskOperandPeak) const {
 #ifdef KS_TORCH_CUDA
         if (!device.is_cuda()) return 0;
         try {
             at::HostAllocator* host = at::getHostAllocator(at::kCUDA);
-            auto cachedFree = [&] {
-                const at::HostStats st = host->get_stats();
-                return std::max<int64_t>(0, st.allocated_bytes.current - st.active_bytes.current);
-            };
+            const int64_t held = host->get_stats().allocated_bytes.current;
             const int64_t budget = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                            : defaultOperandBudget() / std::max(1, opt.gpuShare);
-            const int64_t before = cachedFree();
-            if (before <= std::max<int64_t>(int64_t{1} << 30, budget / 2)) return 0;
+            const int64_t keep = std::max<int64_t>(int64_t{1} << 30, std::min<int64_t>(budget / 2, 2 * taskOperandPeak));
+            if (held - aheadBytes() <= keep) return 0;
             host->empty_cache();
-            return std::max<int64_t>(0, before - cachedFree());
+            return std::max<int64_t>(0, held - host->get_stats().allocated_bytes.current);
         } catch (const std::exception&) {
             return 0; // informative: never fail a task over it
         }
 #else
+        (void)taskOperandPeak;
         return 0;
 #endif
     }
-    // CUDA: the page-locked bytes the pinned allocator holds (in use or cached) and those in use
-    // (the operands of the tasks drawn ahead) when called; 0 and 0 elsewhere.
+    // CUDA: the page-locked bytes the pinned allocator holds (in use or cached), and the operand
+    // bytes of the tasks drawn ahead (what of it is in use; see trimPinnedCache); 0 and 0 elsewhere.
     void pinnedHolding(int64_t& held, int64_t& inUse) const {
         held = inUse = 0;
 #ifdef KS_TORCH_CUDA
         if (!device.is_cuda()) return;
         try {
-            const at::HostStats st = at::getHostAllocator(at::kCUDA)->get_stats();
-            held = st.allocated_bytes.current;
-            inUse = st.active_bytes.current;
+            held = at::getHostAllocator(at::kCUDA)->get_stats().allocated_bytes.current;
+            inUse = aheadBytes();
         } catch (const std::exception&) {
         }
 #endif
@@ -644,7 +651,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.operandSetBytes = os.setBytes;
     r.peakOperandHostBytes = os.peakHostBytes;
     r.peakHostPerTask = rssReset;
-    r.pinnedCacheFreedBytes = d->trimPinnedCache();
+    r.pinnedCacheFreedBytes = d->trimPinnedCache(os.peakHostBytes);
     // The peak resident size, and what is resident now by kind: anonymous (heap, page-locked
     // operand blocks, what libraries allocate) and file-backed (the mapped libraries' pages).
     const std::vector<int64_t> mem = procBytes("/proc/self/status", {"VmHWM", "RssAnon", "RssFile"});
