@@ -133,16 +133,7 @@ struct OperandSource::Impl {
             for (const auto& t : spec.inputs) inputs.push_back(one(t));
             e.afterInputs = g.get_state();
         }
-        for (const auto& t : spec.params) {
-            if (t.copyOf < 0) {
-                params.push_back(one(t));
-                continue;
-            }
-            at::Tensor x = params[static_cast<size_t>(t.copyOf)].clone(); // copy.deepcopy: no draw
-            if (x.device().is_cpu() && params[static_cast<size_t>(t.copyOf)].is_pinned() && !x.is_pinned())
-                x = x.pin_memory();
-            params.push_back(std::move(x));
-        }
+        for (const auto& t : spec.params) params.push_back(t.copyOf >= 0 ? copiedParam(t, params) : one(t));
         e.afterParams = g.get_state();
         e.inputs = std::move(inputs);
         e.params = std::move(params);

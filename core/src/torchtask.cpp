@@ -460,10 +460,17 @@ int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
     return bytes;
 }
 
+at::Tensor copiedParam(const TensorSpec& t, const std::vector<at::Tensor>& drawn) {
+    const at::Tensor& src = drawn.at(static_cast<size_t>(t.copyOf));
+    at::Tensor x = src.clone(); // copy.deepcopy: no draw
+    if (src.is_pinned() && !x.is_pinned()) x = x.pin_memory();
+    return x;
+}
+
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device) {
     std::vector<at::Tensor> out;
     for (const auto& p : spec.params)
-        out.push_back(p.copyOf >= 0 ? out[static_cast<size_t>(p.copyOf)].clone() : drawTensor(spec, p, preset, device));
+        out.push_back(p.copyOf >= 0 ? copiedParam(p, out) : drawTensor(spec, p, preset, device));
     return out;
 }
 

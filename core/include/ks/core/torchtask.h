@@ -54,12 +54,15 @@ struct DrawSplit;
 // current state. `pinned` (a CPU device with CUDA present): drawn into page-locked memory.
 // `split` (a CPU device and a generator given): a large tensor may be drawn on several threads
 // (ks/core/splitdraw.h; the same numbers); their seconds are added to *helperSeconds.
-// A parameter with TensorSpec::copyOf is not drawn but copied: drawParams and the operand source
-// do that; this draws whatever it is given.
+// A parameter with TensorSpec::copyOf is not drawn but copied (copiedParam): drawParams and the
+// operand source do that; this draws whatever it is given.
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
                       const at::Device& device, at::ScalarType floatOverride = at::ScalarType::Undefined,
                       const std::optional<at::Generator>& generator = std::nullopt, bool pinned = false,
                       const DrawSplit* split = nullptr, double* helperSeconds = nullptr);
+// The parameter `t` (t.copyOf >= 0) of a seed whose earlier parameters are `drawn`: a copy of the
+// one it names, in page-locked memory when that one is.
+at::Tensor copiedParam(const TensorSpec& t, const std::vector<at::Tensor>& drawn);
 // Bytes one seed's inputs and parameters take on the device, in their dtypes: what a forward
 // needs at the least. Throws ks::Error where a shape cannot be resolved.
 int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset);
