@@ -36,6 +36,9 @@
 # measured (--report, --check on CUDA), imported (timed) and filtered with all six criteria, the
 # four statistical ones alone, and those with --rng device. $L3_TIMEOUT (default 420 s) bounds the
 # six-criteria level-3 run.
+# Step `l3repeat` (with `level3` or `levels`): level 3, all six criteria, $REPEAT more times (default 2).
+# Every run also samples the GPU's clocks, power and throttle reasons once a second (gpu-clocks.csv)
+# and times one Python loop on one core (device.txt).
 # Step `memory`: level 3, statistics only, three times: as it is (the end_* fields say what the worker
 # holds after each task), with --worker-memory 4 (fresh workers past 4 GiB) and with cuDNN's plan
 # cache limited to 64 per thread (TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT): is the growth cuDNN's plans?
@@ -71,7 +74,18 @@ step() { # name command...: runs it, logs its wall time
     $CLI --version
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv,noheader
     nproc; free -g | head -2
+    grep -m1 "model name" /proc/cpuinfo; cat /proc/loadavg
+    # one core's speed, the same few lines on every lease (the draws and filter 6's checks are host-bound)
+    "$PY" -c 'import time;t=time.perf_counter();s=sum(i*i for i in range(10**7));print(f"python 1e7 squares: {time.perf_counter()-t:.2f} s")'
 } >"$RES/device.txt" 2>&1
+# The GPU's clocks, power and throttle reasons once a second through the whole run: a lease slower
+# than another in every phase (2026-12-05 lease 3) is the machine or the code?
+REASONS=clocks_event_reasons.active # the older drivers' name: clocks_throttle_reasons.active
+nvidia-smi --query-gpu=$REASONS --format=csv >/dev/null 2>&1 || REASONS=clocks_throttle_reasons.active
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,$REASONS \
+    --format=csv -l 1 >"$RES/gpu-clocks.csv" 2>&1 &
+SMI=$!
+trap 'kill $SMI 2>/dev/null' EXIT
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 need_corpus() {
     [[ -d $WORK/kb ]] && return
@@ -127,6 +141,12 @@ if has levels || has level3; then
         --out "$RES/level3-rngdevice.json" --csv "$RES/level3-rngdevice.csv" -q
     step level3 timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
         --out "$RES/level3.json" --csv "$RES/level3.csv"
+    if has l3repeat; then # level 3 (all six) $REPEAT more times: walls and filter 5's verdicts run to run
+        for i in $(seq 2 $(( ${REPEAT:-2} + 1 ))); do
+            step level3-run$i timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
+                --out "$RES/level3-run$i.json" --csv "$RES/level3-run$i.csv" -q
+        done
+    fi
     if has share; then # filter 6's checks are host-bound: several workers on the one GPU
         for n in ${SHARE:-2 4}; do
             step level3-share$n timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
