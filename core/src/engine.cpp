@@ -235,6 +235,7 @@ struct Engine::Impl {
     DeviceInfo dev;
     Preset preset = Preset::Small;
     at::Device device{at::kCPU};
+    int64_t operandPeakSeen = 0; // the most operand bytes a task of this engine held (trimPinnedCache)
 
     // EngineOptions::warmUp: warmUpDevice on its own thread, from the constructor on. Joined
     // before anything is timed (filter 5, the ceilings), so no timed region shares the GPU with
@@ -328,18 +329,22 @@ struct Engine::Impl {
     // when the next task draws tensors of the same sizes, but a run of tasks of other sizes piles
     // them up (level 3 on the H200: 16 GiB after 50 models of at most 5.4 GiB each). After each
     // task, when what it holds beyond the tasks drawn ahead exceeds max(1 GiB, twice the most
-    // operand bytes the task held), capped at half its host budget, the unused blocks go back to
-    // the system. What is in use is our own count: PyTorch 2.11's active_bytes does not go down
-    // for blocks freed without stream events (ours), so it only grows. Returns the bytes freed.
-    int64_t trimPinnedCache(int64_t taskOperandPeak) const {
+    // operand bytes any task of this worker held), capped at half its host budget, the unused
+    // blocks go back to the system. Not twice this task's own: giving blocks back costs about
+    // 0.1 s a GiB and the next large task makes them again (on the H200 that rule trimmed after
+    // small tasks behind large ones: level 1's nine trims gave back 27 GiB and cost 2.7 s). What
+    // is in use is our own count: PyTorch 2.11's active_bytes does not go down for blocks freed
+    // without stream events (ours), so it only grows. Returns the bytes freed.
+    int64_t trimPinnedCache(int64_t taskOperandPeak) {
 #ifdef KS_TORCH_CUDA
         if (!device.is_cuda()) return 0;
+        operandPeakSeen = std::max(operandPeakSeen, taskOperandPeak);
         try {
             at::HostAllocator* host = at::getHostAllocator(at::kCUDA);
             const int64_t held = host->get_stats().allocated_bytes.current;
             const int64_t budget = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                            : defaultOperandBudget() / std::max(1, opt.gpuShare);
-            const int64_t keep = std::max<int64_t>(int64_t{1} << 30, std::min<int64_t>(budget / 2, 2 * taskOperandPeak));
+            const int64_t keep = std::max<int64_t>(int64_t{1} << 30, std::min<int64_t>(budget / 2, 2 * operandPeakSeen));
             if (held - aheadBytes() <= keep) return 0;
             host->empty_cache();
             return std::max<int64_t>(0, held - host->get_stats().allocated_bytes.current);
