@@ -820,6 +820,66 @@ TEST(Borderline, EachThresholdOfFilterFiveAgainstItsOwnMetric) {
     EXPECT_TRUE(std::isnan(t.thresholdMetric(Threshold::ZerosPassAtol)));
 }
 
+// Filter 5's launch-bound test decides whether the efficiency rule may fire; level-3 ShuffleNet on
+// the H200 measured 4.71 ms eager against a limit of 2 x 234 x 0.00944 = 4.42 ms in one lease
+// (flagged, efficiency 0.012) and 3.58 against 3.88 in another (launch-bound, not flagged). Both
+// are borderline, on the efficiency rule, with the eager time and the limit named.
+TEST(Borderline, LaunchBoundTestNearItsLimitMarksTheRuleItDecides) {
+    TaskResult t;
+    t.id = "L3-26";
+    t.inefficiency = InefficiencyReport{};
+    auto& r = *t.inefficiency;
+    r.launches = 234;
+    r.launchMs = 0.00944;
+    r.eagerMs = 4.71;
+    r.efficiency = 0.0118;
+    r.launchBound = r.eagerMs <= r.launchBoundLimitMs();
+    const Thresholds th = Thresholds::defaults();
+    ASSERT_FALSE(r.launchBound);
+    ASSERT_TRUE(t.flagged(Criterion::BaselineInefficiency, th));
+    auto hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].threshold, Threshold::BaselineEfficiency);
+    EXPECT_TRUE(hits[0].launchBoundTest);
+    EXPECT_DOUBLE_EQ(hits[0].metric, 4.71);
+    EXPECT_NEAR(hits[0].bound, 4.41792, 1e-9);
+    EXPECT_EQ(borderlineText(hits[0], th.borderlineMargin),
+              "borderline: eager 4.71 ms is within 10% of the launch-bound limit 4.42 ms (2 x launches x one "
+              "launch), which decides the efficiency rule");
+    // The other lease: launch-bound, so not flagged; still borderline.
+    r.launchMs = 0.00829;
+    r.eagerMs = 3.58;
+    r.launchBound = r.eagerMs <= r.launchBoundLimitMs();
+    ASSERT_TRUE(r.launchBound);
+    ASSERT_FALSE(t.flagged(Criterion::BaselineInefficiency, th));
+    hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_TRUE(hits[0].launchBoundTest);
+    // Far from the limit (twice the eager time): the test is not in doubt.
+    r.eagerMs = 7.2;
+    r.launchBound = false;
+    EXPECT_TRUE(t.borderline(th).empty());
+    // Near the limit but the rule would not fire either way (efficiency well above 0.05): nothing.
+    r.eagerMs = 3.58;
+    r.launchBound = true;
+    r.efficiency = 0.4;
+    EXPECT_TRUE(t.borderline(th).empty());
+    // The passes rule, when switched on, is decided by the same test.
+    Thresholds fusion = th;
+    fusion.set(Threshold::BaselinePasses, 2);
+    r.memoryBound = true;
+    r.passes = 3;
+    hits = t.borderline(fusion);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].threshold, Threshold::BaselinePasses);
+    EXPECT_TRUE(hits[0].launchBoundTest);
+    // A margin of 0 marks nothing.
+    Thresholds off = th;
+    off.borderlineMargin = 0;
+    r.efficiency = 0.0118;
+    EXPECT_TRUE(t.borderline(off).empty());
+}
+
 TEST(Borderline, ZerosPassNearItsTolerance) {
     TaskResult t = rangeTask(-0.0098, 0.0098, {});
     Thresholds th = Thresholds::defaults();

@@ -366,6 +366,12 @@ double toleranceUsed(double lo, double hi, double c, double atol, double rtol) {
 std::string borderlineText(const BorderlineHit& hit, double margin) {
     std::ostringstream os;
     os << "borderline: ";
+    if (hit.launchBoundTest) {
+        os << std::setprecision(3) << "eager " << hit.metric << " ms is within " << 100 * margin
+           << "% of the launch-bound limit " << hit.bound << " ms (2 x launches x one launch), which decides the "
+           << (hit.threshold == Threshold::BaselinePasses ? "passes" : "efficiency") << " rule";
+        return os.str();
+    }
     if (isTolerance(hit.threshold)) os << "tolerance used ";
     os << std::setprecision(3) << hit.metric << " is within " << 100 * margin << "% of "
        << hit.bound;
@@ -417,7 +423,7 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
     // moves by the margin either way? That is |metric - t| <= margin * t wherever the rule can
     // fire, and never where it cannot (no rewrite found, a launch-bound task, passes switched off,
     // a major redundancy that flags at any bound), so no precondition of filters 5-6 is repeated
-    // here.
+    // here; the launch-bound test itself is asked below.
     auto fires = [this](Threshold th, const Thresholds& u) {
         switch (th) {
         case Threshold::BaselineRewriteSpeedup:
@@ -443,6 +449,21 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
         changes = changes || fires(i.threshold, moved) != now;
         moved.set(i.threshold, bound);
         if (changes) out.push_back({i.threshold, thresholdMetric(i.threshold), bound});
+    }
+    // Filter 5's launch-bound test: the eager time against 2 x launches x one launch, both
+    // measured. Near that limit, a rule whose verdict flips with the test is borderline too.
+    if (criterionRun(Criterion::BaselineInefficiency) && inefficiency->error.empty() && inefficiency->eagerMs > 0 &&
+        inefficiency->launchMs > 0) {
+        const InefficiencyReport& r = *inefficiency;
+        const double limit = r.launchBoundLimitMs();
+        if (std::abs(r.eagerMs - limit) <= margin * limit) {
+            InefficiencyReport flipped = r;
+            flipped.launchBound = !r.launchBound;
+            const InefficiencyVerdict now = inefficiencyVerdict(r, t), other = inefficiencyVerdict(flipped, t);
+            if (now.efficiency != other.efficiency)
+                out.push_back({Threshold::BaselineEfficiency, r.eagerMs, limit, true});
+            if (now.passes != other.passes) out.push_back({Threshold::BaselinePasses, r.eagerMs, limit, true});
+        }
     }
     // Zeros pass flags at tolerance used <= 1; both tolerances scaled by (1 +- margin) move that
     // bound to 1 +- margin, the same question as above.

@@ -1495,7 +1495,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                 " ms (a timing's budget is " + std::to_string(static_cast<int>(opt.timingBudgetMs)) +
                                 " ms, at least 5 calls)");
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
-        rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= 2.0 * std::max(rep.launches, 1) * rep.launchMs;
+        rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= rep.launchBoundLimitMs();
         if (rep.efficiency > 1)
             rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
                                 "time (" + std::to_string(rep.eagerMs) + " ms): the byte or FLOP count of this task "

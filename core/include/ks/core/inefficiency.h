@@ -161,7 +161,10 @@ struct InefficiencyReport {
     // describe launch latency, not avoidable work, and do not flag.
     int launches = 0;           // top-level ops that run a kernel (not views, not metadata)
     double launchMs = 0;        // one launch: the time of the smallest measured copy
-    bool launchBound = false;
+    bool launchBound = false;   // launchMs > 0 and eagerMs <= launchBoundLimitMs()
+    // 2 x launches (at least one) x one launch: the eager time at or under which the task is
+    // launch-bound.
+    double launchBoundLimitMs() const { return 2.0 * (launches > 1 ? launches : 1) * launchMs; }
     bool tf32 = false;          // TF32 allowed while timing (false since TF32 is turned off for the analysis)
     std::vector<RewriteResult> rewrites;
     double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)

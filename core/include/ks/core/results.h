@@ -64,10 +64,16 @@ double toleranceUsed(double lo, double hi, double c, double atol, double rtol);
 // A metric within Thresholds::borderlineMargin of its threshold: the verdict of that rule would
 // change if the threshold moved by that share either way. For zeros pass the bound is 1 and the
 // metric the tolerance used (scaling atol and rtol together by k scales it by 1/k).
+// Filter 5's efficiency and passes rules also hang on a measured test with no threshold of its
+// own: a task is launch-bound when its eager time is at most 2 x launches x one launch. When the
+// eager time (metric) is within the margin of that limit (bound) and the rule's verdict flips
+// with the test, the hit names the rule and sets launchBoundTest: on the H200 such tasks (level-3
+// EfficientNet-B0, ShuffleNet, the Mamba2 final state) changed verdicts from run to run.
 struct BorderlineHit {
     Threshold threshold; // zeros pass: ZerosPassAtol, standing for both tolerances
     double metric;
     double bound;
+    bool launchBoundTest = false;
 };
 // "borderline: 0.0098 is within 10% of 0.01" (a tooltip line; the zeros pass names its metric).
 std::string borderlineText(const BorderlineHit& hit, double margin);
