@@ -197,9 +197,48 @@ TEST(ResultsDiff, FilterFiveDeltaIsOfTheRuleThatFlagged) {
     const std::string text = resultsDiffToText(d, a, a.thresholds, "a.json", b, b.thresholds, "b.json");
     EXPECT_NE(text.find("-0.0579 (efficiency)"), std::string::npos) << text;
     const std::string csv = resultsDiffToCsv(d, a, b);
-    EXPECT_NE(csv.find(",baseline_inefficiency_metric\r\n"), std::string::npos);
+    EXPECT_NE(csv.find(",baseline_inefficiency_metric,Borderline A,Borderline B\r\n"), std::string::npos);
     const auto rowAt = csv.find("\r\nL1-33,");
     ASSERT_NE(rowAt, std::string::npos);
     const std::string line = csv.substr(rowAt + 2, csv.find("\r\n", rowAt + 2) - rowAt - 2);
-    EXPECT_EQ(line.substr(line.rfind(',') + 1), "efficiency") << line;
+    EXPECT_NE(line.find(",efficiency,,"), std::string::npos) << line; // then neither side borderline
+}
+
+// A flag that differs where one side sits on filter 5's launch-bound limit (level-3 ShuffleNet,
+// H200 2026-12-05: flagged in one lease, launch-bound in another) is marked borderline on that
+// side: "FLAG~" in the text with a count of such lines, the criterion's key in the CSV.
+TEST(ResultsDiff, MarksTheSideWhereTheVerdictIsBorderline) {
+    const RunResults a = fixture();
+    RunResults b = fixture();
+    TaskResult& t = task(b, "L1-33");
+    ASSERT_TRUE(t.inefficiency);
+    auto& r = *t.inefficiency;
+    r.efficiency = 0.0118;
+    r.launches = 234;
+    r.launchMs = 0.00944;
+    r.eagerMs = 4.71; // 1.07 x the limit of 4.42 ms: not launch-bound, flagged, borderline
+    r.launchBound = false;
+    ResultsDiff d = diffResults(a, a.thresholds, b, b.thresholds);
+    const auto& ie = cell(d, "L1-33", Criterion::BaselineInefficiency);
+    ASSERT_TRUE(ie.differs());
+    EXPECT_FALSE(ie.borderlineA);
+    EXPECT_TRUE(ie.borderlineB);
+    std::string text = resultsDiffToText(d, a, a.thresholds, "a.json", b, b.thresholds, "b.json");
+    EXPECT_NE(text.find("FLAG~ "), std::string::npos) << text;
+    EXPECT_NE(text.find("launch-bound limit): 1 of the 1 differing flags."), std::string::npos) << text;
+    const std::string csv = resultsDiffToCsv(d, a, b);
+    const auto rowAt = csv.find("\r\nL1-33,");
+    ASSERT_NE(rowAt, std::string::npos);
+    const std::string line = csv.substr(rowAt + 2, csv.find("\r\n", rowAt + 2) - rowAt - 2);
+    EXPECT_EQ(line.substr(line.size() - std::string(",efficiency,,baseline_inefficiency").size()),
+              ",efficiency,,baseline_inefficiency")
+        << line;
+    // Far from the limit the same flag is no longer marked.
+    r.eagerMs = 9.0;
+    rethresholdDiff(d, a, a.thresholds, b, b.thresholds);
+    EXPECT_TRUE(cell(d, "L1-33", Criterion::BaselineInefficiency).differs());
+    EXPECT_FALSE(cell(d, "L1-33", Criterion::BaselineInefficiency).borderlineB);
+    text = resultsDiffToText(d, a, a.thresholds, "a.json", b, b.thresholds, "b.json");
+    EXPECT_EQ(text.find("FLAG~"), std::string::npos) << text;
+    EXPECT_EQ(text.find("differing flags."), std::string::npos) << text;
 }

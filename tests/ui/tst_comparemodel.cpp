@@ -6,6 +6,7 @@
 #include <models/filtermatrixmodel.h>
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
@@ -205,6 +206,40 @@ class TestCompareModel : public QObject {
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(!model.isActive());
+    }
+
+    // A side whose verdict is borderline is marked as the filter matrix marks it: " ~", italic,
+    // and a tooltip line. Here B's L1-33 sits on filter 5's launch-bound limit (4.71 ms eager
+    // against 2 x 234 x 0.00944 = 4.42 ms; level-3 ShuffleNet on the H200) and is flagged by
+    // efficiency; A's L1-33 passes, far from every bound.
+    void testBorderlineSideIsMarked() {
+        CompareModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const ks::RunResults a = fixture();
+        ks::RunResults b = fixture();
+        auto& r = *task(b, "L1-33").inefficiency;
+        r.efficiency = 0.0118;
+        r.launches = 234;
+        r.launchMs = 0.00944;
+        r.eagerMs = 4.71;
+        r.launchBound = false;
+        model.setThresholds(a.thresholds, b.thresholds);
+        model.setA(&a, QStringLiteral("lease1.json"));
+        model.setB(b, QStringLiteral("lease3.json"));
+        const int row = model.rowOf(QStringLiteral("L1-33"));
+        QVERIFY(row >= 0);
+        const int ieA = model.columnOf(ks::Criterion::BaselineInefficiency, CompareModel::Part::A);
+        const QString cellB = model.index(row, ieA + 1).data().toString();
+        QVERIFY2(cellB.startsWith(QStringLiteral("\u2691 ")) && cellB.endsWith(QStringLiteral(" ~")),
+                 qPrintable(cellB));
+        QVERIFY(model.index(row, ieA + 1).data(Qt::FontRole).value<QFont>().italic());
+        QVERIFY(model.index(row, ieA + 1).data(Qt::FontRole).value<QFont>().bold()); // differs
+        QVERIFY(model.index(row, ieA + 1).data(Qt::ToolTipRole).toString().contains(QStringLiteral("borderline")));
+        const QString cellA = model.index(row, ieA).data().toString();
+        QVERIFY2(!cellA.endsWith(QStringLiteral(" ~")), qPrintable(cellA));
+        QVERIFY(!model.index(row, ieA).data(Qt::FontRole).value<QFont>().italic());
+        QVERIFY(!model.index(row, ieA).data(Qt::ToolTipRole).toString().contains(QStringLiteral("borderline")));
     }
 
     // Issue 14, point 2, more than two files: A against B1 and B2, one column pair per file

@@ -143,8 +143,10 @@ QString CompareModel::cellText(const UnionRow& r, ks::Criterion c, Part p, int o
     const Other* o = a ? nullptr : &m_others[static_cast<size_t>(other)];
     const ks::TaskResult* task = a ? &m_a->tasks[static_cast<size_t>(t->indexA)]
                                    : &o->results.tasks[static_cast<size_t>(t->indexB)];
-    const QString text =
-        QString::fromStdString(ks::flagCellText(task, c, a ? m_ta : o->thresholds));
+    const auto& cd = t->criteria[static_cast<size_t>(c)];
+    // " ~": that side's verdict is borderline, as the filter matrix marks it.
+    const QString text = QString::fromStdString(ks::flagCellText(task, c, a ? m_ta : o->thresholds)) +
+                         ((a ? cd.borderlineA : cd.borderlineB) ? QStringLiteral(" ~") : QString());
     return s == ks::FlagState::Flagged ? QStringLiteral("\u2691 ") + text : text;
 }
 
@@ -175,6 +177,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         }
         const ks::FlagState state =
             p == Part::A ? (aPresent ? first.criteria[ci].a : ks::FlagState::Missing) : cd.b;
+        const bool near = p == Part::A ? aPresent && first.criteria[ci].borderlineA
+                                       : p == Part::B && cd.borderlineB;
         switch (role) {
         case Qt::DisplayRole:
             return cellText(r, *c, p, other);
@@ -191,9 +195,10 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         case Qt::ForegroundRole:
             return QColor(Qt::black);
         case Qt::FontRole:
-            if (differs) {
+            if (differs || near) {
                 QFont f;
-                f.setBold(true);
+                f.setBold(differs);
+                f.setItalic(near);
                 return f;
             }
             return {};
@@ -215,14 +220,17 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                          metricLabelOf(info, cd).toHtmlEscaped(), num(cd.delta()),
                          differs ? tr("<br><b>the flags differ</b>") : QString());
             const bool a = p == Part::A;
-            return tr("<b>%1</b> of %2 in %3: %4<br>%5 = %6<br>flagged iff %7")
+            return tr("<b>%1</b> of %2 in %3: %4<br>%5 = %6<br>flagged iff %7%8")
                 .arg(
                     QString::fromUtf8(info.label), id, (a ? m_nameA : nameB(other)).toHtmlEscaped(),
                     QString::fromUtf8(ks::flagStateName(state)),
                     metricLabelOf(info, cd).toHtmlEscaped(),
                     QString::number(a ? first.criteria[ci].metricA : cd.metricB, 'g', 6),
                     QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
-                        .toHtmlEscaped());
+                        .toHtmlEscaped(),
+                    near ? tr("<br><i>borderline: within the borderline margin of a threshold or of "
+                              "filter 5's launch-bound limit (the filter matrix's tooltip names it)</i>")
+                         : QString());
         }
         default:
             return {};

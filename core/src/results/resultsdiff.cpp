@@ -41,6 +41,14 @@ void fillFlags(TaskDiff& t, const RunResults& a, const Thresholds& ta, const Run
     const TaskResult* ra = at(a, t.indexA);
     const TaskResult* rb = at(b, t.indexB);
     t.anyFlagA = t.anyFlagB = false;
+    for (auto& c : t.criteria)
+        c.borderlineA = c.borderlineB = false;
+    if (ra)
+        for (const auto& hit : ra->borderline(ta))
+            t.criteria[static_cast<size_t>(thresholdInfo(hit.threshold).criterion)].borderlineA = true;
+    if (rb)
+        for (const auto& hit : rb->borderline(tb))
+            t.criteria[static_cast<size_t>(thresholdInfo(hit.threshold).criterion)].borderlineB = true;
     for (const auto& info : criteria()) {
         auto& c = t.criteria[static_cast<size_t>(info.criterion)];
         c.a = flagState(ra, info.criterion, ta);
@@ -211,7 +219,7 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
         os << ',' << c.key << "_a," << c.key << "_b," << c.key << "_metric_a," << c.key
            << "_metric_b," << c.key << "_delta";
     // What filter 5's metric columns hold on that row: empty for the best rewrite speedup.
-    os << ",baseline_inefficiency_metric\r\n";
+    os << ",baseline_inefficiency_metric,Borderline A,Borderline B\r\n";
     auto fmt9 = [](double v) { return std::isnan(v) ? std::string() : num(v, 9); };
     for (const auto& t : d.tasks) {
         const TaskResult* ra = at(a, t.indexA);
@@ -229,7 +237,14 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
         for (const auto& cd : t.criteria)
             os << ',' << csvBool(cd.a) << ',' << csvBool(cd.b) << ',' << fmt9(cd.metricA) << ','
                << fmt9(cd.metricB) << ',' << fmt9(cd.delta());
-        os << ',' << t.criteria[static_cast<size_t>(Criterion::BaselineInefficiency)].metricName << "\r\n";
+        std::string nearA, nearB;
+        for (const auto& c : criteria()) {
+            const auto& cd = t.criteria[static_cast<size_t>(c.criterion)];
+            if (cd.borderlineA) nearA += (nearA.empty() ? "" : ";") + std::string(c.key);
+            if (cd.borderlineB) nearB += (nearB.empty() ? "" : ";") + std::string(c.key);
+        }
+        os << ',' << t.criteria[static_cast<size_t>(Criterion::BaselineInefficiency)].metricName << ','
+           << nearA << ',' << nearB << "\r\n";
     }
     return os.str();
 }
@@ -270,17 +285,19 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
     };
     std::vector<Line> lines;
     size_t idw = 4, aw = 3, bw = 3;
+    int nearLines = 0;
     for (const auto& t : d.tasks) {
         if (!t.differs()) continue;
         for (const auto& c : criteria()) {
             const auto& cd = t.criteria[static_cast<size_t>(c.criterion)];
             if (!cd.differs()) continue;
-            auto side = [&](FlagState s, const TaskResult* r, const Thresholds& th) {
-                return std::string(s == FlagState::Flagged ? "FLAG " : "ok   ") +
-                       flagCellText(r, c.criterion, th);
+            auto side = [&](FlagState s, bool near, const TaskResult* r, const Thresholds& th) {
+                const char* mark = s == FlagState::Flagged ? (near ? "FLAG~ " : "FLAG ") : (near ? "ok~  " : "ok   ");
+                return std::string(mark) + flagCellText(r, c.criterion, th);
             };
-            lines.push_back(
-                {&t, &c, side(cd.a, at(a, t.indexA), ta), side(cd.b, at(b, t.indexB), tb)});
+            if (cd.borderlineA || cd.borderlineB) ++nearLines;
+            lines.push_back({&t, &c, side(cd.a, cd.borderlineA, at(a, t.indexA), ta),
+                             side(cd.b, cd.borderlineB, at(b, t.indexB), tb)});
             idw = std::max(idw, t.id.size() + 2);
             aw = std::max(aw, lines.back().a.size() + 2);
             bw = std::max(bw, lines.back().b.size() + 2);
@@ -300,6 +317,10 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
         if (!mn.empty()) os << " (" << mn << ")";
         os << "\n";
     }
+    if (nearLines > 0)
+        os << "~ borderline on that side (within borderline_margin of a threshold or of filter 5's launch-bound "
+              "limit): "
+           << nearLines << " of the " << lines.size() << " differing flags.\n";
     return os.str();
 }
 

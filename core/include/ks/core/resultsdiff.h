@@ -33,6 +33,10 @@ struct CriterionDiff {
     // flagged by efficiency or passes alone, metricA/B are that rule's quantity, named here
     // ("efficiency", "passes").
     std::string metricName;
+    // That side's verdict is borderline under its thresholds (TaskResult::borderline: within
+    // borderline_margin of a threshold or of filter 5's launch-bound limit): a flag that differs
+    // there may be run-to-run noise rather than a change.
+    bool borderlineA = false, borderlineB = false;
     bool measuredA() const { return a == FlagState::Passed || a == FlagState::Flagged; }
     bool measuredB() const { return b == FlagState::Passed || b == FlagState::Flagged; }
     bool differs() const { return measuredA() && measuredB() && a != b; }
@@ -79,10 +83,13 @@ std::string describeResults(const RunResults& r);
 // CSV, one row per task of either file: Task ID, Task Name, Level, Category, In A, In B, Status
 // A, Status B, Differs (True when some flag differs), Differing Criteria (keys, ';'-separated),
 // Any Flag A, Any Flag B, then per criterion `<key>_a`, `<key>_b` (True/False, empty when not
-// measured), `<key>_metric_a`, `<key>_metric_b`, `<key>_delta`. RFC 4180, CRLF line ends.
+// measured), `<key>_metric_a`, `<key>_metric_b`, `<key>_delta`, then baseline_inefficiency_metric,
+// Borderline A, Borderline B (the keys of the criteria borderline on that side). RFC 4180, CRLF
+// line ends.
 std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const RunResults& b);
 // The terminal report: both runs, what differs between them, flag counts per criterion, then one
-// line per differing flag (task, criterion, A, B, delta). `nameA` / `nameB` label the sides.
+// line per differing flag (task, criterion, A, B, delta; "FLAG~" / "ok~" where that side is
+// borderline, with a count of those after the lines). `nameA` / `nameB` label the sides.
 std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const Thresholds& ta,
                               const std::string& nameA, const RunResults& b, const Thresholds& tb,
                               const std::string& nameB);
