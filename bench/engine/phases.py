@@ -27,7 +27,8 @@ print(f"peak host RSS: {ph['timings'].get('peak_host_bytes', 0) / 2**30:.2f} GiB
       f"{ph['timings'].get('peak_host_per_task')}); largest operand set "
       f"{max(x.get('operand_set_bytes', 0) for x in tim) / 2**30:.2f} GiB; most operand bytes held "
       f"{max(x.get('peak_operand_host_bytes', 0) for x in tim) / 2**30:.2f} GiB; pinned cache freed "
-      f"{sum(x.get('pinned_cache_freed_bytes', 0) for x in tim) / 2**30:.2f} GiB")
+      f"{sum(x.get('pinned_cache_freed_bytes', 0) for x in tim) / 2**30:.2f} GiB in "
+      f"{sum(1 for x in tim if x.get('pinned_cache_freed_bytes', 0) > 0)} trims")
 ends = [x for x in tim if x.get("end_rss_anon_bytes")]
 if ends:  # what the worker kept from task to task (files from 2026-12-05 on)
     gib = lambda k: [x.get(k, 0) / 2**30 for x in ends]
