@@ -462,8 +462,10 @@ int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
 
 at::Tensor copiedParam(const TensorSpec& t, const std::vector<at::Tensor>& drawn) {
     const at::Tensor& src = drawn.at(static_cast<size_t>(t.copyOf));
-    at::Tensor x = src.clone(); // copy.deepcopy: no draw
-    if (src.is_pinned() && !x.is_pinned()) x = x.pin_memory();
+    // copy.deepcopy: no draw. Made page-locked at once where the original is (clone() would not
+    // be, and pinning it after is a second copy).
+    at::Tensor x = at::empty(src.sizes(), src.options().pinned_memory(src.is_pinned()));
+    x.copy_(src);
     return x;
 }
 

@@ -224,10 +224,15 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
     for (const auto& t : d.tasks) {
         const TaskResult* ra = at(a, t.indexA);
         const TaskResult* rb = at(b, t.indexB);
-        std::string keys;
-        for (const auto& c : criteria())
-            if (t.criteria[static_cast<size_t>(c.criterion)].differs())
-                keys += (keys.empty() ? "" : ";") + std::string(c.key);
+        // The keys of the criteria whose cell has `pred`, ';'-separated.
+        auto keysWhere = [&](auto pred) {
+            std::string keys;
+            for (const auto& c : criteria())
+                if (pred(t.criteria[static_cast<size_t>(c.criterion)]))
+                    keys += (keys.empty() ? "" : ";") + std::string(c.key);
+            return keys;
+        };
+        const std::string keys = keysWhere([](const CriterionDiff& cd) { return cd.differs(); });
         os << csvField(t.id) << ',' << csvField(t.name) << ',' << t.level << ','
            << csvField(t.category) << ',' << (t.inA() ? "True" : "False") << ','
            << (t.inB() ? "True" : "False") << ',' << (ra ? taskStatusName(ra->status) : "") << ','
@@ -237,14 +242,9 @@ std::string resultsDiffToCsv(const ResultsDiff& d, const RunResults& a, const Ru
         for (const auto& cd : t.criteria)
             os << ',' << csvBool(cd.a) << ',' << csvBool(cd.b) << ',' << fmt9(cd.metricA) << ','
                << fmt9(cd.metricB) << ',' << fmt9(cd.delta());
-        std::string nearA, nearB;
-        for (const auto& c : criteria()) {
-            const auto& cd = t.criteria[static_cast<size_t>(c.criterion)];
-            if (cd.borderlineA) nearA += (nearA.empty() ? "" : ";") + std::string(c.key);
-            if (cd.borderlineB) nearB += (nearB.empty() ? "" : ";") + std::string(c.key);
-        }
         os << ',' << t.criteria[static_cast<size_t>(Criterion::BaselineInefficiency)].metricName << ','
-           << nearA << ',' << nearB << "\r\n";
+           << keysWhere([](const CriterionDiff& cd) { return cd.borderlineA; }) << ','
+           << keysWhere([](const CriterionDiff& cd) { return cd.borderlineB; }) << "\r\n";
     }
     return os.str();
 }
