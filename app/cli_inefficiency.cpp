@@ -71,6 +71,9 @@ int run(const Options& o) {
             std::printf("%-10s %8.3fms %8.3fms %8.4f %7.2f %8.2fx  %-22s %s\n", t.id.c_str(), r.eagerMs, r.floorMs,
                         r.efficiency, r.passes, r.bestSpeedup, r.bestRule.empty() ? "-" : r.bestRule.c_str(),
                         flag.empty() ? "-" : flag.c_str());
+            if (r.graphMs > 0)
+                std::printf("           graph replay %.3fms: host dispatch %.3fms of the eager time\n", r.graphMs,
+                            r.dispatchMs());
             for (const auto& rr : r.rewrites)
                 std::printf("           %s line %d: %s%s\n", rr.rule.c_str(), rr.line,
                             !rr.implemented ? "detected, no rewrite"

@@ -93,6 +93,7 @@ TEST(Inefficiency, CeilingsAreMeasuredAndCached) {
     // One launch, the floor of any task that launches a kernel.
     EXPECT_GT(c.launchMs, 0.0);
     EXPECT_LT(c.launchMs, 10.0);
+    EXPECT_EQ(c.graphLaunchMs, 0.0); // CUDA graphs are CUDA's (tst_inefficiency_gpu)
     // A second call reads the file the first one wrote.
     const DeviceCeilings again = deviceCeilings("cpu", false, KS_WORK_DIR);
     EXPECT_TRUE(std::filesystem::exists(again.source)) << again.source;
@@ -204,6 +205,9 @@ TEST(Inefficiency, ConsecutiveAveragePoolsAreOnePool) {
 
 TEST(Inefficiency, ScalarChainIsFolded) {
     const auto r = analyseTest("I-scalar-chain");
+    // Six launches at most a few microseconds each, but on the CPU there is no graph to replay.
+    EXPECT_EQ(r.graphMs, 0.0);
+    EXPECT_TRUE(r.graphError.empty()) << r.graphError;
     ASSERT_TRUE(r.error.empty()) << r.error;
     const auto* rr = findRule(r, "scalar-chain");
     ASSERT_NE(rr, nullptr);

@@ -6,6 +6,7 @@
 #include "ks/core/taskspec.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -458,6 +459,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     c.copyBandwidthGBs = 6.5;
     c.copyCurve = {{32768, 120.5}, {1.3e8, 6.5}};
     c.fp32PeakGflops = 80;
+    c.graphLaunchMs = 0.0031;
     c.threads = 2;
     c.method = "copy_";
     c.source = "/tmp/ceilings-cpu.json";
@@ -466,6 +468,9 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     r.thresholds.set(Threshold::BaselinePasses, 3.5);
     TaskResult t = sampleTask();
     t.inefficiency = sampleInefficiency();
+    t.inefficiency->eagerMs = 2.5;
+    t.inefficiency->graphMs = 0.75;
+    t.inefficiency->graphLaunchMs = 0.0031;
     t.redundancy = sampleRedundancy();
     r.tasks.push_back(t);
     TaskResult failed = sampleTask();
@@ -491,6 +496,21 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     EXPECT_DOUBLE_EQ(b.inefficiency->passes, 1.5);
     EXPECT_DOUBLE_EQ(b.inefficiency->serialSteps, 12);
     EXPECT_DOUBLE_EQ(b.inefficiency->serialFloorMs, 0.084);
+    EXPECT_DOUBLE_EQ(b.inefficiency->graphMs, 0.75);
+    EXPECT_DOUBLE_EQ(b.inefficiency->graphLaunchMs, 0.0031);
+    EXPECT_DOUBLE_EQ(b.inefficiency->dispatchMs(), 1.75);
+    EXPECT_DOUBLE_EQ(back.run.ceilings->graphLaunchMs, 0.0031);
+    // Files from before the graph replay read as not measured.
+    EXPECT_EQ(b.inefficiency->graphError, "");
+    {
+        nlohmann::json old = inefficiencyReportToJson(*t.inefficiency);
+        old.erase("graph_ms");
+        old.erase("graph_launch_ms");
+        old.erase("graph_error");
+        const InefficiencyReport o = inefficiencyReportFromJson(old);
+        EXPECT_EQ(o.graphMs, 0);
+        EXPECT_EQ(o.dispatchMs(), 0);
+    }
     EXPECT_EQ(b.redundancy->nodes.at(0).kind, RedundantNode::Kind::Dead);
     EXPECT_EQ(b.redundancy->nodes.at(0).sourceText, "y = x @ w");
     EXPECT_TRUE(b.redundancy->unused.at(0).isParam);

@@ -182,6 +182,9 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"launches", r.launches},
                 {"launch_ms", num(r.launchMs)},
                 {"launch_bound", r.launchBound},
+                {"graph_ms", num(r.graphMs)},
+                {"graph_launch_ms", num(r.graphLaunchMs)},
+                {"graph_error", r.graphError},
                 {"tf32", r.tf32},
                 {"rewrites", rw},
                 {"best_speedup", num(r.bestSpeedup)},
@@ -217,6 +220,10 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.launches = count(j, "launches");
     r.launchMs = getNum(j, "launch_ms", 0);
     r.launchBound = getBool(j, "launch_bound", false);
+    // 0 / "" in files from before the graph replay was measured.
+    r.graphMs = getNum(j, "graph_ms", 0);
+    r.graphLaunchMs = getNum(j, "graph_launch_ms", 0);
+    r.graphError = str(j, "graph_error");
     // Reports from before this field were timed with cuDNN's TF32 default (on).
     r.tf32 = getBool(j, "tf32", true);
     for (const auto& x : objects(j, "rewrites")) {
@@ -324,6 +331,7 @@ json deviceCeilingsToJson(const DeviceCeilings& c) {
                 {"fp32_peak_gflops", num(c.fp32PeakGflops)},
                 {"transcendental_gelems", num(c.transcendentalGelems)},
                 {"launch_ms", num(c.launchMs)},
+                {"graph_launch_ms", num(c.graphLaunchMs)},
                 {"threads", c.threads},
                 {"method", c.method},
                 {"source", c.source}};
@@ -344,6 +352,7 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
     c.transcendentalGelems = getNum(j, "transcendental_gelems", 0);
     c.launchMs =
         getNum(j, "launch_ms", 0); // 0 in files written before it: the cache measures again
+    c.graphLaunchMs = getNum(j, "graph_launch_ms", 0);
     c.threads = count(j, "threads");
     c.method = str(j, "method");
     c.source = str(j, "source");

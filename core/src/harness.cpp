@@ -14,7 +14,6 @@
 #include "ks/kernels/timing.h"
 
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
 #include <cuda_runtime_api.h>
@@ -79,10 +78,6 @@ Interleaved timeInterleaved(Timer& timer, const std::vector<Contender>& contende
     return out;
 }
 
-struct BaselineSet::Graph {
-    at::cuda::CUDAGraph graph;
-};
-
 BaselineSet::BaselineSet(const WorkerJob& job, const TaskSpec& spec, const CompiledTask& ct,
                          std::vector<at::Tensor> inputs, std::vector<at::Tensor> params)
     : m_spec(spec), m_ct(ct), m_inputs(std::move(inputs)), m_params(std::move(params)) {
@@ -105,32 +100,10 @@ BaselineSet::BaselineSet(const WorkerJob& job, const TaskSpec& spec, const Compi
     }
     if (wantGraph) {
         try {
-            // Warm the eager forward first (library handles, lazy modules), then capture it on
-            // a side stream; replays run on the timed stream.
-            (void)runForward(m_spec, m_ct, m_inputs, m_params);
-            cudaCheck(cudaDeviceSynchronize(), "eager before the graph capture");
-            auto g = std::make_unique<Graph>();
-            {
-                c10::cuda::CUDAStreamGuard side(at::cuda::getStreamFromPool());
-                g->graph.capture_begin();
-                try {
-                    m_graphOut = runForward(m_spec, m_ct, m_inputs, m_params);
-                } catch (...) {
-                    try {
-                        g->graph.capture_end();
-                    } catch (...) {
-                    }
-                    throw;
-                }
-                g->graph.capture_end();
-            }
-            m_graph = std::move(g);
-            replayGraph();
-            cudaCheck(cudaDeviceSynchronize(), "graph replay");
+            m_graph = std::make_unique<CapturedForward>(
+                [this] { return runForward(m_spec, m_ct, m_inputs, m_params); }, /*threadLocal=*/false);
         } catch (const std::exception& e) {
             m_graph.reset();
-            m_graphOut = at::Tensor();
-            (void)cudaGetLastError();
             errors["graph"] = "the eager forward cannot be captured in a CUDA graph: " + shortError(e);
         }
     }
@@ -139,7 +112,7 @@ BaselineSet::BaselineSet(const WorkerJob& job, const TaskSpec& spec, const Compi
 BaselineSet::~BaselineSet() = default;
 
 void BaselineSet::replayGraph() {
-    if (m_graph) m_graph->graph.replay();
+    if (m_graph) m_graph->replay();
 }
 
 std::vector<std::string> BaselineSet::kinds() const {
@@ -154,7 +127,7 @@ std::vector<Contender> BaselineSet::contenders() const {
     c.push_back({"eager", [this] { (void)runForward(m_spec, m_ct, m_inputs, m_params); }});
     // run() checked these very tensors when the set was made
     if (m_compiled) c.push_back({"compiled", [this] { (void)m_compiled->runUnchecked(m_all); }});
-    if (m_graph) c.push_back({"graph", [this] { m_graph->graph.replay(); }});
+    if (m_graph) c.push_back({"graph", [this] { m_graph->replay(); }});
     return c;
 }
 

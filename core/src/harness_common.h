@@ -4,6 +4,7 @@
 // share inside a worker: CUDA checks, the event timer, misaligned copies, the job's task.
 // Engine-side (LibTorch) translation units only.
 
+#include "cudagraph.h"
 #include "ks/core/aotimodel.h"
 #include "ks/core/harness.h"
 #include "ks/core/nvml.h"
@@ -158,7 +159,7 @@ public:
     std::map<std::string, std::string> errors; // kind -> why it could not be set up
     const CompiledModel* compiled() const { return m_compiled.get(); }
     // The graph's output after a replay (undefined without a graph).
-    at::Tensor graphOutput() const { return m_graphOut; }
+    at::Tensor graphOutput() const { return m_graph ? m_graph->output() : at::Tensor(); }
     void replayGraph();
 
 private:
@@ -166,9 +167,7 @@ private:
     const CompiledTask& m_ct;
     std::vector<at::Tensor> m_inputs, m_params, m_all;
     std::unique_ptr<CompiledModel> m_compiled;
-    struct Graph;
-    std::unique_ptr<Graph> m_graph;
-    at::Tensor m_graphOut;
+    std::unique_ptr<CapturedForward> m_graph;
 };
 
 // A subject timed after `baselines.size()` baseline contenders in `timed`: its speedup and

@@ -101,6 +101,31 @@ class TestDetailModels : public QObject {
         QCOMPARE(model.value(QStringLiteral("Verdict")), QStringLiteral("passed"));
         QVERIFY(!model.index(row(QStringLiteral("Passes")), 1).data(RooflineModel::FlaggedRole).toBool());
 
+        // The launch-bound test and the graph replay, when measured, are shown with their numbers.
+        {
+            ks::TaskResult t = *r.find("L1-36");
+            auto& ie = *t.inefficiency;
+            ie.launches = 5;
+            ie.launchMs = 0.01;
+            ie.eagerMs = 0.08;
+            ie.launchBound = true;
+            ie.graphMs = 0;
+            ie.graphError.clear();
+            model.setTask(&t);
+            QCOMPARE(model.value(QStringLiteral("Launch-bound")), QStringLiteral("yes: eager \u2264 0.1 ms"));
+            QCOMPARE(row(QStringLiteral("Graph replay")), -1); // not measured, no reason: no row
+            ie.graphMs = 0.02;
+            ie.graphLaunchMs = 0.003;
+            model.setTask(&t);
+            QCOMPARE(model.value(QStringLiteral("Graph replay")),
+                     QStringLiteral("0.02 ms (host dispatch 0.06 ms, 75% of eager)"));
+            ie.graphMs = 0;
+            ie.graphError = "operation not permitted when stream is capturing";
+            model.setTask(&t);
+            QCOMPARE(model.value(QStringLiteral("Graph replay")), QStringLiteral("not measured"));
+            model.setTask(r.find("L1-36"));
+        }
+
         QCOMPARE(row(QStringLiteral("Serial floor")), -1); // no recurrence, no row
         // A recurrence whose dependent steps cost more than its bytes and FLOPs: serial-bound.
         ks::TaskResult lstm = *r.find("L1-36");

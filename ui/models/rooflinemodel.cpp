@@ -72,6 +72,23 @@ void RooflineModel::rebuild() {
                              .arg(ms(r.floorMs), serial ? tr("serial") : r.memoryBound ? tr("memory") : tr("compute")));
         add(tr("Eager time"), ms(r.eagerMs) + (cpu ? tr(" (CPU)") : QString()),
             tr("median %1").arg(ms(r.eagerMedianMs)));
+        if (r.launchMs > 0)
+            add(tr("Launch-bound"),
+                r.launchBound ? tr("yes: eager \u2264 %1").arg(ms(r.launchBoundLimitMs()))
+                              : tr("no: eager > %1").arg(ms(r.launchBoundLimitMs())),
+                tr("2 x %n launch(es) x one launch (%1); a launch-bound task's efficiency and passes do not flag",
+                   nullptr, std::max(r.launches, 1))
+                    .arg(ms(r.launchMs)));
+        if (r.graphMs > 0)
+            add(tr("Graph replay"),
+                tr("%1 (host dispatch %2, %3% of eager)")
+                    .arg(ms(r.graphMs), ms(r.dispatchMs()))
+                    .arg(r.eagerMs > 0 ? 100.0 * r.dispatchMs() / r.eagerMs : 0.0, 0, 'f', 0),
+                tr("the eager forward captured in a CUDA graph and replayed: its kernels without the host's "
+                   "dispatch of each op (one replayed kernel: %1). Information: the verdicts use the eager time.")
+                    .arg(ms(r.graphLaunchMs)));
+        else if (!r.graphError.empty())
+            add(tr("Graph replay"), tr("not measured"), QString::fromStdString(r.graphError));
         add(tr("Efficiency"), QString::number(r.efficiency, 'g', 3),
             tr("floor / eager time; flags below %1").arg(m_thresholds.value(ks::Threshold::BaselineEfficiency)),
             v.efficiency);

@@ -9,6 +9,7 @@
 #include "ks/core/operands.h"
 #include "ks/core/process.h"
 #include "ks/core/analysisreports.h"
+#include "../cudagraph.h"
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
@@ -167,6 +168,7 @@ std::string cpuModelName() {
 // cache missing a ceiling (e.g. written before the exp rate existed) is measured again.
 DeviceCeilings cachedCeilingsFromJson(const json& j) {
     DeviceCeilings c = deviceCeilingsFromJson(j);
+    if (c.device == "cuda" && !j.contains("graph_launch_ms")) throw Error("no graph_launch_ms");
     if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0) ||
         !(c.launchMs > 0))
         throw Error("non-positive ceiling");
@@ -254,6 +256,18 @@ double measureLaunchMs(const at::Device& dev) {
     at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
     return timeMs([&] { at::neg_out(y, x); }, 5, dev.is_cuda() ? 51 : 21, dev);
 }
+// The same op captured in a CUDA graph, each replay timed like a task's (0 when it cannot be
+// captured: the reports then carry no graph replay).
+double measureGraphLaunchMs(const at::Device& dev) {
+    const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
+    at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
+    try {
+        CapturedForward g([&] { return at::neg_out(y, x); }, /*threadLocal=*/true);
+        return timeMs([&] { g.replay(); }, 5, 51, dev);
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
 } // namespace
 
 DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
@@ -293,9 +307,10 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
             c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
         }
         c.launchMs = measureLaunchMs(dev);
+        c.graphLaunchMs = measureGraphLaunchMs(dev);
         c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of "
                    "64 Mi float32, "
-                   "one-element neg for a launch; CUDA events, medians";
+                   "one-element neg for a launch, the same neg replayed from a CUDA graph; CUDA events, medians";
     } else {
         const at::Device dev(at::kCPU);
         const auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -1303,6 +1318,41 @@ struct SeedRun {
     at::Tensor ref;
 };
 
+
+// InefficiencyReport::graphMs: `forward` (the call eagerMs timed) captured in a CUDA graph and
+// replayed, timed like eagerMs, on a task whose eager time the host's dispatch can make up much of.
+// A replay must compute what the eager call computes (the seed's bar), or it is not reported.
+// The capture is thread-local: threads drawing the next task's operands allocate page-locked
+// memory meanwhile. KS_GRAPH_TIMING=0 turns it off.
+void measureGraphReplay(InefficiencyReport& rep, const InefficiencyOptions& opt, const DeviceCeilings& ceilings,
+                        const at::Device& dev, const std::function<at::Tensor()>& forward) {
+    rep.graphLaunchMs = ceilings.graphLaunchMs;
+    const char* env = std::getenv("KS_GRAPH_TIMING");
+    if (!dev.is_cuda() || (env && std::string(env) == "0") || !(ceilings.graphLaunchMs > 0) || rep.launches == 0 ||
+        !(rep.eagerMs > 0) || rep.eagerMs > rep.graphTimingLimitMs())
+        return;
+    try {
+        const at::Tensor eagerOut = forward();
+        CapturedForward graph(forward, /*threadLocal=*/true);
+        const double ms = timeMs([&] { graph.replay(); }, opt.warmup, opt.runs, dev, 1, nullptr, opt.timingBudgetMs);
+        syncDevice(dev);
+        const at::Tensor& replayed = graph.output();
+        if (eagerOut.defined() && replayed.defined()) {
+            const at::Tensor a = eagerOut.to(at::kDouble), b = replayed.to(at::kDouble);
+            if (a.sizes() != b.sizes() || !at::allclose(b, a, opt.rtol, opt.atol, /*equal_nan=*/true)) {
+                const double diff = a.sizes() == b.sizes() ? (a - b).abs().nan_to_num(0.0).max().item<double>() : 0.0;
+                throw Error(a.sizes() == b.sizes()
+                                ? "the replay's output differs from the eager call's (max |diff| " + std::to_string(diff) + ")"
+                                : "the replay's output has another shape than the eager call's");
+            }
+        }
+        rep.graphMs = ms;
+    } catch (const std::exception& e) {
+        rep.graphMs = 0;
+        rep.graphError = shortError(e);
+        rep.notes.push_back("the eager forward's CUDA-graph replay was not measured: " + rep.graphError);
+    }
+}
 } // namespace
 
 double taskNodeFlops(const Node* n, const std::map<const Value*, std::vector<int64_t>>& shapes) {
@@ -1496,6 +1546,11 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                 " ms, at least 5 calls)");
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
         rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= rep.launchBoundLimitMs();
+        measureGraphReplay(rep, opt, ceilings, dev, [&]() -> at::Tensor {
+            if (tracedTf32 == 0) return runForward(spec, ct, s0.inputs, s0.params);
+            const auto out = original(s0.inputs, s0.params);
+            return !out.empty() && out.front().isTensor() ? out.front().toTensor() : at::Tensor();
+        });
         if (rep.efficiency > 1)
             rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
                                 "time (" + std::to_string(rep.eagerMs) + " ms): the byte or FLOP count of this task "

@@ -39,6 +39,10 @@ struct DeviceCeilings {
     // task (same clock, same statistic). No single-kernel task can be faster, so it is the floor
     // of a tiny task, and launches x this is what a launch-bound task costs.
     double launchMs = 0;
+    // CUDA: the same one-element op captured in a CUDA graph and replayed, timed the same way:
+    // one kernel without the host's dispatch, the floor a graph replay of a task is compared with
+    // (InefficiencyReport::graphMs). 0 on the CPU or where it could not be captured.
+    double graphLaunchMs = 0;
     int threads = 0;             // CPU: intra-op threads the rate was measured with
     std::string method;          // how the two numbers were measured, in words
     std::string source;          // "measured" or the cache file it was read from
@@ -165,6 +169,18 @@ struct InefficiencyReport {
     // 2 x launches (at least one) x one launch: the eager time at or under which the task is
     // launch-bound.
     double launchBoundLimitMs() const { return 2.0 * (launches > 1 ? launches : 1) * launchMs; }
+    // The eager graph's GPU work without the host's dispatch: the task's forward captured once in a
+    // CUDA graph and replayed, timed like eagerMs (CUDA only). Measured where the host can be a
+    // sizeable share of the eager time (eagerMs at most graphTimingLimitMs()); 0 otherwise, or
+    // when the forward cannot be captured (graphError says why). Reported beside the eager time;
+    // the verdicts are still the eager time's (docs/inefficiency.md, "Host dispatch").
+    double graphMs = 0;
+    double graphLaunchMs = 0;   // DeviceCeilings::graphLaunchMs, the floor of one replayed kernel
+    std::string graphError;
+    // The eager time above which the graph replay is not measured: 10 x the launch-bound limit.
+    double graphTimingLimitMs() const { return 10.0 * launchBoundLimitMs(); }
+    // What the host's dispatch adds to the eager time: eagerMs - graphMs (0 when not measured).
+    double dispatchMs() const { return graphMs > 0 && eagerMs > graphMs ? eagerMs - graphMs : 0.0; }
     bool tf32 = false;          // TF32 allowed while timing (false since TF32 is turned off for the analysis)
     std::vector<RewriteResult> rewrites;
     double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// Filter 5 on CUDA: the eager forward captured in a CUDA graph and replayed (InefficiencyReport::
+// graphMs), which shows how much of a launch-dominated task's eager time is the host's dispatch.
+// Label gpu; skips without a device. Timing assertions are ordinal with wide margins.
+#include "ks/core/inefficiency.h"
+#include "ks/core/taskspec.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/cuda.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+using namespace ks;
+
+namespace {
+
+bool haveGpu() { return torch::cuda::is_available(); }
+
+const DeviceCeilings& cudaCeilings() {
+    static const DeviceCeilings c = [] {
+        const std::string dir = (std::filesystem::temp_directory_path() / "ks-tst-inefficiency-gpu").string();
+        DeviceCeilings m = deviceCeilings("cuda", /*remeasure=*/true, dir);
+        std::printf("ceilings: one launch %.4f ms, one replayed kernel %.4f ms\n", m.launchMs, m.graphLaunchMs);
+        return m;
+    }();
+    return c;
+}
+
+// A task of one input "x" of `dims`, forward `body` (TorchScript, returns a Tensor).
+TaskSpec task(const std::string& id, const std::string& body, const std::string& shape, const std::string& dims) {
+    const std::string json = R"({"kind": "kernelsieve.task", "format_version": 1, "id": ")" + id +
+                             R"(", "level": 0, "name": ")" + id + R"(", "category": "synthetic", "source": )" +
+                             nlohmann::json("def forward(x: Tensor) -> Tensor:\n" + body).dump() +
+                             R"(, "dims": {"full": )" + dims + R"(}, "inputs": [{"name": "x", "shape": )" + shape +
+                             R"(}], "params": []})";
+    return parseTaskSpec(json, id + ".json", [](const std::string&) -> std::string { return {}; });
+}
+
+InefficiencyReport analyse(const TaskSpec& spec) {
+    InefficiencyOptions o;
+    o.device = "cuda";
+    o.seeds = 1;
+    InefficiencyReport r = analyseInefficiency(spec, o, cudaCeilings());
+    std::printf("%s: %d launches, eager %.4f ms, graph replay %.4f ms (host %.4f ms), limit %.4f ms, %s\n",
+                spec.id.c_str(), r.launches, r.eagerMs, r.graphMs, r.dispatchMs(), r.graphTimingLimitMs(),
+                r.graphError.c_str());
+    return r;
+}
+
+// Sixty elementwise ops on 256 floats: every one a kernel the host dispatches, none with work.
+TaskSpec manyTinyOps() {
+    std::string body = "    y = x\n";
+    for (int i = 0; i < 60; ++i) body += i % 2 ? "    y = y * 1.0001\n" : "    y = y + 0.5\n";
+    body += "    return y\n";
+    return task("G-tiny-chain", body, R"(["N"])", R"({"N": 256})");
+}
+
+} // namespace
+
+TEST(InefficiencyGpu, CeilingsHaveAReplayedKernel) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    EXPECT_GT(cudaCeilings().graphLaunchMs, 0.0);
+    EXPECT_LT(cudaCeilings().graphLaunchMs, 1.0); // one tiny kernel, replayed: microseconds
+}
+
+TEST(InefficiencyGpu, GraphReplayShowsTheHostsShareOfALaunchDominatedTask) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const InefficiencyReport r = analyse(manyTinyOps());
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.launches, 60);
+    EXPECT_TRUE(r.graphError.empty()) << r.graphError;
+    ASSERT_GT(r.graphMs, 0.0);
+    // Replayed, the sixty kernels run back to back: well under the eager time the host's sixty
+    // dispatches take, and no faster than one replayed kernel.
+    EXPECT_LT(r.graphMs, 0.8 * r.eagerMs);
+    EXPECT_GE(r.graphMs, r.graphLaunchMs);
+    EXPECT_GT(r.dispatchMs(), 0.0);
+}
+
+TEST(InefficiencyGpu, AGpuBoundTaskIsNotReplayed) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    // One exp over 256 Mi floats (2 GiB moved): milliseconds of GPU work for one launch.
+    const InefficiencyReport r = analyse(task("G-big-exp", "    return torch.exp(x)\n", R"(["N"])",
+                                              R"({"N": 268435456})"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.eagerMs, r.graphTimingLimitMs());
+    EXPECT_EQ(r.graphMs, 0.0);
+    EXPECT_TRUE(r.graphError.empty()) << r.graphError;
+}
+
+TEST(InefficiencyGpu, AForwardThatCannotBeCapturedIsReportedAndTheDeviceStaysUsable) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    // float(...) copies a value to the host inside the forward: not allowed while capturing.
+    const InefficiencyReport r =
+        analyse(task("G-host-sync", "    s = float(x.sum())\n    return x * s + 1.0\n", R"(["N"])", R"({"N": 256})"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_GT(r.eagerMs, 0.0);
+    EXPECT_EQ(r.graphMs, 0.0);
+    EXPECT_FALSE(r.graphError.empty());
+    bool noted = false;
+    for (const auto& n : r.notes) noted = noted || n.find("CUDA-graph replay was not measured") != std::string::npos;
+    EXPECT_TRUE(noted);
+    // The failed capture left nothing behind: the next task is captured and replayed.
+    const InefficiencyReport next = analyse(manyTinyOps());
+    ASSERT_TRUE(next.error.empty()) << next.error;
+    EXPECT_GT(next.graphMs, 0.0) << next.graphError;
+}
