@@ -596,6 +596,7 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
         << header;
     for (const char* col :
          {",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes,baseline_memory_bound,",
+          ",baseline_eager_ms,baseline_graph_ms,baseline_floor_ms,baseline_timed_on,baseline_reasons,",
           ",redundant_flop_fraction,redundant_nodes,redundant_unused_args,zeros_pass_metric,",
           ",baseline_rewrite_speedup_threshold,baseline_efficiency_threshold,baseline_passes_threshold,"
           "redundant_flop_fraction_threshold,zeros_pass_atol_threshold,zeros_pass_rtol_threshold,"
@@ -603,7 +604,12 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
         EXPECT_NE(header.find(col), std::string::npos) << col;
     EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,True,True,True,True,1,activation,ok,"), std::string::npos)
         << csv;
-    EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
+    // baseline_graph_ms is empty where no CUDA-graph replay was measured (here: CPU timings).
+    EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
+    r.tasks[0].inefficiency->device = "cuda";
+    r.tasks[0].inefficiency->graphMs = 0.61;
+    EXPECT_NE(resultsToCsv(r, r.thresholds).find(",34.5,diag-matmul,3.5,1.5,False,1.52,0.61,5.32,CUDA,rewrite,"),
+              std::string::npos);
     EXPECT_NE(csv.find(",0.01,0.01,0.01,0.01,2,0.05,0,0.05,"), std::string::npos) << csv;
     // The failed analysis: an empty cell, and its error in the error column, named.
     EXPECT_NE(csv.find("\r\nL1-99,broken,True,True,True,True,,,True,True,"), std::string::npos) << csv;
