@@ -5,9 +5,13 @@
 #include "ks/core/inefficiency.h"
 #include "ks/core/taskspec.h"
 
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAStream.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <torch/cuda.h>
+#include <ATen/ATen.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -103,7 +107,28 @@ TEST(InefficiencyGpu, AForwardThatCannotBeCapturedIsReportedAndTheDeviceStaysUsa
     bool noted = false;
     for (const auto& n : r.notes) noted = noted || n.find("CUDA-graph replay was not measured") != std::string::npos;
     EXPECT_TRUE(noted);
-    // The failed capture left nothing behind: the next task is captured and replayed.
+    // The failed capture left nothing behind. The caching allocator does not think a capture is
+    // still under way: a block last used on a second stream is freed once its work is done (while
+    // a capture is registered, such frees wait until none is, which would be for good).
+    {
+        const c10::DeviceIndex dev = c10::cuda::current_device();
+        auto reserved = [dev] {
+            return c10::cuda::CUDACachingAllocator::getDeviceStats(dev)
+                .reserved_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
+                .current;
+        };
+        torch::cuda::synchronize();
+        c10::cuda::CUDACachingAllocator::emptyCache();
+        const int64_t before = reserved();
+        {
+            at::Tensor t = at::ones({int64_t{64} << 20}, at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
+            t.record_stream(c10::cuda::getStreamFromPool(false, dev).unwrap()); // 256 MiB, used on another stream
+        }
+        torch::cuda::synchronize();
+        c10::cuda::CUDACachingAllocator::emptyCache();
+        EXPECT_LE(reserved(), before) << "a 256 MiB block used on a second stream was not given back";
+    }
+    // And the next task is captured and replayed.
     const InefficiencyReport next = analyse(manyTinyOps());
     ASSERT_TRUE(next.error.empty()) << next.error;
     EXPECT_GT(next.graphMs, 0.0) << next.graphError;

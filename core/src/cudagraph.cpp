@@ -7,6 +7,9 @@
 #ifdef KS_TORCH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <ATen/cuda/MemPool.h>
+#include <ATen/core/CachingHostAllocator.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 #endif
@@ -25,6 +28,27 @@ namespace {
 void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
 }
+
+// What capture_begin registered with the device and host allocators (allocations on the capturing
+// stream go to the graph's pool), handed back when the capture failed before capture_end did so:
+// an invalidated capture (a host synchronisation inside it) makes cudaStreamEndCapture fail, and
+// capture_end throws before it ends the pool. Left registered, the allocators would consider a
+// capture under way for the rest of the process: frees of blocks used on other streams deferred
+// for good, and a later capture's memory possibly routed by the dead graph's filter.
+// Each allocator is handed back only where the registration is still there.
+void abandonCapture(c10::MempoolId_t pool, c10::DeviceIndex device) {
+    try {
+        c10::cuda::CUDACachingAllocator::endAllocateToPool(device, pool);
+        c10::cuda::CUDACachingAllocator::releasePool(device, pool);
+    } catch (...) {
+    }
+    try {
+        at::HostAllocator* host = at::getHostAllocator(at::kCUDA);
+        host->end_allocate_to_pool(pool);
+        host->release_pool(pool);
+    } catch (...) {
+    }
+}
 } // namespace
 
 CapturedForward::CapturedForward(const std::function<at::Tensor()>& forward, bool threadLocal)
@@ -36,18 +60,33 @@ CapturedForward::CapturedForward(const std::function<at::Tensor()>& forward, boo
             // Captured on a side stream (capture is refused on the legacy default stream); the
             // replays run on whatever stream is current then.
             c10::cuda::CUDAStreamGuard side(at::cuda::getStreamFromPool());
-            m_impl->graph.capture_begin({0, 0}, threadLocal ? cudaStreamCaptureModeThreadLocal
-                                                            : cudaStreamCaptureModeGlobal);
+            // The graph's own pool, as capture_begin would make it, but known here (abandonCapture).
+            const c10::MempoolId_t pool = at::cuda::MemPool::graph_pool_handle(/*is_user_created=*/false);
+            const c10::DeviceIndex device = c10::cuda::current_device();
+            try {
+                m_impl->graph.capture_begin(pool, threadLocal ? cudaStreamCaptureModeThreadLocal
+                                                              : cudaStreamCaptureModeGlobal);
+            } catch (...) {
+                abandonCapture(pool, device);
+                throw;
+            }
             try {
                 m_out = forward();
             } catch (...) {
+                m_out = at::Tensor();
                 try {
                     m_impl->graph.capture_end();
                 } catch (...) {
+                    abandonCapture(pool, device);
                 }
                 throw;
             }
-            m_impl->graph.capture_end();
+            try {
+                m_impl->graph.capture_end();
+            } catch (...) {
+                abandonCapture(pool, device);
+                throw;
+            }
         }
         m_impl->graph.replay();
         check(cudaDeviceSynchronize(), "the first replay");
