@@ -73,8 +73,14 @@ std::string verdictLine(const ks::TaskResult& r, const ks::Thresholds& th) {
         if (!r.flagged(c.criterion, th)) continue;
         flags += (flags.empty() ? "" : ",") + std::string(c.key);
         // Filters 5-6 say why: "baseline_inefficiency (34.5x diag-matmul)".
-        if (c.criterion == ks::Criterion::BaselineInefficiency)
-            flags += " (" + ks::inefficiencySummary(*r.inefficiency, th) + ")";
+        // An efficiency flag says how much of the eager time was the host's dispatch, where the
+        // CUDA-graph replay measured it: such a verdict moves with the host (docs/inefficiency.md).
+        if (c.criterion == ks::Criterion::BaselineInefficiency) {
+            std::string why = ks::inefficiencySummary(*r.inefficiency, th);
+            if (const std::string host = ks::inefficiencyDispatchNote(*r.inefficiency, th); !host.empty())
+                why += "; " + host;
+            flags += " (" + why + ")";
+        }
         if (c.criterion == ks::Criterion::RedundantComputation)
             flags += " (" + ks::redundancySummary(*r.redundancy) + ")";
     }

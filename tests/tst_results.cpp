@@ -499,6 +499,19 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     EXPECT_DOUBLE_EQ(b.inefficiency->graphMs, 0.75);
     EXPECT_DOUBLE_EQ(b.inefficiency->graphLaunchMs, 0.0031);
     EXPECT_DOUBLE_EQ(b.inefficiency->dispatchMs(), 1.75);
+    {
+        // Said with an efficiency flag only: 1.75 of 2.5 ms is the host's.
+        InefficiencyReport e = *b.inefficiency;
+        e.bestRule.clear();
+        e.launchBound = false;
+        e.efficiency = 0.01;
+        EXPECT_EQ(inefficiencyDispatchNote(e, Thresholds::defaults()), "host dispatch 70% of the eager time");
+        e.efficiency = 0.5;
+        EXPECT_EQ(inefficiencyDispatchNote(e, Thresholds::defaults()), "");
+        e.efficiency = 0.01;
+        e.graphMs = 0;
+        EXPECT_EQ(inefficiencyDispatchNote(e, Thresholds::defaults()), "");
+    }
     EXPECT_DOUBLE_EQ(back.run.ceilings->graphLaunchMs, 0.0031);
     // Files from before the graph replay read as not measured.
     EXPECT_EQ(b.inefficiency->graphError, "");

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <array>
 #include <cstdio>
 #include <utility>
@@ -130,6 +131,11 @@ std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t
     if (v.passes) return fmt3(r.passes) + " passes";
     if (!r.bestRule.empty()) return rewrite;
     return r.eagerMs > 0 ? efficiency : "-";
+}
+
+std::string inefficiencyDispatchNote(const InefficiencyReport& r, const Thresholds& t) {
+    if (!(r.graphMs > 0) || !(r.eagerMs > 0) || !inefficiencyVerdict(r, t).efficiency) return {};
+    return "host dispatch " + std::to_string(std::lround(100.0 * r.dispatchMs() / r.eagerMs)) + "% of the eager time";
 }
 
 std::string redundancySummary(const RedundancyReport& r) {

@@ -220,6 +220,19 @@ class TestFilterMatrixModel : public QObject {
         QVERIFY2(tip.contains(QStringLiteral("timings on CUDA")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("baseline_passes &gt;= 2")), qPrintable(tip));
         model.setThresholds(ks::Thresholds::defaults());
+        QVERIFY2(!tip.contains(QStringLiteral("CUDA graph")), qPrintable(tip)); // no replay measured
+        {
+            // Where the eager forward's CUDA-graph replay was measured, the host's share is said.
+            auto withGraph = fixture();
+            auto& ie = *const_cast<ks::TaskResult&>(*withGraph.find("L1-47")).inefficiency;
+            ie.graphMs = ie.eagerMs / 4;
+            FilterMatrixModel m2;
+            m2.setResults(withGraph);
+            const QString gtip =
+                m2.index(m2.rowOf(QStringLiteral("L1-47")), B).data(Qt::ToolTipRole).toString();
+            QVERIFY2(gtip.contains(QStringLiteral("the host's dispatch is")) && gtip.contains(QStringLiteral("(75%)")),
+                     qPrintable(gtip));
+        }
         const QString dtip = cell("L2-13", D, Qt::ToolTipRole).toString();
         QVERIFY2(dtip.contains(QStringLiteral("constant <tt>aten::softmax</tt> (line 5)")),
                  qPrintable(dtip));

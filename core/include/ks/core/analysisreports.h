@@ -36,6 +36,9 @@ bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t);
 // efficiency, passes ("97.5x diag-matmul", "eff 0.03", "2.5 passes"); otherwise the best rewrite
 // if one was found, else the efficiency.
 std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t);
+// "host dispatch 78% of the eager time" for a task its efficiency rule flags and whose CUDA-graph
+// replay was measured (such a verdict moves with the host: docs/inefficiency.md); "" otherwise.
+std::string inefficiencyDispatchNote(const InefficiencyReport& r, const Thresholds& t);
 // "12%, 2 ops", "0%, 2 unused", "none".
 std::string redundancySummary(const RedundancyReport& r);
 
