@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
