@@ -94,6 +94,7 @@ TEST(Inefficiency, CeilingsAreMeasuredAndCached) {
     EXPECT_GT(c.launchMs, 0.0);
     EXPECT_LT(c.launchMs, 10.0);
     EXPECT_EQ(c.graphLaunchMs, 0.0); // CUDA graphs are CUDA's (tst_inefficiency_gpu)
+    EXPECT_EQ(c.graphKernelMs, 0.0);
     // A second call reads the file the first one wrote.
     const DeviceCeilings again = deviceCeilings("cpu", false, KS_WORK_DIR);
     EXPECT_TRUE(std::filesystem::exists(again.source)) << again.source;

@@ -27,7 +27,8 @@ const DeviceCeilings& cudaCeilings() {
     static const DeviceCeilings c = [] {
         const std::string dir = (std::filesystem::temp_directory_path() / "ks-tst-inefficiency-gpu").string();
         DeviceCeilings m = deviceCeilings("cuda", /*remeasure=*/true, dir);
-        std::printf("ceilings: one launch %.4f ms, one replayed kernel %.4f ms\n", m.launchMs, m.graphLaunchMs);
+        std::printf("ceilings: one launch %.4f ms, one replayed kernel %.4f ms, each further one %.4f ms\n",
+                    m.launchMs, m.graphLaunchMs, m.graphKernelMs);
         return m;
     }();
     return c;
@@ -68,6 +69,9 @@ TEST(InefficiencyGpu, CeilingsHaveAReplayedKernel) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
     EXPECT_GT(cudaCeilings().graphLaunchMs, 0.0);
     EXPECT_LT(cudaCeilings().graphLaunchMs, 1.0); // one tiny kernel, replayed: microseconds
+    // A kernel boundary inside a graph costs something, and less than a graph of one kernel.
+    EXPECT_GT(cudaCeilings().graphKernelMs, 0.0);
+    EXPECT_LT(cudaCeilings().graphKernelMs, cudaCeilings().graphLaunchMs);
 }
 
 TEST(InefficiencyGpu, GraphReplayShowsTheHostsShareOfALaunchDominatedTask) {
@@ -81,6 +85,7 @@ TEST(InefficiencyGpu, GraphReplayShowsTheHostsShareOfALaunchDominatedTask) {
     // dispatches take, and no faster than one replayed kernel.
     EXPECT_LT(r.graphMs, 0.8 * r.eagerMs);
     EXPECT_GE(r.graphMs, r.graphLaunchMs);
+    EXPECT_EQ(r.graphKernelMs, cudaCeilings().graphKernelMs);
     EXPECT_GT(r.dispatchMs(), 0.0);
 }
 

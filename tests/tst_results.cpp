@@ -460,6 +460,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     c.copyCurve = {{32768, 120.5}, {1.3e8, 6.5}};
     c.fp32PeakGflops = 80;
     c.graphLaunchMs = 0.0031;
+    c.graphKernelMs = 0.0014;
     c.threads = 2;
     c.method = "copy_";
     c.source = "/tmp/ceilings-cpu.json";
@@ -471,6 +472,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     t.inefficiency->eagerMs = 2.5;
     t.inefficiency->graphMs = 0.75;
     t.inefficiency->graphLaunchMs = 0.0031;
+    t.inefficiency->graphKernelMs = 0.0014;
     t.redundancy = sampleRedundancy();
     r.tasks.push_back(t);
     TaskResult failed = sampleTask();
@@ -513,12 +515,15 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
         EXPECT_EQ(inefficiencyDispatchNote(e, Thresholds::defaults()), "");
     }
     EXPECT_DOUBLE_EQ(back.run.ceilings->graphLaunchMs, 0.0031);
+    EXPECT_DOUBLE_EQ(back.run.ceilings->graphKernelMs, 0.0014);
+    EXPECT_DOUBLE_EQ(b.inefficiency->graphKernelMs, 0.0014);
     // Files from before the graph replay read as not measured.
     EXPECT_EQ(b.inefficiency->graphError, "");
     {
         nlohmann::json old = inefficiencyReportToJson(*t.inefficiency);
         old.erase("graph_ms");
         old.erase("graph_launch_ms");
+        old.erase("graph_kernel_ms");
         old.erase("graph_error");
         const InefficiencyReport o = inefficiencyReportFromJson(old);
         EXPECT_EQ(o.graphMs, 0);

@@ -7,8 +7,9 @@ verdicts move between the runs, and how far each time moved.
 
 Graph basis (as docs/inefficiency.md "Host dispatch" proposes): floor with one replayed kernel
 (`graph_launch_ms`) in place of one eager launch, efficiency = that floor / graph_ms, launch-bound when
-graph_ms <= 2 x launches x one replayed kernel. A task without graph_ms keeps its eager-basis verdict
-on the graph basis too (marked `e`).
+graph_ms <= 2 x launches x one replayed kernel. `--kernel-limit`: launch-bound instead when graph_ms <=
+one replayed kernel + 2 x (launches - 1) x each further kernel of a replay (`graph_kernel_ms`), a
+tighter limit. A task without graph_ms keeps its eager-basis verdict on the graph basis too (marked `e`).
 
 Usage: filter5_basis.py RUN1.json[.gz] RUN2.json[.gz] ... [--all]"""
 import argparse
@@ -27,15 +28,15 @@ def eager_verdict(ie, min_eff):
     return eff, bound, ie.get("eager_ms", 0) > 0 and not bound and eff < min_eff
 
 
-def graph_verdict(ie, min_eff):
-    g, one = ie.get("graph_ms", 0), ie.get("graph_launch_ms", 0)
-    if not (g > 0 and one > 0):
+def graph_verdict(ie, min_eff, kernel_limit=False):
+    g, one, each = ie.get("graph_ms", 0), ie.get("graph_launch_ms", 0), ie.get("graph_kernel_ms", 0)
+    if not (g > 0 and one > 0) or (kernel_limit and not each > 0):
         return None
     launches = ie.get("launches", 0)
     floor = max(ie.get("memory_floor_ms", 0), ie.get("compute_floor_ms", 0), ie.get("serial_steps", 0) * one,
                 one if launches > 0 else 0)
     eff = floor / g
-    bound = g <= 2 * max(launches, 1) * one
+    bound = g <= (one + 2 * max(launches - 1, 0) * each if kernel_limit else 2 * max(launches, 1) * one)
     return eff, bound, not bound and eff < min_eff
 
 
@@ -43,6 +44,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results", nargs="+")
     ap.add_argument("--all", action="store_true", help="every task, not only those whose verdicts move")
+    ap.add_argument("--kernel-limit", action="store_true",
+                    help="graph basis: launch-bound by one replayed kernel + 2 x further kernels x graph_kernel_ms")
     a = ap.parse_args()
     runs = [load(p) for p in a.results]
     min_eff = runs[0]["thresholds"].get("baseline_efficiency", 0.05)
@@ -56,7 +59,7 @@ def main():
         if any(ie is None or ie.get("error") for ie in ies):
             continue
         ev = [eager_verdict(ie, min_eff) for ie in ies]
-        gv = [graph_verdict(ie, min_eff) for ie in ies]
+        gv = [graph_verdict(ie, min_eff, a.kernel_limit) for ie in ies]
         measured += all(v is not None for v in gv)
         gv2 = [g if g is not None else e for g, e in zip(gv, ev)]
         e_moves = len({v[2] for v in ev}) > 1
@@ -78,6 +81,24 @@ def main():
         print(f"{tid}: {ies[0].get('launches', 0)} launches; eager ms {eag}; graph ms {gra}")
         print(f"    eager basis: {fe}")
         print(f"    graph basis: {fg}")
+    # How far each time moved between the runs (max / min over the runs), where every run measured both.
+    spreads = []
+    for tid in order:
+        ies = [b.get(tid) for b in by]
+        if any(ie is None or ie.get("error") for ie in ies):
+            continue
+        e = [ie.get("eager_ms", 0) for ie in ies]
+        g = [ie.get("graph_ms", 0) for ie in ies]
+        if len(ies) > 1 and min(e) > 0 and min(g) > 0:
+            spreads.append((max(e) / min(e), max(g) / min(g), tid))
+    if spreads:
+        spreads.sort()
+        med = lambda xs: sorted(xs)[len(xs) // 2]
+        worst_e = max(spreads)
+        worst_g = max(spreads, key=lambda x: x[1])
+        print(f"run-to-run spread (max/min) over {len(spreads)} tasks with both times: eager median "
+              f"{med([x[0] for x in spreads]):.2f}, most {worst_e[0]:.2f} ({worst_e[2]}); graph median "
+              f"{med([x[1] for x in spreads]):.2f}, most {worst_g[1]:.2f} ({worst_g[2]})")
     for basis in ("eager", "graph"):
         print(f"{basis} basis: {len(moved[basis])} verdict(s) move between the runs"
               + (f": {', '.join(moved[basis])}" if moved[basis] else ""))

@@ -190,6 +190,7 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"launch_bound", r.launchBound},
                 {"graph_ms", num(r.graphMs)},
                 {"graph_launch_ms", num(r.graphLaunchMs)},
+                {"graph_kernel_ms", num(r.graphKernelMs)},
                 {"graph_error", r.graphError},
                 {"tf32", r.tf32},
                 {"rewrites", rw},
@@ -229,6 +230,7 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     // 0 / "" in files from before the graph replay was measured.
     r.graphMs = getNum(j, "graph_ms", 0);
     r.graphLaunchMs = getNum(j, "graph_launch_ms", 0);
+    r.graphKernelMs = getNum(j, "graph_kernel_ms", 0);
     r.graphError = str(j, "graph_error");
     // Reports from before this field were timed with cuDNN's TF32 default (on).
     r.tf32 = getBool(j, "tf32", true);
@@ -338,6 +340,7 @@ json deviceCeilingsToJson(const DeviceCeilings& c) {
                 {"transcendental_gelems", num(c.transcendentalGelems)},
                 {"launch_ms", num(c.launchMs)},
                 {"graph_launch_ms", num(c.graphLaunchMs)},
+                {"graph_kernel_ms", num(c.graphKernelMs)},
                 {"threads", c.threads},
                 {"method", c.method},
                 {"source", c.source}};
@@ -359,6 +362,7 @@ DeviceCeilings deviceCeilingsFromJson(const json& j) {
     c.launchMs =
         getNum(j, "launch_ms", 0); // 0 in files written before it: the cache measures again
     c.graphLaunchMs = getNum(j, "graph_launch_ms", 0);
+    c.graphKernelMs = getNum(j, "graph_kernel_ms", 0);
     c.threads = count(j, "threads");
     c.method = str(j, "method");
     c.source = str(j, "source");

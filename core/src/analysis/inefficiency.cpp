@@ -46,6 +46,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 namespace ks {
@@ -168,7 +169,7 @@ std::string cpuModelName() {
 // cache missing a ceiling (e.g. written before the exp rate existed) is measured again.
 DeviceCeilings cachedCeilingsFromJson(const json& j) {
     DeviceCeilings c = deviceCeilingsFromJson(j);
-    if (c.device == "cuda" && !j.contains("graph_launch_ms")) throw Error("no graph_launch_ms");
+    if (c.device == "cuda" && !j.contains("graph_kernel_ms")) throw Error("no graph_kernel_ms");
     if (!(c.copyBandwidthGBs > 0) || !(c.fp32PeakGflops > 0) || !(c.transcendentalGelems > 0) ||
         !(c.launchMs > 0))
         throw Error("non-positive ceiling");
@@ -256,16 +257,27 @@ double measureLaunchMs(const at::Device& dev) {
     at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
     return timeMs([&] { at::neg_out(y, x); }, 5, dev.is_cuda() ? 51 : 21, dev);
 }
-// The same op captured in a CUDA graph, each replay timed like a task's (0 when it cannot be
-// captured: the reports then carry no graph replay).
-double measureGraphLaunchMs(const at::Device& dev) {
+// The same op captured in a CUDA graph, each replay timed like a task's: one kernel
+// (DeviceCeilings::graphLaunchMs), and 64 of them in one graph, whose extra time over the one is
+// what 63 kernel boundaries inside a graph cost (graphKernelMs). {0, 0} when it cannot be captured:
+// the reports then carry no graph replay.
+std::pair<double, double> measureGraphLaunchMs(const at::Device& dev) {
     const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
     at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
     try {
-        CapturedForward g([&] { return at::neg_out(y, x); }, /*threadLocal=*/true);
-        return timeMs([&] { g.replay(); }, 5, 51, dev);
+        CapturedForward one([&] { return at::neg_out(y, x); }, /*threadLocal=*/true);
+        const double oneMs = timeMs([&] { one.replay(); }, 5, 51, dev);
+        constexpr int kernels = 64;
+        CapturedForward many(
+            [&] {
+                for (int k = 0; k < kernels; ++k) at::neg_out(y, k % 2 ? y : x);
+                return y;
+            },
+            /*threadLocal=*/true);
+        const double manyMs = timeMs([&] { many.replay(); }, 5, 51, dev);
+        return {oneMs, std::max(0.0, manyMs - oneMs) / (kernels - 1)};
     } catch (const std::exception&) {
-        return 0;
+        return {0, 0};
     }
 }
 } // namespace
@@ -307,10 +319,11 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
             c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
         }
         c.launchMs = measureLaunchMs(dev);
-        c.graphLaunchMs = measureGraphLaunchMs(dev);
+        std::tie(c.graphLaunchMs, c.graphKernelMs) = measureGraphLaunchMs(dev);
         c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of "
                    "64 Mi float32, "
-                   "one-element neg for a launch, the same neg replayed from a CUDA graph; CUDA events, medians";
+                   "one-element neg for a launch, the same neg replayed from a CUDA graph, alone and 64 in one graph; "
+                   "CUDA events, medians";
     } else {
         const at::Device dev(at::kCPU);
         const auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -1327,6 +1340,7 @@ struct SeedRun {
 void measureGraphReplay(InefficiencyReport& rep, const InefficiencyOptions& opt, const DeviceCeilings& ceilings,
                         const at::Device& dev, const std::function<at::Tensor()>& forward) {
     rep.graphLaunchMs = ceilings.graphLaunchMs;
+    rep.graphKernelMs = ceilings.graphKernelMs;
     const char* env = std::getenv("KS_GRAPH_TIMING");
     if (!dev.is_cuda() || (env && std::string(env) == "0") || !(ceilings.graphLaunchMs > 0) || rep.launches == 0 ||
         !(rep.eagerMs > 0) || rep.eagerMs > rep.graphTimingLimitMs())

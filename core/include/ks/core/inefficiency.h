@@ -43,6 +43,9 @@ struct DeviceCeilings {
     // one kernel without the host's dispatch, the floor a graph replay of a task is compared with
     // (InefficiencyReport::graphMs). 0 on the CPU or where it could not be captured.
     double graphLaunchMs = 0;
+    // CUDA: what each further kernel of a replayed graph adds (64 such negs in one graph, less one,
+    // over 63): a kernel boundary inside a graph, without the graph's own launch. 0 as above.
+    double graphKernelMs = 0;
     int threads = 0;             // CPU: intra-op threads the rate was measured with
     std::string method;          // how the two numbers were measured, in words
     std::string source;          // "measured" or the cache file it was read from
@@ -176,6 +179,7 @@ struct InefficiencyReport {
     // the verdicts are still the eager time's (docs/inefficiency.md, "Host dispatch").
     double graphMs = 0;
     double graphLaunchMs = 0;   // DeviceCeilings::graphLaunchMs, the floor of one replayed kernel
+    double graphKernelMs = 0;   // DeviceCeilings::graphKernelMs, each further kernel of a replay
     std::string graphError;
     // The eager time above which the graph replay is not measured: 10 x the launch-bound limit.
     double graphTimingLimitMs() const { return 10.0 * launchBoundLimitMs(); }
