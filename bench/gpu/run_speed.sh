@@ -146,6 +146,12 @@ if has levels || has level3; then
             step level3-run$i timeout "${L3_TIMEOUT:-420}" $CLI filter --suite "$WORK/kb3" --device cuda --seeds 5 \
                 --out "$RES/level3-run$i.json" --csv "$RES/level3-run$i.csv" -q
         done
+        # filter 5's efficiency verdicts over the runs, on the eager time and on the CUDA-graph replay
+        runs=$(ls "$RES"/level3.json "$RES"/level3-run*.json 2>/dev/null)
+        for lim in "" --kernel-limit; do
+            python3 bench/engine/filter5_basis.py $lim $runs >"$RES/level3-filter5-basis${lim}.txt" 2>&1 || true
+            tail -n 3 "$RES/level3-filter5-basis${lim}.txt" | tee -a "$RES/summary.txt"
+        done
     fi
     if has share; then # filter 6's checks are host-bound: several workers on the one GPU
         for n in ${SHARE:-2 4}; do
