@@ -1331,7 +1331,6 @@ struct SeedRun {
     at::Tensor ref;
 };
 
-
 // InefficiencyReport::graphMs: `forward` (the call eagerMs timed) captured in a CUDA graph and
 // replayed, timed like eagerMs, on a task whose eager time the host's dispatch can make up much of.
 // A replay must compute what the eager call computes (the seed's bar), or it is not reported.
