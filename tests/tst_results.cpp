@@ -924,6 +924,69 @@ TEST(Borderline, LaunchBoundTestNearItsLimitMarksTheRuleItDecides) {
     EXPECT_TRUE(t.borderline(off).empty());
 }
 
+// Level-3 MobileNetV2 on one H200 lease: eager 2.03 ms in one run (launch-bound: 203 launches x
+// 6.5 us, limit 2.64 ms) and 3.71 ms in the next (flagged at efficiency 0.032). Its kernels'
+// GPU time, replayed from a CUDA graph, is the same in both; where it was measured, a verdict that
+// the replay would not give is the host's and is marked, far from any threshold or limit.
+TEST(Borderline, AVerdictTheReplayedGpuTimeWouldNotGiveIsTheHosts) {
+    TaskResult t;
+    t.id = "L3-20";
+    t.inefficiency = InefficiencyReport{};
+    auto& r = *t.inefficiency;
+    r.launches = 203;
+    r.launchMs = 0.0065;
+    r.memoryFloorMs = 0.02;
+    r.computeFloorMs = 0.12;
+    r.floorMs = 0.12;
+    r.eagerMs = 3.71;
+    r.efficiency = r.floorMs / r.eagerMs;
+    r.launchBound = r.eagerMs <= r.launchBoundLimitMs();
+    const Thresholds th = Thresholds::defaults();
+    ASSERT_FALSE(r.launchBound);
+    ASSERT_TRUE(t.flagged(Criterion::BaselineInefficiency, th));
+    EXPECT_TRUE(t.borderline(th).empty()); // no replay measured: nothing to compare with
+    r.graphLaunchMs = 0.003;
+    r.graphMs = 0.9;
+    // On the replay: floor max(0.02, 0.12, one replayed kernel 0.003) = 0.12 ms, efficiency 0.133;
+    // and 0.9 ms <= 2 x 203 x 0.003 = 1.218 ms: launch-bound. Neither allows the efficiency flag.
+    const auto g = onGraphReplay(r);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_DOUBLE_EQ(g->eagerMs, 0.9);
+    EXPECT_DOUBLE_EQ(g->floorMs, 0.12);
+    EXPECT_NEAR(g->efficiency, 0.12 / 0.9, 1e-12);
+    EXPECT_TRUE(g->launchBound);
+    EXPECT_FALSE(inefficiencyVerdict(*g, th).efficiency);
+    auto hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].threshold, Threshold::BaselineEfficiency);
+    EXPECT_TRUE(hits[0].hostDispatch);
+    EXPECT_FALSE(hits[0].launchBoundTest);
+    EXPECT_EQ(borderlineText(hits[0], th.borderlineMargin),
+              "borderline: the host's dispatch is 76% of the eager 3.71 ms (replayed from a CUDA graph: 0.9 ms), "
+              "and on the replayed time the efficiency rule's verdict differs");
+    // The flag stays: the mark says what it rests on.
+    EXPECT_TRUE(t.flagged(Criterion::BaselineInefficiency, th));
+    // A task whose kernels themselves are slow keeps its verdict on the replay: no mark.
+    r.graphMs = 3.5;
+    EXPECT_TRUE(t.borderline(th).empty());
+    // The other way round: launch-bound on the eager time, flagged on the replay, also the host's.
+    r.eagerMs = 2.03;
+    r.efficiency = r.floorMs / r.eagerMs;
+    r.launchBound = r.eagerMs <= r.launchBoundLimitMs();
+    r.graphMs = 1.9; // 1.9 > 1.218: not launch-bound there, efficiency 0.063 -- still passes
+    EXPECT_TRUE(t.borderline(th).empty());
+    r.computeFloorMs = r.floorMs = 0.05; // efficiency on the replay 0.026: flagged there only
+    r.efficiency = r.floorMs / r.eagerMs;
+    hits = t.borderline(th);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_TRUE(hits[0].hostDispatch);
+    EXPECT_FALSE(t.flagged(Criterion::BaselineInefficiency, th));
+    // A margin of 0 marks nothing, this included.
+    Thresholds off = th;
+    off.borderlineMargin = 0;
+    EXPECT_TRUE(t.borderline(off).empty());
+}
+
 TEST(Borderline, ZerosPassNearItsTolerance) {
     TaskResult t = rangeTask(-0.0098, 0.0098, {});
     Thresholds th = Thresholds::defaults();

@@ -5,7 +5,8 @@
 2026-12-05 where the host's dispatch can be much of the eager time). Says, per basis, which tasks'
 verdicts move between the runs, and how far each time moved.
 
-Graph basis (as docs/inefficiency.md "Host dispatch" proposes): floor with one replayed kernel
+Graph basis (as docs/inefficiency.md "Host dispatch" proposes, and as `onGraphReplay` in
+core/src/analysisreports.cpp computes it for the borderline mark): floor with one replayed kernel
 (`graph_launch_ms`) in place of one eager launch, efficiency = that floor / graph_ms, launch-bound when
 graph_ms <= 2 x launches x one replayed kernel. `--kernel-limit`: launch-bound instead when graph_ms <=
 one replayed kernel + 2 x (launches - 1) x each further kernel of a replay (`graph_kernel_ms`), a

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -131,6 +132,18 @@ std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t
     if (v.passes) return fmt3(r.passes) + " passes";
     if (!r.bestRule.empty()) return rewrite;
     return r.eagerMs > 0 ? efficiency : "-";
+}
+
+std::optional<InefficiencyReport> onGraphReplay(const InefficiencyReport& r) {
+    if (!r.error.empty() || !(r.graphMs > 0) || !(r.graphLaunchMs > 0)) return std::nullopt;
+    InefficiencyReport g = r;
+    g.eagerMs = g.eagerMedianMs = r.graphMs;
+    g.launchMs = r.graphLaunchMs;
+    g.serialFloorMs = r.serialSteps * g.launchMs;
+    g.floorMs = std::max({r.memoryFloorMs, r.computeFloorMs, g.serialFloorMs, r.launches > 0 ? g.launchMs : 0.0});
+    g.efficiency = g.floorMs / g.eagerMs;
+    g.launchBound = g.eagerMs <= g.launchBoundLimitMs();
+    return g;
 }
 
 std::string inefficiencyDispatchNote(const InefficiencyReport& r, const Thresholds& t) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -366,6 +367,14 @@ double toleranceUsed(double lo, double hi, double c, double atol, double rtol) {
 std::string borderlineText(const BorderlineHit& hit, double margin) {
     std::ostringstream os;
     os << "borderline: ";
+    if (hit.hostDispatch) {
+        const double share = hit.metric > hit.bound ? 1 - hit.bound / hit.metric : 0.0;
+        os << std::setprecision(3) << "the host's dispatch is " << std::lround(100 * share)
+           << "% of the eager " << hit.metric << " ms (replayed from a CUDA graph: " << hit.bound
+           << " ms), and on the replayed time the "
+           << (hit.threshold == Threshold::BaselinePasses ? "passes" : "efficiency") << " rule's verdict differs";
+        return os.str();
+    }
     if (hit.launchBoundTest) {
         os << std::setprecision(3) << "eager " << hit.metric << " ms is within " << 100 * margin
            << "% of the launch-bound limit " << hit.bound << " ms (2 x launches x one launch), which decides the "
@@ -463,6 +472,14 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
             if (now.efficiency != other.efficiency)
                 out.push_back({Threshold::BaselineEfficiency, r.eagerMs, limit, true});
             if (now.passes != other.passes) out.push_back({Threshold::BaselinePasses, r.eagerMs, limit, true});
+        }
+        // The same rules on the replayed GPU time: a verdict that differs there is the host's.
+        if (const auto g = onGraphReplay(r)) {
+            const InefficiencyVerdict now = inefficiencyVerdict(r, t), replayed = inefficiencyVerdict(*g, t);
+            if (now.efficiency != replayed.efficiency)
+                out.push_back({Threshold::BaselineEfficiency, r.eagerMs, r.graphMs, false, true});
+            if (now.passes != replayed.passes)
+                out.push_back({Threshold::BaselinePasses, r.eagerMs, r.graphMs, false, true});
         }
     }
     // Zeros pass flags at tolerance used <= 1; both tolerances scaled by (1 +- margin) move that

@@ -36,6 +36,12 @@ bool redundancyFlagged(const RedundancyReport& r, const Thresholds& t);
 // efficiency, passes ("97.5x diag-matmul", "eff 0.03", "2.5 passes"); otherwise the best rewrite
 // if one was found, else the efficiency.
 std::string inefficiencySummary(const InefficiencyReport& r, const Thresholds& t);
+// The report as filter 5's efficiency and launch-bound tests would read it on the eager
+// forward's CUDA-graph replay instead of the eager time: eagerMs = graphMs, one launch =
+// graphLaunchMs (in the floor and in the launch-bound limit), efficiency = that floor / graphMs.
+// nullopt where no replay was measured. The verdicts use the eager time; this is what the
+// borderline mark compares them with (docs/inefficiency.md, "Host dispatch").
+std::optional<InefficiencyReport> onGraphReplay(const InefficiencyReport& r);
 // "host dispatch 78% of the eager time" for a task its efficiency rule flags and whose CUDA-graph
 // replay was measured (such a verdict moves with the host: docs/inefficiency.md); "" otherwise.
 std::string inefficiencyDispatchNote(const InefficiencyReport& r, const Thresholds& t);
