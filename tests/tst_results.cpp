@@ -927,7 +927,7 @@ TEST(Borderline, LaunchBoundTestNearItsLimitMarksTheRuleItDecides) {
 // Level-3 MobileNetV2 on one H200 lease: eager 2.03 ms in one run (launch-bound: 203 launches x
 // 6.5 us, limit 2.64 ms) and 3.71 ms in the next (flagged at efficiency 0.032). Its kernels' GPU
 // time, replayed from a CUDA graph, should not move with the host (not yet measured: the replay
-// times and floors below are made up). Where a replay was measured, a verdict that it would not
+// times below are made up; the floor, 0.12 ms, is that lease's). Where a replay was measured, a verdict that it would not
 // give is the host's and is marked, however far from any threshold or limit.
 TEST(Borderline, AVerdictTheReplayedGpuTimeWouldNotGiveIsTheHosts) {
     TaskResult t;
