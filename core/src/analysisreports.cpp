@@ -148,7 +148,7 @@ std::optional<InefficiencyReport> onGraphReplay(const InefficiencyReport& r) {
 
 std::string inefficiencyDispatchNote(const InefficiencyReport& r, const Thresholds& t) {
     if (!(r.graphMs > 0) || !(r.eagerMs > 0) || !inefficiencyVerdict(r, t).efficiency) return {};
-    return "host dispatch " + std::to_string(std::lround(100.0 * r.dispatchMs() / r.eagerMs)) + "% of the eager time";
+    return "host dispatch " + std::to_string(std::lround(100.0 * r.dispatchShare())) + "% of the eager time";
 }
 
 std::string redundancySummary(const RedundancyReport& r) {

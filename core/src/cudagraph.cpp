@@ -73,7 +73,6 @@ CapturedForward::CapturedForward(const std::function<at::Tensor()>& forward, boo
             try {
                 m_out = forward();
             } catch (...) {
-                m_out = at::Tensor();
                 try {
                     m_impl->graph.capture_end();
                 } catch (...) {
@@ -90,14 +89,10 @@ CapturedForward::CapturedForward(const std::function<at::Tensor()>& forward, boo
         }
         m_impl->graph.replay();
         check(cudaDeviceSynchronize(), "the first replay");
-    } catch (const Error&) {
-        m_out = at::Tensor();
-        (void)cudaGetLastError();
-        throw;
     } catch (const std::exception& e) {
-        m_out = at::Tensor();
         // A failed capture leaves its error as the last one; the device itself is fine.
         (void)cudaGetLastError();
+        if (dynamic_cast<const Error*>(&e)) throw;
         throw Error(shortError(e));
     }
 }

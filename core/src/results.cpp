@@ -464,18 +464,19 @@ std::vector<BorderlineHit> TaskResult::borderline(const Thresholds& t) const {
     if (criterionRun(Criterion::BaselineInefficiency) && inefficiency->error.empty() && inefficiency->eagerMs > 0 &&
         inefficiency->launchMs > 0) {
         const InefficiencyReport& r = *inefficiency;
+        const InefficiencyVerdict now = inefficiencyVerdict(r, t);
         const double limit = r.launchBoundLimitMs();
         if (std::abs(r.eagerMs - limit) <= margin * limit) {
             InefficiencyReport flipped = r;
             flipped.launchBound = !r.launchBound;
-            const InefficiencyVerdict now = inefficiencyVerdict(r, t), other = inefficiencyVerdict(flipped, t);
+            const InefficiencyVerdict other = inefficiencyVerdict(flipped, t);
             if (now.efficiency != other.efficiency)
                 out.push_back({Threshold::BaselineEfficiency, r.eagerMs, limit, true});
             if (now.passes != other.passes) out.push_back({Threshold::BaselinePasses, r.eagerMs, limit, true});
         }
         // The same rules on the replayed GPU time: a verdict that differs there is the host's.
         if (const auto g = onGraphReplay(r)) {
-            const InefficiencyVerdict now = inefficiencyVerdict(r, t), replayed = inefficiencyVerdict(*g, t);
+            const InefficiencyVerdict replayed = inefficiencyVerdict(*g, t);
             if (now.efficiency != replayed.efficiency)
                 out.push_back({Threshold::BaselineEfficiency, r.eagerMs, r.graphMs, false, true});
             if (now.passes != replayed.passes)

@@ -229,7 +229,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                     QString::fromStdString(ks::criterionRuleText(*c, a ? m_ta : thresholdsB(other)))
                         .toHtmlEscaped(),
                     near ? tr("<br><i>borderline: within the borderline margin of a threshold or of "
-                              "filter 5's launch-bound limit (the filter matrix's tooltip names it)</i>")
+                              "filter 5's launch-bound limit, or resting on the host's dispatch (the "
+                              "filter matrix's tooltip names it)</i>")
                          : QString());
         }
         default:

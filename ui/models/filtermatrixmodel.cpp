@@ -76,7 +76,7 @@ QString inefficiencyDetail(const ks::InefficiencyReport& r, const ks::Thresholds
         lines << QObject::tr("replayed from a CUDA graph: %1 ms; the host's dispatch is %2 ms of the eager "
                              "time (%3%): information, the rules use the eager time")
                      .arg(num(r.graphMs), num(r.dispatchMs()))
-                     .arg(r.eagerMs > 0 ? 100.0 * r.dispatchMs() / r.eagerMs : 0.0, 0, 'f', 0);
+                     .arg(100.0 * r.dispatchShare(), 0, 'f', 0);
     lines << (cpu ? QObject::tr("<i>timings on the CPU</i> (the fastest of %1 calls), preset %2")
                   : QObject::tr("timings on CUDA (median of %1 calls), preset %2"))
                  .arg(r.runs)

@@ -83,7 +83,7 @@ void RooflineModel::rebuild() {
             add(tr("Graph replay"),
                 tr("%1 (host dispatch %2, %3% of eager)")
                     .arg(ms(r.graphMs), ms(r.dispatchMs()))
-                    .arg(r.eagerMs > 0 ? 100.0 * r.dispatchMs() / r.eagerMs : 0.0, 0, 'f', 0),
+                    .arg(100.0 * r.dispatchShare(), 0, 'f', 0),
                 tr("the eager forward captured in a CUDA graph and replayed: its kernels without the host's "
                    "dispatch of each op (one replayed kernel: %1). Information: the verdicts use the eager time.")
                     .arg(ms(r.graphLaunchMs)));

@@ -261,7 +261,7 @@ double measureLaunchMs(const at::Device& dev) {
 // (DeviceCeilings::graphLaunchMs), and 64 of them in one graph, whose extra time over the one is
 // what 63 kernel boundaries inside a graph cost (graphKernelMs). {0, 0} when it cannot be captured:
 // the reports then carry no graph replay.
-std::pair<double, double> measureGraphLaunchMs(const at::Device& dev) {
+std::pair<double, double> measureReplayedKernels(const at::Device& dev) {
     const auto opts = at::TensorOptions().device(dev).dtype(at::kFloat);
     at::Tensor x = at::randn({1}, opts), y = at::empty({1}, opts);
     try {
@@ -319,7 +319,7 @@ DeviceCeilings measureCeilings(const std::string& device, int cpuThreads) {
             c.transcendentalGelems = static_cast<double>(n) / (expMs * 1e-3) / 1e9;
         }
         c.launchMs = measureLaunchMs(dev);
-        std::tie(c.graphLaunchMs, c.graphKernelMs) = measureGraphLaunchMs(dev);
+        std::tie(c.graphLaunchMs, c.graphKernelMs) = measureReplayedKernels(dev);
         c.method = "copy_ of 4 KiB..1 GiB float32 (read+write), mm 8192^2 float32 TF32 off, exp of "
                    "64 Mi float32, "
                    "one-element neg for a launch, the same neg replayed from a CUDA graph, alone and 64 in one graph; "
@@ -1348,7 +1348,6 @@ void measureGraphReplay(InefficiencyReport& rep, const InefficiencyOptions& opt,
         const at::Tensor eagerOut = forward();
         CapturedForward graph(forward, /*threadLocal=*/true);
         const double ms = timeMs([&] { graph.replay(); }, opt.warmup, opt.runs, dev, 1, nullptr, opt.timingBudgetMs);
-        syncDevice(dev);
         const at::Tensor& replayed = graph.output();
         if (eagerOut.defined() && replayed.defined()) {
             const at::Tensor a = eagerOut.to(at::kDouble), b = replayed.to(at::kDouble);

@@ -318,8 +318,8 @@ std::string resultsDiffToText(const ResultsDiff& d, const RunResults& a, const T
         os << "\n";
     }
     if (nearLines > 0)
-        os << "~ borderline on that side (within borderline_margin of a threshold or of filter 5's launch-bound "
-              "limit): "
+        os << "~ borderline on that side (resting on the host's dispatch, or within borderline_margin of a "
+              "threshold or of filter 5's launch-bound limit): "
            << nearLines << " of the " << lines.size() << " differing flags.\n";
     return os.str();
 }

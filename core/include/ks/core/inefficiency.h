@@ -185,6 +185,8 @@ struct InefficiencyReport {
     double graphTimingLimitMs() const { return 10.0 * launchBoundLimitMs(); }
     // What the host's dispatch adds to the eager time: eagerMs - graphMs (0 when not measured).
     double dispatchMs() const { return graphMs > 0 && eagerMs > graphMs ? eagerMs - graphMs : 0.0; }
+    // dispatchMs() as a share of the eager time (0 when not measured).
+    double dispatchShare() const { return eagerMs > 0 ? dispatchMs() / eagerMs : 0.0; }
     bool tf32 = false;          // TF32 allowed while timing (false since TF32 is turned off for the analysis)
     std::vector<RewriteResult> rewrites;
     double bestSpeedup = 1;     // over equal, implemented rewrites (1: none faster)

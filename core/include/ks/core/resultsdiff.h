@@ -34,8 +34,8 @@ struct CriterionDiff {
     // ("efficiency", "passes").
     std::string metricName;
     // That side's verdict is borderline under its thresholds (TaskResult::borderline: within
-    // borderline_margin of a threshold or of filter 5's launch-bound limit): a flag that differs
-    // there may be run-to-run noise rather than a change.
+    // borderline_margin of a threshold or of filter 5's launch-bound limit, or resting on the
+    // host's dispatch): a flag that differs there may be run-to-run noise rather than a change.
     bool borderlineA = false, borderlineB = false;
     bool measuredA() const { return a == FlagState::Passed || a == FlagState::Flagged; }
     bool measuredB() const { return b == FlagState::Passed || b == FlagState::Flagged; }
