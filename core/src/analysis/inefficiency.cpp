@@ -10,6 +10,7 @@
 #include "ks/core/process.h"
 #include "ks/core/analysisreports.h"
 #include "../cudagraph.h"
+#include "ks/core/guards.h"
 
 #include "ks/core/engine.h"
 #include "ks/core/torchtask.h"
@@ -1348,16 +1349,10 @@ void measureGraphReplay(InefficiencyReport& rep, const InefficiencyOptions& opt,
         const at::Tensor eagerOut = forward();
         CapturedForward graph(forward, /*threadLocal=*/true);
         const double ms = timeMs([&] { graph.replay(); }, opt.warmup, opt.runs, dev, 1, nullptr, opt.timingBudgetMs);
-        const at::Tensor& replayed = graph.output();
-        if (eagerOut.defined() && replayed.defined()) {
-            const at::Tensor a = eagerOut.to(at::kDouble), b = replayed.to(at::kDouble);
-            if (a.sizes() != b.sizes() || !at::allclose(b, a, opt.rtol, opt.atol, /*equal_nan=*/true)) {
-                const double diff = a.sizes() == b.sizes() ? (a - b).abs().nan_to_num(0.0).max().item<double>() : 0.0;
-                throw Error(a.sizes() == b.sizes()
-                                ? "the replay's output differs from the eager call's (max |diff| " + std::to_string(diff) + ")"
-                                : "the replay's output has another shape than the eager call's");
-            }
-        }
+        if (eagerOut.defined() && graph.output().defined())
+            if (const guards::Comparison c = guards::compareToReference(graph.output(), eagerOut, opt.atol, opt.rtol);
+                !c.pass)
+                throw Error("the replay's output differs from the eager call's: " + c.describe());
         rep.graphMs = ms;
     } catch (const std::exception& e) {
         rep.graphMs = 0;
