@@ -153,8 +153,9 @@ private:
     void failInFlight(const std::string& id, const std::string& why, std::chrono::steady_clock::time_point t0,
                       const std::string& gpu = {});
     std::string timedOutReason() const;
-    // A worker's "recycle" event (--worker-memory): said on stderr and in the JSON lines when tasks
-    // are left for a fresh worker (`more`). Under m_mu with --devices.
+    // A worker's "recycle" event (--worker-memory, or a task that broke the CUDA context): said on
+    // stderr and in the JSON lines when tasks are left for a fresh worker (`more`). Under m_mu with
+    // --devices.
     void onRecycle(const nlohmann::json& j, const std::string& tag, bool more);
     double m_workerMemoryGiB = 0; // --worker-memory, resolved
     // Runs one worker over the tasks not done yet. False when the run must stop.
@@ -265,6 +266,12 @@ std::string Driver::timedOutReason() const {
 void Driver::onRecycle(const nlohmann::json& j, const std::string& tag, bool more) {
     if (!more) return; // its last task: it ends anyway
     const std::string after = j.at("after").get<std::string>();
+    if (j.value("reason", std::string()) == "cuda_context") { // that task's error says what CUDA said
+        std::cerr << tag << "a fresh worker takes the tasks after " << after
+                  << ": the CUDA context is broken after it (its error says how)\n";
+        jsonl("{\"event\":\"worker_restart\",\"after\":" + jsonString(after) + ",\"reason\":\"cuda_context\"}");
+        return;
+    }
     const double own = j.at("own_bytes").get<double>(), limit = j.at("limit_bytes").get<double>();
     std::cerr << tag << "a fresh worker takes the tasks after " << after << ": this one held " << gibText(own)
               << " beyond its page-locked operand blocks, over --worker-memory " << gibText(limit) << "\n";

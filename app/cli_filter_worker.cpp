@@ -223,6 +223,35 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
              ",\"limit_bytes\":" + std::to_string(memoryLimit) + "}");
         return true;
     };
+    // A task that broke the CUDA context (a device-side assert, an illegal address in one of its
+    // kernels) leaves nothing usable in this process: every later CUDA call fails. It is an error,
+    // whatever it reported (a fault found only at this sync may have struck any of its kernels, so
+    // what it computed is not kept), and the tasks after it go to a fresh worker, as after
+    // --worker-memory. Checked after every task of a CUDA run (one device sync).
+    const bool cudaRun = engine->runInfo(s.name).device == "cuda";
+    // Tests only (tests/tools/test_filter_devices.py): as if task ID had broken the CUDA context.
+    const char* breakOn = std::getenv("KS_TEST_BREAK_CONTEXT_ON_TASK");
+    auto brokeContext = [&](ks::TaskResult& tr) {
+        std::string fault = cudaRun ? ks::cudaContextFault() : std::string();
+        if (fault.empty() && breakOn && tr.id == breakOn)
+            fault = "cudaErrorAssert: device-side assert triggered (KS_TEST_BREAK_CONTEXT_ON_TASK)";
+        if (fault.empty()) return false;
+        const std::string why = "the CUDA context is broken after it (" + fault + "); the tasks after it run in a fresh worker";
+        if (tr.status == ks::TaskStatus::Error) {
+            tr.error += "; " + why;
+        } else if (const ks::TaskSpec* spec = s.find(tr.id)) {
+            ks::TaskResult failed = ks::resultSkeleton(*spec);
+            failed.status = ks::TaskStatus::Error;
+            failed.error = "task " + tr.id + ": " + why + ". What it computed is not kept: the fault may have struck any of its kernels";
+            failed.wallSeconds = tr.wallSeconds;
+            failed.gpu = tr.gpu;
+            tr = std::move(failed);
+        }
+        return true;
+    };
+    auto emitContextRecycle = [&](const ks::TaskResult& tr) {
+        emit("{\"event\":\"recycle\",\"after\":" + jsonString(tr.id) + ",\"reason\":\"cuda_context\"}");
+    };
     // Fault injection for the tests (tests/results_safety_test.cmake): a worker that crashes.
     const char* crashOn = std::getenv("KS_TEST_CRASH_ON_TASK");
     if (streamed) {
@@ -294,7 +323,12 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
                 log << t->id << ' ' << (names.empty() ? std::string("-") : names) << ' ' << (visible ? visible : "unset")
                     << '\n';
             }
+            const bool broken = brokeContext(tr);
             emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
+            if (broken) {
+                emitContextRecycle(tr);
+                break; // the tasks handed to it and not run go back to the queue
+            }
             if (overMemoryLimit(tr)) break; // the tasks handed to it and not run go back to the queue
         }
         emit(std::string("{\"event\":\"done\",\"cancelled\":") + (cancelled ? "true" : "false") + "}");
@@ -310,8 +344,15 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         },
         [&](const ks::TaskResult& t, int i, int total) {
             if (const char* logTo = std::getenv("KS_TEST_WORKER_LOG")) logWorkerTask(logTo, t.id, taskT0);
-            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(t) + "}");
-            return i + 1 == total || !overMemoryLimit(t);
+            ks::TaskResult tr = t;
+            const bool broken = brokeContext(tr);
+            emit("{\"event\":\"task\",\"result\":" + ks::taskResultToJson(tr) + "}");
+            if (i + 1 == total) return true;
+            if (broken) {
+                emitContextRecycle(tr);
+                return false;
+            }
+            return !overMemoryLimit(tr);
         });
     emit(std::string("{\"event\":\"done\",\"cancelled\":") + (r.run.cancelled ? "true" : "false") + "}");
     endWorker(proto, r.run.cancelled ? Exit::Cancelled : Exit::Ok);

@@ -230,6 +230,25 @@ DeviceInfo probeDevice(const std::string& requested) {
     return info;
 }
 
+std::string cudaContextFault() {
+#ifdef KS_TORCH_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return {};
+    }
+    (void)cudaGetLastError(); // a one-off error of an earlier call is not the context's state
+    if (cudaDeviceSynchronize() == cudaSuccess) return {};
+    // An asynchronous error surfaces once at a sync; a sticky one answers every call after it.
+    (void)cudaGetLastError();
+    const cudaError_t again = cudaDeviceSynchronize();
+    if (again == cudaSuccess) return {};
+    return std::string(cudaGetErrorName(again)) + ": " + cudaGetErrorString(again);
+#else
+    return {};
+#endif
+}
+
 struct Engine::Impl {
     EngineOptions opt;
     DeviceInfo dev;

@@ -4,7 +4,7 @@ the real filter workers run on the CPU, each told its CUDA_VISIBLE_DEVICES; KS_T
 records which device ran each task and when, KS_TEST_TASK_SLEEP makes tasks last. Checks: usage
 errors; every task ran exactly once, on the devices given, one task per device at a time, the
 devices in parallel; results in task order with the flags, and the CSV byte for byte, of the
-one-device run; a crashing worker, a task past --task-timeout, a killed run resumed and Ctrl-C,
+one-device run; a crashing worker, a task that breaks the CUDA context, a task past --task-timeout, a killed run resumed and Ctrl-C,
 each on one device, lose nothing of the others. Last, validate/bench --shard K/N: the split and
 its refusals, which come before the device check.
 Usage: test_filter_devices.py CLI DATA WORK"""
@@ -24,7 +24,7 @@ BAD = os.path.join(data, "bad")
 HOSTILE = os.path.join(data, "hostile", "filter_suite")
 BASE_ENV = {k: v for k, v in os.environ.items()
             if k not in ("KS_FAKE_DEVICES", "KS_TEST_TASK_SLEEP", "KS_TEST_WORKER_LOG", "KS_TEST_CRASH_ON_TASK",
-                         "KS_TEST_AHEAD_LOG", "KS_TEST_GATE_WAIT", "KS_TEST_WORKER_EXIT_DELAY",
+                         "KS_TEST_AHEAD_LOG", "KS_TEST_GATE_WAIT", "KS_TEST_BREAK_CONTEXT_ON_TASK", "KS_TEST_WORKER_EXIT_DELAY",
                          "KS_TEST_WORKER_EXIT_LOG", "CUDA_VISIBLE_DEVICES")}
 # The sandboxed workers may write the ceilings cache folder only: the logs go there.
 BASE_ENV["XDG_CACHE_HOME"] = os.path.join(work, "cache")
@@ -227,6 +227,40 @@ for t in b["tasks"]:
         fail(f"a crash on 2 devices: {t['id']} has status {t['status']} ({t.get('error')})")
 log = worker_log("crash.log")
 check_schedule(log, {"0", "1"}, [t for t, _, _, _ in log], "a crash on 2 devices")
+
+# --- A task that breaks the CUDA context (KS_TEST_BREAK_CONTEXT_ON_TASK stands for a device-side
+# assert): it is an error, what it computed is dropped, and the tasks after it run in a fresh
+# worker rather than failing one by one; on one device (the worker's task list) and on two. ------
+for name, extra, env in (("ctx-one", [], {}),
+                         ("ctx-all", ["--devices", "all"], {"KS_FAKE_DEVICES": 2, "KS_TEST_TASK_SLEEP": 0.2})):
+    out = run(["--suite", SYN, *COMMON, *extra, "--out", name + ".json", "--csv", name + ".csv", "--jsonl"],
+              KS_TEST_BREAK_CONTEXT_ON_TASK="T-normal", KS_TEST_WORKER_LOG=os.path.join(LOGS, name + ".log"), **env)
+    if "a fresh worker takes the tasks after T-normal: the CUDA context is broken after it" not in out:
+        fail(f"{name}: no word of the fresh worker\n{out}")
+    restarts = [json.loads(line) for line in out.splitlines() if line.startswith('{"event":"worker_restart"')]
+    if [(r["after"], r.get("reason")) for r in restarts] != [("T-normal", "cuda_context")]:
+        fail(f"{name}: worker_restart events {restarts}")
+    for t in results(name + ".json")["tasks"]:
+        if t["id"] == "T-normal":
+            err = t.get("error", "")
+            if t["status"] != "error" or "the CUDA context is broken after it (cudaErrorAssert" not in err \
+                    or "the tasks after it run in a fresh worker" not in err or "not kept" not in err:
+                fail(f"{name}: the task that broke the context: {t['status']} {err}")
+            ran = [k for k, m in t["metrics"].items() if m.get("run")]
+            if t["seeds"] != 0 or ran or any(t["flags"].values()):
+                fail(f"{name}: the task that broke the context kept results: seeds {t['seeds']}, metrics {ran}, "
+                     f"flags {t['flags']}")
+        elif t["status"] != clean[t["id"]]:
+            fail(f"{name}: {t['id']} has status {t['status']} ({t.get('error')}), {clean[t['id']]} without the fault")
+    with open(os.path.join(LOGS, name + ".log")) as f:
+        rows = [line.split() for line in f]
+    broke = next(r for r in rows if r[0] == "T-normal")
+    later = [r[0] for r in rows if r[4] == broke[4] and float(r[2]) >= float(broke[3])]
+    if later:
+        fail(f"{name}: the worker whose context broke ran {later} after it")
+    if len({r[4] for r in rows}) < 2:
+        fail(f"{name}: one worker ran every task: {rows}")
+same_run("ctx-one", "ctx-all", "a broken CUDA context on 2 devices", 2)
 
 # --- A task past --task-timeout on one device; a task that prints protocol lines. -------------
 HOST = ["--suite", HOSTILE, "--device", "cpu", "--criteria", "stat", "--seeds", "2", "--task-timeout", "3", "-q"]
