@@ -33,7 +33,7 @@ DeviceInfo probeDevice(const std::string& requested = "auto");
 // After a task on CUDA: empty when this process's CUDA context still works, else CUDA's error. A
 // device-side assert or an illegal address in a task's kernel leaves the context unusable for
 // the rest of the process (every later call fails with the same error), so a filter worker runs
-// no further task after one (docs/sandbox.md, "Faults"). Waits for the device; a one-off error
+// no further task after one (README, "filter"). Waits for the device; a one-off error
 // left by an earlier call (a refused capture) is cleared, not reported. Empty in a build without
 // CUDA.
 std::string cudaContextFault();
