@@ -203,8 +203,10 @@ said = out.count("a fresh worker takes the tasks after")
 events = out.count('"event":"worker_restart"')
 if said != len(pids) - 1 or events != len(pids) - 1 or "over --worker-memory 0.001 GiB" not in out:
     fail(f"--worker-memory 0.001: {said} restarts said, {events} events, for {len(pids)} tasks:\n{out}")
+# Each task in a fresh worker: a task of a second long, so that the two devices' tasks overlap
+# however long the workers take to start (0.1 s did not once, on a loaded CI machine).
 run(["--suite", SYN, *COMMON, "--devices", "all", "--worker-memory", "0.001", "--out", "mem-all.json", "--csv",
-     "mem-all.csv"], KS_FAKE_DEVICES=2, KS_TEST_TASK_SLEEP=0.1, KS_TEST_WORKER_LOG=os.path.join(LOGS, "mem-all.log"))
+     "mem-all.csv"], KS_FAKE_DEVICES=2, KS_TEST_TASK_SLEEP=1.0, KS_TEST_WORKER_LOG=os.path.join(LOGS, "mem-all.log"))
 same_run("syn-one", "mem-all", "--worker-memory 0.001 on 2 devices", 2)
 log = worker_log("mem-all.log")
 check_schedule(log, {"0", "1"}, [t for t, _, _, _ in log], "--worker-memory 0.001 on 2 devices")
