@@ -31,7 +31,8 @@ The model runs in training mode, as KernelBench and robust-kbench run it.
 
 Every file is handled by a worker process (forked once, reused); a file that fails is reported
 with the last line of its traceback and does not stop the others; a file that hangs past
-``--timeout`` or kills its worker is reported and the worker replaced.
+``--timeout``, kills its worker or breaks its CUDA context (a device-side assert) is reported and
+the worker replaced.
 
 Protocol: one JSON object per line on stdout -- ``{"event": "start", ...}``, one
 ``{"event": "file", "file": ..., "status": "ok"|"error", ...}`` per file in file order, and
@@ -1425,6 +1426,25 @@ def _export_kernelbench_job(job: Dict[str, Any]) -> Dict[str, Any]:
 JOB_HANDLERS: Dict[str, Any] = {"kernelbench": _export_kernelbench_job}
 
 
+def _cuda_context_fault(path: Path) -> str:
+    """After a job: empty while this process's CUDA context works, else CUDA's error. A
+    device-side assert or an illegal address in a task file's model leaves the context failing
+    every later call, so the worker takes no further job (run_pool starts a fresh one). A one-off
+    error surfaces once at a sync; a second sync tells it from a broken context.
+    KS_TEST_BREAK_CONTEXT_ON_FILE (tests only): as if the file of that name had broken it."""
+    if torch.cuda.is_initialized():
+        for attempt in range(2):
+            try:
+                torch.cuda.synchronize()
+                return ""
+            except Exception as e:  # noqa: BLE001 - CUDA's error, whatever its class
+                if attempt == 1:
+                    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if os.environ.get("KS_TEST_BREAK_CONTEXT_ON_FILE") == path.name:
+        return "CUDA error: device-side assert triggered (KS_TEST_BREAK_CONTEXT_ON_FILE)"
+    return ""
+
+
 def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
     os.dup2(2, 1)  # prints in task files must not mix with the protocol on stdout
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -1453,8 +1473,19 @@ def _worker_main(job_fd: int, res_fd: int, threads: int) -> None:
             r = {"status": "error", "error": str(e)}
         except BaseException as e:  # noqa: BLE001 - report any failure of the task file
             r = {"status": "error", "error": _last_line(e, path)}
+        fault = _cuda_context_fault(path)
+        if fault:
+            why = (f"the CUDA context is broken after it ({fault}); the files after it are "
+                   "imported by a fresh exporter process")
+            if r.get("status") == "ok":  # the fault may have struck any of its kernels
+                r = {"status": "error", "error": why + "; what it exported is not kept"}
+            else:
+                r["error"] = str(r.get("error", "")) + "; " + why
+            r["context_broken"] = True
         res.write(json.dumps(r, allow_nan=False, default=str) + "\n")
         res.flush()
+        if fault:
+            os._exit(0)  # run_pool reaps this worker and starts another for the next file
         gc.collect()  # the previous file's tensors, before the next one allocates its own
         if torch.cuda.is_initialized():
             torch.cuda.empty_cache()
@@ -1643,8 +1674,13 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
                     w.buf += chunk
                     while b"\n" in w.buf and w.job is not None:
                         line, w.buf = w.buf.split(b"\n", 1)
-                        finish(w.job, json.loads(line))
+                        r = json.loads(line)
+                        broken = bool(r.pop("context_broken", False))
+                        finish(w.job, r)
                         w.job = None
+                        if broken:  # its CUDA context fails every call now: it has ended itself
+                            w.reap()
+                            workers.remove(w)
                 elif time.monotonic() >= w.deadline:
                     w.kill()
                     finish(w.job, {"status": "error", "error": f"timed out after {timeout:g} s (--timeout)"})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Issue 17: parallel import workers share the GPU; a file that runs out of GPU memory beside
-# others is retried alone (the other workers gone) before its error is reported.
+# others is retried alone (the other workers gone) before its error is reported. Last, a file that
+# breaks its worker's CUDA context.
 # Usage: test_import_oom.sh CLI PYTHON FIXTURE_DIR WORK_DIR
 set -uo pipefail
 CLI=$1 PY=$2 FIX=$3 WORK=$4
@@ -27,4 +28,15 @@ order=$(grep -oE '[123]_(Needs|Always|Plain)' "$WORK/out.txt" | tr '\n' ' ')
 grep -E '^ok .*1_Needs_the_device_alone' "$WORK/out.txt" >/dev/null || fail "--jobs 1: the file should have had the device alone"
 grep -q 'retried' "$WORK/out.txt" && fail "--jobs 1 retried something"
 grep -E '^error .*2_Always_out_of_memory' "$WORK/out.txt" >/dev/null || fail "--jobs 1: the always-OOM file must fail"
+# A file that breaks its worker's CUDA context (KS_TEST_BREAK_CONTEXT_ON_FILE stands for a
+# device-side assert): an error, and one worker still imports every file after it (a fresh one).
+KS_TEST_BREAK_CONTEXT_ON_FILE=1_Needs_the_device_alone.py "$CLI" import-kernelbench "$FIX" --out "$WORK/ctx" --jobs 1 \
+    --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"
+grep -E '^error .*1_Needs_the_device_alone.*the CUDA context is broken after it \(CUDA error: device-side assert' \
+    "$WORK/out.txt" >/dev/null || fail "the file that broke the context must be an error saying so"
+grep -E '^error .*2_Always_out_of_memory.*CUDA out of memory' "$WORK/out.txt" >/dev/null \
+    || fail "the file after a broken context must be imported as without it"
+grep -E '^ok .*3_Plain_tanh' "$WORK/out.txt" >/dev/null || fail "the last file was not imported after a broken context"
+grep -q 'died while importing' "$WORK/out.txt" && fail "a file after the broken context was blamed for its worker's end"
+[[ -e "$WORK/ctx/level1/1_Needs_the_device_alone.json" ]] && fail "the file that broke the context left its task"
 echo "PASS"
