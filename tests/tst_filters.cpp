@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 using namespace ks;
 
@@ -178,6 +179,27 @@ TEST(BadInput, EachRuntimeFailureNamesTheTaskAndTheRestGoesOn) {
         EXPECT_NE(by[id]->error.find("task " + id + ":"), std::string::npos) << by[id]->error;
         EXPECT_NE(by[id]->error.find(needle), std::string::npos) << id << ": " << by[id]->error;
     }
+}
+
+// A CUDA error raised inside TorchScript ends in CUDA's advice lines; the cause is the error line
+// before them (eight level-3 graph captures on the H200 reported only the last advice line).
+TEST(BadInput, ACudaErrorsCauseIsItsErrorLineNotCudasAdvice) {
+    const std::runtime_error e(
+        "The following operation failed in the TorchScript interpreter.\n"
+        "Traceback of TorchScript (most recent call last):\n"
+        "  File \"<string>\", line 3, in forward\n"
+        "RuntimeError: CUDA error: operation not permitted when stream is capturing\n"
+        "Search for `cudaErrorStreamCaptureUnsupported' in https://docs.nvidia.com/cuda/ for more information.\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+        "incorrect.\n"
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n");
+    EXPECT_EQ(shortError(e),
+              "RuntimeError: CUDA error: operation not permitted when stream is capturing (source line 3, in forward)");
+    const std::runtime_error plain("CUDA error: device-side assert triggered\n"
+                                   "CUDA kernel errors might be asynchronously reported at some other API call\n"
+                                   "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.");
+    EXPECT_EQ(shortError(plain), "CUDA error: device-side assert triggered");
 }
 
 TEST(Cancel, StopsAndKeepsFinishedTasks) {

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -95,6 +96,29 @@ std::string shortError(const std::exception& e) {
         while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
         return s;
     };
+    // A CUDA error's message ends in advice lines ("Search for `cudaError...' in ...", "CUDA kernel
+    // errors might be asynchronously reported ...", "For debugging consider passing ...", "Compile
+    // with `TORCH_USE_CUDA_DSA` ..."), which the cause below would otherwise be read from: eight
+    // level-3 captures on the H200 reported only "Compile with `TORCH_USE_CUDA_DSA` ...".
+    {
+        static const char* const advice[] = {"Search for `cuda", "CUDA kernel errors might be asynchronously",
+                                             "For debugging consider passing CUDA_LAUNCH_BLOCKING",
+                                             "Compile with `TORCH_USE_CUDA_DSA`"};
+        std::string kept;
+        size_t from = 0;
+        while (from <= msg.size()) {
+            const size_t nl = msg.find('\n', from);
+            const std::string line = msg.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
+            const size_t text = line.find_first_not_of(' ');
+            bool drop = false;
+            for (const char* a : advice)
+                drop = drop || (text != std::string::npos && line.compare(text, std::strlen(a), a) == 0);
+            if (!drop) kept += (kept.empty() ? "" : "\n") + line;
+            if (nl == std::string::npos) break;
+            from = nl + 1;
+        }
+        msg = kept;
+    }
     msg = trim(msg);
     // Interpreter errors start with a TorchScript traceback; the cause is the last line and the
     // place is the innermost `File "<string>", line N, in fn` entry.
