@@ -18,11 +18,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <sstream>
+#include <string_view>
 
 namespace ks {
 
@@ -101,21 +104,15 @@ std::string shortError(const std::exception& e) {
     // with `TORCH_USE_CUDA_DSA` ..."), which the cause below would otherwise be read from: eight
     // level-3 captures on the H200 reported only "Compile with `TORCH_USE_CUDA_DSA` ...".
     {
-        static const char* const advice[] = {"Search for `cuda", "CUDA kernel errors might be asynchronously",
-                                             "For debugging consider passing CUDA_LAUNCH_BLOCKING",
-                                             "Compile with `TORCH_USE_CUDA_DSA`"};
-        std::string kept;
-        size_t from = 0;
-        while (from <= msg.size()) {
-            const size_t nl = msg.find('\n', from);
-            const std::string line = msg.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
-            const size_t text = line.find_first_not_of(' ');
-            bool drop = false;
-            for (const char* a : advice)
-                drop = drop || (text != std::string::npos && line.compare(text, std::strlen(a), a) == 0);
-            if (!drop) kept += (kept.empty() ? "" : "\n") + line;
-            if (nl == std::string::npos) break;
-            from = nl + 1;
+        static constexpr std::string_view advice[] = {"Search for `cuda", "CUDA kernel errors might be asynchronously",
+                                                      "For debugging consider passing CUDA_LAUNCH_BLOCKING",
+                                                      "Compile with `TORCH_USE_CUDA_DSA`"};
+        std::istringstream lines(msg);
+        std::string line, kept;
+        while (std::getline(lines, line)) {
+            const std::string_view text = std::string_view(line).substr(std::min(line.find_first_not_of(' '), line.size()));
+            if (std::none_of(std::begin(advice), std::end(advice), [&](std::string_view a) { return text.starts_with(a); }))
+                kept += (kept.empty() ? "" : "\n") + line;
         }
         msg = kept;
     }
