@@ -19,6 +19,9 @@
 #include "ks/core/torchtask.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <c10/core/InferenceMode.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -1162,4 +1165,43 @@ TEST_F(Import, InitsThatCannotBeReplayedAreMarkedApproximated) {
     ASSERT_LT(static_cast<size_t>(col), rows[0].size()) << csv.substr(0, csv.find('\r'));
     EXPECT_EQ(rows[1].at(col), "q;signs;bias");
     EXPECT_EQ(rows[2].at(col), "") << "no approximated tensors: an empty field";
+}
+
+// A traced channel shuffle (tests/data/traced): `channels // groups` on x.size(1) is recorded as
+// tensor ops on 0-dim host tensors with the groups as a 0-dim tensor constant. Loaded onto a
+// device, that constant must stay on the host, or the arithmetic runs on the device and is read
+// back inside every forward (a synchronisation; no CUDA-graph capture). Here the device is meta,
+// which needs no GPU and to which loading maps every tensor of the archive.
+TEST(ArtifactOnADevice, ScalarConstantsOfATraceStayOnTheHost) {
+    const ks::Suite s = loadSuiteDir(std::string(KS_TEST_DATA) + "/traced");
+    for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
+    ASSERT_EQ(s.tasks.size(), 1u);
+    const ks::TaskSpec& spec = s.tasks[0];
+    const ks::CompiledTask ct = ks::compileTask(spec);
+    int scalarConstants = 0;
+    auto constants = [&scalarConstants](const torch::jit::Module& m, bool wantHost) {
+        for (const torch::jit::Module& sub : m.modules())
+            for (const torch::jit::Method& method : sub.get_methods())
+                for (const torch::jit::Node* n : method.graph()->nodes())
+                    if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
+                        n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t &&
+                        n->t(c10::attr::value).dim() == 0) {
+                        ++scalarConstants;
+                        EXPECT_EQ(n->t(c10::attr::value).is_cpu(), wantHost) << "a 0-dim constant on " << n->t(c10::attr::value).device();
+                    }
+    };
+    // Loaded as it is, onto the meta device: the trace's constant goes there with the rest.
+    torch::jit::Module raw = torch::jit::load(spec.artifactPath, at::Device(at::kMeta));
+    constants(raw, false);
+    EXPECT_GE(scalarConstants, 1) << "the fixture lost its 0-dim constant: regenerate it (tests/data/traced/README)";
+    EXPECT_EQ(ks::keepScalarConstantsOnHost(raw, *ct.module), scalarConstants);
+    scalarConstants = 0;
+    constants(raw, true);
+    // Through the engine's own loading: on the host.
+    const auto onMeta = ks::artifactOn(spec, ct, at::Device(at::kMeta));
+    ASSERT_NE(onMeta, nullptr);
+    scalarConstants = 0;
+    constants(*onMeta, true);
+    EXPECT_GE(scalarConstants, 1);
+    EXPECT_EQ(ks::keepScalarConstantsOnHost(*onMeta, *ct.module), 0) << "nothing left to move";
 }

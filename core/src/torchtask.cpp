@@ -21,9 +21,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -233,6 +235,49 @@ void inlineAllCalls(torch::jit::Graph& g) {
 }
 
 namespace {
+// The 0-dim tensor constants of every method of `module` and its submodules, in a fixed order:
+// modules in registration order, methods in definition order, nodes in graph order. Modules of
+// one type share their methods' graphs, so each graph is walked once.
+std::vector<torch::jit::Node*> scalarConstants(const torch::jit::Module& module) {
+    std::vector<torch::jit::Node*> out;
+    auto visit = [&out](torch::jit::Block* b, const auto& self) -> void {
+        for (torch::jit::Node* n : b->nodes()) {
+            for (torch::jit::Block* sub : n->blocks()) self(sub, self);
+            if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
+                n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t && n->t(c10::attr::value).dim() == 0)
+                out.push_back(n);
+        }
+    };
+    std::set<const torch::jit::Graph*> seen;
+    for (const torch::jit::Module& m : module.modules())
+        for (const torch::jit::Method& method : m.get_methods()) {
+            const std::shared_ptr<torch::jit::Graph> g = method.graph();
+            if (seen.insert(g.get()).second) visit(g->block(), visit);
+        }
+    return out;
+}
+} // namespace
+
+int keepScalarConstantsOnHost(torch::jit::Module& onDevice, const torch::jit::Module& onHost) {
+    const std::vector<torch::jit::Node*> dev = scalarConstants(onDevice);
+    const std::vector<torch::jit::Node*> host = scalarConstants(onHost);
+    // Both loaded from one archive: the same graphs. Anything else is left as it is.
+    if (dev.size() != host.size()) return 0;
+    for (size_t i = 0; i < dev.size(); ++i) {
+        const at::Tensor& d = dev[i]->t(c10::attr::value);
+        const at::Tensor& h = host[i]->t(c10::attr::value);
+        if (d.scalar_type() != h.scalar_type() || !h.is_cpu()) return 0;
+    }
+    int moved = 0;
+    for (size_t i = 0; i < dev.size(); ++i) {
+        if (dev[i]->t(c10::attr::value).is_cpu()) continue;
+        dev[i]->t_(c10::attr::value, host[i]->t(c10::attr::value).clone());
+        ++moved;
+    }
+    return moved;
+}
+
+namespace {
 
 std::string shapeText(const std::vector<int64_t>& s) {
     std::string out = "[";
@@ -333,6 +378,12 @@ std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const Compi
     if (!slot) {
         try {
             slot = std::make_shared<torch::jit::Module>(loadCounted(spec.artifactPath, device));
+            // KS_HOST_CONSTANTS=0: mapped with the rest, as before (a benchmark's reference only).
+            static const bool keep = [] {
+                const char* v = std::getenv("KS_HOST_CONSTANTS");
+                return !(v && std::string_view(v) == "0");
+            }();
+            if (keep) keepScalarConstantsOnHost(*slot, *ct.module);
         } catch (const std::exception& e) {
             ct.copies->byDevice.erase(device.str());
             throw Error("cannot load artifact " + spec.artifactPath + " onto " + device.str() + ": " + shortError(e));

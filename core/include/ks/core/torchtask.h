@@ -76,6 +76,18 @@ void seedAll(uint64_t seed);
 // `self.gemm(x)` stays a prim::CallMethod), so it runs until no call is left.
 void inlineAllCalls(torch::jit::Graph& g);
 
+// Puts the 0-dim tensor constants of every method of `onDevice` (and its submodules) back on the
+// host, as `onHost`, the same archive loaded onto the host, holds them; returns how many it
+// replaced (0 when the two modules' graphs differ). A trace records the shape arithmetic of a forward
+// (`channels // groups` on `x.size(1)`) as tensor ops on 0-dim host tensors, with the Python
+// number as a 0-dim tensor constant. Loading an artifact onto a GPU maps those constants there
+// too, and the arithmetic then runs on the device and reads its result back to the host: a
+// synchronisation inside every forward, which the task's own PyTorch code does not have, which
+// slows its eager time and makes its forward impossible to capture in a CUDA graph. On the host,
+// the arithmetic stays on the host as it was traced; a 0-dim host tensor also mixes with device
+// tensors in any elementwise op without a copy.
+int keepScalarConstantsOnHost(torch::jit::Module& onDevice, const torch::jit::Module& onHost);
+
 // The line of the task's own source file a graph node comes from, numbered as the GUI's source
 // pane numbers `spec.source` (1-based), and that line's text; {0, ""} when unknown. A built-in
 // task's node points into its compiled source. A traced (imported) task's node carries the Python
