@@ -209,6 +209,7 @@ TEST(Inefficiency, ScalarChainIsFolded) {
     // Six launches at most a few microseconds each, but on the CPU there is no graph to replay.
     EXPECT_EQ(r.graphMs, 0.0);
     EXPECT_TRUE(r.graphError.empty()) << r.graphError;
+    EXPECT_EQ(r.hostSyncs, -1) << "counted on CUDA only";
     ASSERT_TRUE(r.error.empty()) << r.error;
     const auto* rr = findRule(r, "scalar-chain");
     ASSERT_NE(rr, nullptr);

@@ -4,6 +4,7 @@
 // Label gpu; skips without a device. Timing assertions are ordinal with wide margins.
 #include "ks/core/inefficiency.h"
 #include "ks/core/suite.h"
+#include "../core/src/cudagraph.h"
 #include "ks/core/taskspec.h"
 
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 using namespace ks;
 
@@ -88,6 +90,7 @@ TEST(InefficiencyGpu, GraphReplayShowsTheHostsShareOfALaunchDominatedTask) {
     EXPECT_GE(r.graphMs, r.graphLaunchMs);
     EXPECT_EQ(r.graphKernelMs, cudaCeilings().graphKernelMs);
     EXPECT_GT(r.dispatchMs(), 0.0);
+    EXPECT_EQ(r.hostSyncs, 0) << "sixty elementwise ops never wait for the GPU";
 }
 
 TEST(InefficiencyGpu, AGpuBoundTaskIsNotReplayed) {
@@ -110,6 +113,11 @@ TEST(InefficiencyGpu, AForwardThatCannotBeCapturedIsReportedAndTheDeviceStaysUsa
     EXPECT_GT(r.eagerMs, 0.0);
     EXPECT_EQ(r.graphMs, 0.0);
     EXPECT_FALSE(r.graphError.empty());
+    // float(...) reads one value back: one wait for the GPU, counted and noted.
+    EXPECT_EQ(r.hostSyncs, 1);
+    bool waits = false;
+    for (const auto& n : r.notes) waits = waits || n.find("waits for the GPU 1 time(s)") != std::string::npos;
+    EXPECT_TRUE(waits);
     bool noted = false;
     for (const auto& n : r.notes) noted = noted || n.find("CUDA-graph replay was not measured") != std::string::npos;
     EXPECT_TRUE(noted);
@@ -152,4 +160,25 @@ TEST(InefficiencyGpu, ATracedChannelShuffleIsCaptured) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_TRUE(r.graphError.empty()) << r.graphError;
     EXPECT_GT(r.graphMs, 0.0);
+    EXPECT_EQ(r.hostSyncs, 0) << "the division by the groups stays on the host";
+}
+
+TEST(InefficiencyGpu, HostSyncsAreCountedOnTheCallingThreadOnly) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const at::Tensor x = at::ones({16}, at::TensorOptions().device(at::kCUDA));
+    // Three values read back, one stream synchronisation.
+    EXPECT_EQ(countHostSyncs([&] {
+                  for (int i = 0; i < 3; ++i) (void)x.sum().item<float>();
+                  c10::cuda::getCurrentCUDAStream().synchronize();
+              }),
+              4);
+    EXPECT_EQ(countHostSyncs([&] { (void)(x * 2 + 1); }), 0);
+    // Another thread's wait, meanwhile, is not this thread's.
+    EXPECT_EQ(countHostSyncs([&] {
+                  std::thread other([&] { (void)x.sum().item<float>(); });
+                  other.join();
+              }),
+              0);
+    // The mode is back to what it was: a read-back outside the count warns nowhere.
+    EXPECT_EQ(c10::cuda::warning_state().get_sync_debug_mode(), c10::cuda::SyncDebugMode::L_DISABLED);
 }

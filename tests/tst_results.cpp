@@ -471,6 +471,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     t.inefficiency = sampleInefficiency();
     t.inefficiency->eagerMs = 2.5;
     t.inefficiency->graphMs = 0.75;
+    t.inefficiency->hostSyncs = 2;
     t.inefficiency->graphLaunchMs = 0.0031;
     t.inefficiency->graphKernelMs = 0.0014;
     t.redundancy = sampleRedundancy();
@@ -517,6 +518,7 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
     EXPECT_DOUBLE_EQ(back.run.ceilings->graphLaunchMs, 0.0031);
     EXPECT_DOUBLE_EQ(back.run.ceilings->graphKernelMs, 0.0014);
     EXPECT_DOUBLE_EQ(b.inefficiency->graphKernelMs, 0.0014);
+    EXPECT_EQ(b.inefficiency->hostSyncs, 2);
     // Files from before the graph replay read as not measured.
     EXPECT_EQ(b.inefficiency->graphError, "");
     {
@@ -525,8 +527,10 @@ TEST(ResultsJson, RoundTripWithBothAnalysesAndCeilings) {
         old.erase("graph_launch_ms");
         old.erase("graph_kernel_ms");
         old.erase("graph_error");
+        old.erase("host_syncs");
         const InefficiencyReport o = inefficiencyReportFromJson(old);
         EXPECT_EQ(o.graphMs, 0);
+        EXPECT_EQ(o.hostSyncs, -1) << "not counted";
         EXPECT_EQ(o.dispatchMs(), 0);
     }
     EXPECT_EQ(b.redundancy->nodes.at(0).kind, RedundantNode::Kind::Dead);
@@ -614,7 +618,7 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
         << header;
     for (const char* col :
          {",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes,baseline_memory_bound,",
-          ",baseline_eager_ms,baseline_graph_ms,baseline_floor_ms,baseline_timed_on,baseline_reasons,",
+          ",baseline_eager_ms,baseline_graph_ms,baseline_host_syncs,baseline_floor_ms,baseline_timed_on,baseline_reasons,",
           ",redundant_flop_fraction,redundant_nodes,redundant_unused_args,zeros_pass_metric,",
           ",baseline_rewrite_speedup_threshold,baseline_efficiency_threshold,baseline_passes_threshold,"
           "redundant_flop_fraction_threshold,zeros_pass_atol_threshold,zeros_pass_rtol_threshold,"
@@ -622,12 +626,16 @@ TEST(Csv, FiltersFiveAndSixColumnsFollowTableOne) {
         EXPECT_NE(header.find(col), std::string::npos) << col;
     EXPECT_NE(csv.find("\r\nL1-23,23_Softmax,True,True,True,True,True,True,True,True,1,activation,ok,"), std::string::npos)
         << csv;
-    // baseline_graph_ms is empty where no CUDA-graph replay was measured (here: CPU timings).
-    EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
+    // baseline_graph_ms and baseline_host_syncs are empty where no CUDA-graph replay was measured
+    // and no synchronisation counted (here: CPU timings).
+    EXPECT_NE(csv.find(",34.5,diag-matmul,3.5,1.5,False,1.52,,,5.32,CPU,rewrite,0.5,1,1,"), std::string::npos) << csv;
     r.tasks[0].inefficiency->device = "cuda";
     r.tasks[0].inefficiency->graphMs = 0.61;
-    EXPECT_NE(resultsToCsv(r, r.thresholds).find(",34.5,diag-matmul,3.5,1.5,False,1.52,0.61,5.32,CUDA,rewrite,"),
+    r.tasks[0].inefficiency->hostSyncs = 0;
+    EXPECT_NE(resultsToCsv(r, r.thresholds).find(",34.5,diag-matmul,3.5,1.5,False,1.52,0.61,0,5.32,CUDA,rewrite,"),
               std::string::npos);
+    r.tasks[0].inefficiency->hostSyncs = 3;
+    EXPECT_NE(resultsToCsv(r, r.thresholds).find(",1.52,0.61,3,5.32,CUDA,"), std::string::npos);
     EXPECT_NE(csv.find(",0.01,0.01,0.01,0.01,2,0.05,0,0.05,"), std::string::npos) << csv;
     // The failed analysis: an empty cell, and its error in the error column, named.
     EXPECT_NE(csv.find("\r\nL1-99,broken,True,True,True,True,,,True,True,"), std::string::npos) << csv;

@@ -205,6 +205,7 @@ json inefficiencyReportToJson(const InefficiencyReport& r) {
                 {"graph_launch_ms", num(r.graphLaunchMs)},
                 {"graph_kernel_ms", num(r.graphKernelMs)},
                 {"graph_error", r.graphError},
+                {"host_syncs", r.hostSyncs},
                 {"tf32", r.tf32},
                 {"rewrites", rw},
                 {"best_speedup", num(r.bestSpeedup)},
@@ -245,6 +246,7 @@ InefficiencyReport inefficiencyReportFromJson(const json& j) {
     r.graphLaunchMs = getNum(j, "graph_launch_ms", 0);
     r.graphKernelMs = getNum(j, "graph_kernel_ms", 0);
     r.graphError = str(j, "graph_error");
+    r.hostSyncs = j.contains("host_syncs") && j["host_syncs"].is_number_integer() ? j["host_syncs"].get<int>() : -1;
     // Reports from before this field were timed with cuDNN's TF32 default (on).
     r.tf32 = getBool(j, "tf32", true);
     for (const auto& x : objects(j, "rewrites")) {

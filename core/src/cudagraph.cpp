@@ -10,7 +10,9 @@
 #include <ATen/cuda/MemPool.h>
 #include <ATen/core/CachingHostAllocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -101,6 +103,40 @@ CapturedForward::~CapturedForward() = default;
 
 void CapturedForward::replay() { m_impl->graph.replay(); }
 
+namespace {
+// Counts LibTorch's "called a synchronizing CUDA operation" warnings; passes on every other one.
+class SyncCounter : public c10::WarningHandler {
+public:
+    explicit SyncCounter(c10::WarningHandler* next) : m_next(next) {}
+    void process(const c10::Warning& w) override {
+        if (w.msg().find("synchronizing CUDA operation") != std::string::npos)
+            ++count;
+        else if (m_next)
+            m_next->process(w);
+    }
+    int count = 0;
+
+private:
+    c10::WarningHandler* m_next;
+};
+} // namespace
+
+int countHostSyncs(const std::function<void()>& f) {
+    SyncCounter counter(c10::WarningUtils::get_warning_handler());
+    const c10::WarningUtils::WarningHandlerGuard handler(&counter);
+    auto& state = c10::cuda::warning_state();
+    const c10::cuda::SyncDebugMode before = state.get_sync_debug_mode();
+    state.set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
+    try {
+        f();
+    } catch (...) {
+        state.set_sync_debug_mode(before);
+        throw;
+    }
+    state.set_sync_debug_mode(before);
+    return counter.count;
+}
+
 #else
 
 struct CapturedForward::Impl {};
@@ -112,6 +148,8 @@ CapturedForward::CapturedForward(const std::function<at::Tensor()>&, bool) {
 CapturedForward::~CapturedForward() = default;
 
 void CapturedForward::replay() {}
+
+int countHostSyncs(const std::function<void()>&) { return -1; }
 
 #endif
 

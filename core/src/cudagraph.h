@@ -36,4 +36,12 @@ private:
     at::Tensor m_out;
 };
 
+// How many times `f` makes the calling thread wait for the GPU through LibTorch: a value read back
+// to the host (`.item()`, `int(t)`, a copy to pageable memory), a stream or device
+// synchronisation. Counted with LibTorch's sync debug mode set to warn for the duration of `f`,
+// and the warnings of this thread caught meanwhile (other threads' are not counted, and the
+// mode is restored afterwards). Such waits stall the host's dispatch inside a forward and make it
+// impossible to capture in a CUDA graph. -1 without CUDA in this build.
+int countHostSyncs(const std::function<void()>& f);
+
 } // namespace ks

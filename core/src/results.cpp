@@ -794,7 +794,8 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
     for (int c = 0; c < StatisticalCriterionCount; ++c) os << ',' << criteria()[c].key << "_metric";
     // Filter 5's three measurements (any one flags) and filter 6's, each in its own column.
     os << ",baseline_rewrite_speedup,baseline_rewrite_rule,baseline_efficiency,baseline_passes"
-          ",baseline_memory_bound,baseline_eager_ms,baseline_graph_ms,baseline_floor_ms,baseline_timed_on"
+          ",baseline_memory_bound,baseline_eager_ms,baseline_graph_ms,baseline_host_syncs,baseline_floor_ms"
+          ",baseline_timed_on"
           ",baseline_reasons"
           ",redundant_flop_fraction,redundant_nodes,redundant_unused_args";
     os << ",zeros_pass_metric";
@@ -815,11 +816,12 @@ std::string resultsToCsv(const RunResults& r, const Thresholds& t) {
             const auto& ie = *task.inefficiency;
             os << ',' << fmt(ie.bestSpeedup, 9) << ',' << csvField(ie.bestRule) << ',' << fmt(ie.efficiency, 9) << ','
                << fmt(ie.passes, 9) << ',' << (ie.memoryBound ? "True" : "False") << ',' << fmt(ie.eagerMs, 9) << ','
-               << (ie.graphMs > 0 ? fmt(ie.graphMs, 9) : std::string()) << ',' << fmt(ie.floorMs, 9) << ','
+               << (ie.graphMs > 0 ? fmt(ie.graphMs, 9) : std::string()) << ','
+               << (ie.hostSyncs >= 0 ? std::to_string(ie.hostSyncs) : std::string()) << ',' << fmt(ie.floorMs, 9) << ','
                << (ie.device == "cpu" ? "CPU" : ie.device == "cuda" ? "CUDA" : "") << ','
                << inefficiencyReasons(inefficiencyVerdict(ie, t));
         } else {
-            os << ",,,,,,,,,,";
+            os << ",,,,,,,,,,,";
         }
         if (task.criterionRun(Criterion::RedundantComputation)) {
             const auto& re = *task.redundancy;

@@ -123,6 +123,16 @@ class TestDetailModels : public QObject {
             ie.graphError = "operation not permitted when stream is capturing";
             model.setTask(&t);
             QCOMPARE(model.value(QStringLiteral("Graph replay")), QStringLiteral("not measured"));
+            // The forward's waits for the GPU: a row once counted (CUDA), none before.
+            ie.hostSyncs = -1;
+            model.setTask(&t);
+            QCOMPARE(row(QStringLiteral("Host waits")), -1);
+            ie.hostSyncs = 0;
+            model.setTask(&t);
+            QCOMPARE(model.value(QStringLiteral("Host waits")), QStringLiteral("none"));
+            ie.hostSyncs = 16;
+            model.setTask(&t);
+            QCOMPARE(model.value(QStringLiteral("Host waits")), QStringLiteral("16 per forward"));
             model.setTask(r.find("L1-36"));
         }
 

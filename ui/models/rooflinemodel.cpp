@@ -89,6 +89,11 @@ void RooflineModel::rebuild() {
                     .arg(ms(r.graphLaunchMs)));
         else if (!r.graphError.empty())
             add(tr("Graph replay"), tr("not measured"), QString::fromStdString(r.graphError));
+        if (r.hostSyncs >= 0)
+            add(tr("Host waits"), r.hostSyncs == 0 ? tr("none") : tr("%1 per forward").arg(r.hostSyncs),
+                tr("times one eager forward makes the host wait for the GPU (a value read back, a stream "
+                   "synchronisation): the eager time includes the waits, and such a forward cannot be "
+                   "captured in a CUDA graph. Information: flags nothing."));
         add(tr("Efficiency"), QString::number(r.efficiency, 'g', 3),
             tr("floor / eager time; flags below %1").arg(m_thresholds.value(ks::Threshold::BaselineEfficiency)),
             v.efficiency);

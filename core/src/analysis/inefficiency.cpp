@@ -1553,11 +1553,19 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                                 " ms, at least 5 calls)");
         rep.efficiency = rep.eagerMs > 0 ? rep.floorMs / rep.eagerMs : 0;
         rep.launchBound = rep.launchMs > 0 && rep.eagerMs <= rep.launchBoundLimitMs();
-        measureGraphReplay(rep, opt, ceilings, dev, [&]() -> at::Tensor {
+        const std::function<at::Tensor()> forward = [&]() -> at::Tensor {
             if (tracedTf32 == 0) return runForward(spec, ct, s0.inputs, s0.params);
             const auto out = original(s0.inputs, s0.params);
             return !out.empty() && out.front().isTensor() ? out.front().toTensor() : at::Tensor();
-        });
+        };
+        if (dev.is_cuda()) {
+            rep.hostSyncs = countHostSyncs([&] { (void)forward(); });
+            if (rep.hostSyncs > 0)
+                rep.notes.push_back("the eager forward waits for the GPU " + std::to_string(rep.hostSyncs) +
+                                    " time(s) (a value read back to the host or a stream synchronisation "
+                                    "inside it): its eager time includes those waits");
+        }
+        measureGraphReplay(rep, opt, ceilings, dev, forward);
         if (rep.efficiency > 1)
             rep.notes.push_back("the roofline floor (" + std::to_string(rep.floorMs) + " ms) is above the measured eager "
                                 "time (" + std::to_string(rep.eagerMs) + " ms): the byte or FLOP count of this task "

@@ -181,6 +181,11 @@ struct InefficiencyReport {
     double graphLaunchMs = 0;   // DeviceCeilings::graphLaunchMs, the floor of one replayed kernel
     double graphKernelMs = 0;   // DeviceCeilings::graphKernelMs, each further kernel of a replay
     std::string graphError;
+    // Times one eager forward makes the host wait for the GPU (a value read back, a stream
+    // synchronisation: countHostSyncs in cudagraph.h); -1 when not counted (CPU, reports from
+    // before 2026-12-05). The eager time includes those waits, and such a forward cannot be
+    // captured in a CUDA graph.
+    int hostSyncs = -1;
     // The eager time above which the graph replay is not measured: 10 x the launch-bound limit.
     double graphTimingLimitMs() const { return 10.0 * launchBoundLimitMs(); }
     // What the host's dispatch adds to the eager time: eagerMs - graphMs (0 when not measured).
