@@ -241,6 +241,7 @@ ks::InefficiencyReport inefficiency(const ks::TaskResult& t, double bytes, doubl
     r.eagerTrafficBytes = passes * bytes;
     r.passes = passes;
     r.memoryBound = r.memoryFloorMs >= r.computeFloorMs;
+    r.hostSyncs = 0; // counted on CUDA: the forward never waits for the GPU
     return r;
 }
 
