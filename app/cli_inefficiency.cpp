@@ -74,6 +74,8 @@ int run(const Options& o) {
             if (r.graphMs > 0)
                 std::printf("           graph replay %.3fms: host dispatch %.3fms of the eager time\n", r.graphMs,
                             r.dispatchMs());
+            if (r.hostSyncs > 0)
+                std::printf("           the eager forward waits for the GPU %d time(s)\n", r.hostSyncs);
             for (const auto& rr : r.rewrites)
                 std::printf("           %s line %d: %s%s\n", rr.rule.c_str(), rr.line,
                             !rr.implemented ? "detected, no rewrite"
