@@ -119,21 +119,28 @@ public:
 private:
     c10::WarningHandler* m_next;
 };
+
+// LibTorch's sync debug mode, set for the guard's lifetime (it is process-wide).
+class SyncDebugModeGuard {
+public:
+    explicit SyncDebugModeGuard(c10::cuda::SyncDebugMode mode)
+        : m_before(c10::cuda::warning_state().get_sync_debug_mode()) {
+        c10::cuda::warning_state().set_sync_debug_mode(mode);
+    }
+    ~SyncDebugModeGuard() { c10::cuda::warning_state().set_sync_debug_mode(m_before); }
+    SyncDebugModeGuard(const SyncDebugModeGuard&) = delete;
+    SyncDebugModeGuard& operator=(const SyncDebugModeGuard&) = delete;
+
+private:
+    c10::cuda::SyncDebugMode m_before;
+};
 } // namespace
 
 int countHostSyncs(const std::function<void()>& f) {
     SyncCounter counter(c10::WarningUtils::get_warning_handler());
     const c10::WarningUtils::WarningHandlerGuard handler(&counter);
-    auto& state = c10::cuda::warning_state();
-    const c10::cuda::SyncDebugMode before = state.get_sync_debug_mode();
-    state.set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
-    try {
-        f();
-    } catch (...) {
-        state.set_sync_debug_mode(before);
-        throw;
-    }
-    state.set_sync_debug_mode(before);
+    const SyncDebugModeGuard mode(c10::cuda::SyncDebugMode::L_WARN);
+    f();
     return counter.count;
 }
 

@@ -1559,7 +1559,14 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
             return !out.empty() && out.front().isTensor() ? out.front().toTensor() : at::Tensor();
         };
         if (dev.is_cuda()) {
-            rep.hostSyncs = countHostSyncs([&] { (void)forward(); });
+            // Information only: a forward that failed here (it has just run many times) leaves the
+            // count out, not the verdicts.
+            try {
+                rep.hostSyncs = countHostSyncs([&] { (void)forward(); });
+            } catch (const std::exception& e) {
+                rep.hostSyncs = -1;
+                rep.notes.push_back("the eager forward's waits for the GPU were not counted: " + shortError(e));
+            }
             if (rep.hostSyncs > 0)
                 rep.notes.push_back("the eager forward waits for the GPU " + std::to_string(rep.hostSyncs) +
                                     " time(s) (a value read back to the host or a stream synchronisation "
