@@ -299,6 +299,20 @@ TEST(Redundancy, ADropoutThatDrawsNothingLeavesCutsAfterIt) {
     EXPECT_GT(r.checkRunsFromCut, 0);
 }
 
+// A dropout that returns its input by its constant arguments is reported without a check run
+// (filter 6's time on DenseNet, whose layers each end in Dropout(0.0)); the relu after it still
+// has its check runs.
+TEST(Redundancy, ADropoutThatReturnsItsInputNeedsNoCheckRun) {
+    const auto r = analyze(taskById(testSuite(), "R-dropout-eval"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_EQ(r.nodes.size(), 1u);
+    EXPECT_EQ(r.nodes[0].op, "aten::dropout");
+    EXPECT_NE(r.nodes[0].reason.find("(train = False: it returns its input)"), std::string::npos) << r.nodes[0].reason;
+    // Only the relu was checked, and its bypass failed on the first run. Without the rule the
+    // dropout's accepted bypass adds a run per seed and one on the all-zero input (5 in all).
+    EXPECT_EQ(r.checkRuns, 1) << "the relu's check alone";
+}
+
 TEST(Redundancy, JsonNamesTasksAndNodes) {
     const auto r = analyze(taskById(testSuite(), "R-relu-after-sigmoid"));
     const auto j = ks::redundancyReportsToJson({r}, {});

@@ -327,6 +327,20 @@ bool drawsRandom(const Node* x) {
     return true;
 }
 
+// Why `x` returns its input itself, by its constant arguments: a dropout whose p is 0 or whose
+// train flag is false (ATen's dropouts return the input tensor then, before anything else);
+// empty when it does not, or not by constants.
+std::string identityByArguments(const Node* x) {
+    if (!kindIn(x, {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"}) ||
+        x->inputs().size() != 3)
+        return {};
+    const auto p = torch::jit::toIValue(x->input(1));
+    const auto train = torch::jit::toIValue(x->input(2));
+    if (p && p->isDouble() && p->toDouble() == 0.0) return "p = 0";
+    if (train && train->isBool() && !train->toBool()) return "train = False";
+    return {};
+}
+
 struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
 
 // `name`=0 in the environment: a same-machine reference for benchmarks (read once).
@@ -872,6 +886,20 @@ void Analysis::bypassPass() {
         const double bytes = copy ? copyBytes(n) : 0.0;
         if (copy && bytes == 0) continue; // a copy that copies nothing costs nothing to keep
         ++m_rep.opsExamined;
+        // An op that returns its input itself, by its constant arguments: bypassed without a check
+        // run, which could only find the output unchanged (DenseNet's hundred Dropout(0.0)s).
+        if (const std::string why = identityByArguments(n); !why.empty() && out == n->output(0)) {
+            Value* in = n->input(0);
+            const Observed* io = info(in);
+            if (io && io->dtype == o->dtype && io->sizes == o->sizes) {
+                out->replaceAllUsesWith(in);
+                live.reset();
+                addNode(n, RedundantNode::Kind::NoEffect,
+                        "bypassed by its input " + describe(in) + ", the output is unchanged (" + why +
+                            ": it returns its input)");
+                continue;
+            }
+        }
         // A candidate stands in for `out`: an existing value, or (shape != out's) one made from an
         // input by a reshape or an expand inserted just before `n`, removed again if rejected.
         struct Candidate {
