@@ -310,28 +310,13 @@ void Analysis::observe() {
 }
 
 namespace {
-// `x` draws random numbers. A dropout whose p is the constant 0, or whose train flag is the
-// constant false, returns its input without drawing (ATen's dropout), whatever the JIT's
-// nondeterministic-op list says.
-bool drawsRandom(const Node* x) {
-    if (!x->isNondeterministic()) return false;
-    if (kindIn(x, {"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::feature_dropout_",
-                   "aten::alpha_dropout", "aten::alpha_dropout_", "aten::feature_alpha_dropout",
-                   "aten::feature_alpha_dropout_"}) &&
-        x->inputs().size() == 3) {
-        const auto p = torch::jit::toIValue(x->input(1));
-        const auto train = torch::jit::toIValue(x->input(2));
-        if ((p && p->isDouble() && p->toDouble() == 0.0) || (train && train->isBool() && !train->toBool()))
-            return false;
-    }
-    return true;
-}
-
 // Why `x` returns its input itself, by its constant arguments: a dropout whose p is 0 or whose
-// train flag is false (ATen's dropouts return the input tensor then, before anything else);
+// train flag is false (ATen's dropouts return the input tensor then, before drawing anything);
 // empty when it does not, or not by constants.
 std::string identityByArguments(const Node* x) {
-    if (!kindIn(x, {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"}) ||
+    if (!kindIn(x, {"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::feature_dropout_",
+                    "aten::alpha_dropout", "aten::alpha_dropout_", "aten::feature_alpha_dropout",
+                    "aten::feature_alpha_dropout_"}) ||
         x->inputs().size() != 3)
         return {};
     const auto p = torch::jit::toIValue(x->input(1));
@@ -340,6 +325,10 @@ std::string identityByArguments(const Node* x) {
     if (train && train->isBool() && !train->toBool()) return "train = False";
     return {};
 }
+
+// `x` draws random numbers. A dropout that returns its input draws none, whatever the JIT's
+// nondeterministic-op list says.
+bool drawsRandom(const Node* x) { return x->isNondeterministic() && identityByArguments(x).empty(); }
 
 struct NotSaved {}; // a tail reads a value from before its cut that the cut did not save
 
