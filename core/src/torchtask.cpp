@@ -10,6 +10,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
+#include <torch/csrc/jit/runtime/graph_iterator.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
 #include <ATen/Context.h>
@@ -240,19 +241,16 @@ namespace {
 // one type share their methods' graphs, so each graph is walked once.
 std::vector<torch::jit::Node*> scalarConstants(const torch::jit::Module& module) {
     std::vector<torch::jit::Node*> out;
-    auto visit = [&out](torch::jit::Block* b, const auto& self) -> void {
-        for (torch::jit::Node* n : b->nodes()) {
-            for (torch::jit::Block* sub : n->blocks()) self(sub, self);
-            if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
-                n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t && n->t(c10::attr::value).dim() == 0)
-                out.push_back(n);
-        }
-    };
     std::set<const torch::jit::Graph*> seen;
     for (const torch::jit::Module& m : module.modules())
         for (const torch::jit::Method& method : m.get_methods()) {
-            const std::shared_ptr<torch::jit::Graph> g = method.graph();
-            if (seen.insert(g.get()).second) visit(g->block(), visit);
+            std::shared_ptr<torch::jit::Graph> g = method.graph();
+            if (!seen.insert(g.get()).second) continue;
+            torch::jit::DepthFirstGraphNodeIterator it(g);
+            for (torch::jit::Node* n = it.next(); n; n = it.next())
+                if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
+                    n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t && n->t(c10::attr::value).dim() == 0)
+                    out.push_back(n);
         }
     return out;
 }
