@@ -241,7 +241,7 @@ TEST_F(Import, EverySpecFieldIsWhatTheFileSays) {
         EXPECT_EQ(t.id, "L1-" + std::to_string(t.number));
         EXPECT_EQ(t.name, spec.stem().string());
         EXPECT_EQ(t.artifactPath, (spec.parent_path() / (t.name + ".pt")).generic_string());
-        EXPECT_EQ(t.exporterVersion, "1.5");
+        EXPECT_EQ(t.exporterVersion, "1.6");
         EXPECT_EQ(t.torchVersion.substr(0, 4), "2.11");
         EXPECT_TRUE(t.warnings.empty());
         EXPECT_EQ(t.entry, "forward");
@@ -850,7 +850,7 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
     std::map<std::string, int> tensorsChecked;
-    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8", "L1-10"}) {
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8", "L1-10", "L1-11"}) {
         SCOPED_TRACE(id);
         const TaskSpec* t = s.find(id);
         ASSERT_NE(t, nullptr);
@@ -876,9 +876,10 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     // GRU 2 directions x 4), 10 structured inputs, 1 + 2, 1 + 11 (h0, c0, LSTM 2 layers x 4, the
     // drawn buffer), 1 + 7 (attention: out_proj weight and bias, in_proj weight and bias; the
     // scale; the Linear), 1 + 42 (3 cloned encoder layers x 12, a Linear and its copy x 2, a
-    // Linear); each over 5 seeds.
+    // Linear), 3 heavy-tailed inputs; each over 5 seeds.
     EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15},
-                                                          {"L1-7", 60}, {"L1-8", 40}, {"L1-10", 215}}));
+                                                          {"L1-7", 60}, {"L1-8", 40}, {"L1-10", 215},
+                                                          {"L1-11", 15}}));
     // Layers made by copy.deepcopy (nn.TransformerEncoder's clones, a copied Linear) are copies of
     // the first, not draws of their own: 16 of the 42 (layers 1-2's 7 drawn tensors each, the
     // copied Linear's 2; their 10 norm and in_proj bias constants stay constants). Drawn each,
@@ -1082,12 +1083,46 @@ TEST_F(Import, StructuredInputsAreTransformsNotFittedNormals) {
     EXPECT_LT(x[8].max().item<int64_t>(), 17);
 }
 
+// torch.distributions' Pareto and Exponential sample with exponential_ and scale the draw by 0-dim
+// tensors: the spec says the exponential draw and its transforms (exporter 1.6), not a fitted normal
+// (which would be another distribution, with negative values); seeds replay bit for bit (above).
+TEST_F(Import, HeavyTailedInputsAreExponentialDrawsAndTheirTransforms) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-11");
+    ASSERT_NE(t, nullptr);
+    using T = Transform::Kind;
+    auto ops = [&](const std::string& name) {
+        std::vector<T> out;
+        for (const auto& p : tensorNamed(t->inputs, name).post) out.push_back(p.kind);
+        return out;
+    };
+    for (const auto& in : t->inputs) {
+        EXPECT_EQ(in.init.kind, Distribution::Kind::Exponential) << in.name;
+        EXPECT_EQ(in.init.a, 1.0) << in.name << ": exponential_() with its default rate";
+        EXPECT_TRUE(in.approximated.empty()) << in.name << ": " << in.approximated;
+    }
+    EXPECT_EQ(ops("predictions"), (std::vector<T>{T::Div, T::Exp, T::Affine}));
+    EXPECT_EQ(tensorNamed(t->inputs, "predictions").post[0].value, 1.5);
+    EXPECT_EQ(tensorNamed(t->inputs, "predictions").post[2].scale, static_cast<double>(0.01f))
+        << "the scale is the distribution's float32 tensor";
+    EXPECT_EQ(tensorNamed(t->inputs, "targets").post[2].scale, 2.0);
+    EXPECT_EQ(ops("waits"), std::vector<T>{T::Div});
+    EXPECT_EQ(tensorNamed(t->inputs, "waits").post[0].value, 4.0);
+    // Pareto's support: at least its scale, and unbounded above (a fitted normal is neither).
+    seedAll(7);
+    const auto x = drawInputs(*t, Preset::Full, at::kCPU);
+    EXPECT_GE(x[0].min().item<float>(), 0.01f);
+    EXPECT_GE(x[1].min().item<float>(), 2.0f);
+    EXPECT_GT(x[0].max().item<float>(), 10 * 0.01f) << "a heavy tail over 3072 draws";
+    EXPECT_GE(x[2].min().item<float>(), 0.0f);
+}
+
 // A forward that reseeds before its first random op imports with "forward_seed", and the engine
 // makes that call before every forward: the dropout masks, hence the output, are Python's. A
 // forward that reseeds between random ops imports too, and says why it is not replayed.
 TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
     const std::string& out = prepared().importInit.out;
-    EXPECT_NE(out.find("10 of 10 files imported"), std::string::npos) << out;
+    EXPECT_NE(out.find("11 of 11 files imported"), std::string::npos) << out;
     EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     const TaskSpec* t = s.find("L1-4");

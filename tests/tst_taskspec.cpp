@@ -89,6 +89,12 @@ TEST(TaskSpec, ErrorsNameTheFileAndTheProblem) {
     EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"init":{"dist":"randint","high":0}}]})")
                   .find("low < high"),
               std::string::npos);
+    for (const char* lambd : {"0", "-2"})
+        EXPECT_NE(errorOf(base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"init":{"dist":"exponential","lambd":)" +
+                          lambd + "}}]}")
+                      .find("exponential 'lambd' must be a finite number > 0"),
+                  std::string::npos)
+            << lambd;
     EXPECT_NE(errorOf(base + R"("name":"n","source_file":"missing.py","inputs":[{"name":"x","shape":[1]}]})")
                   .find("cannot read source_file 'missing.py'"),
               std::string::npos);

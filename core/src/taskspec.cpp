@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -92,9 +93,14 @@ Distribution parseDistribution(const json& j, const std::string& ctx) {
         d.kind = Distribution::Kind::Constant;
         if (!j.contains("value")) fail(ctx, "constant needs 'value'");
         d.a = num(j, "value", 0.0, ctx);
+    } else if (dist == "exponential") {
+        d.kind = Distribution::Kind::Exponential;
+        d.a = num(j, "lambd", 1.0, ctx);
+        if (!(d.a > 0) || !std::isfinite(d.a)) fail(ctx, "exponential 'lambd' must be a finite number > 0");
+        d.inplace = true; // the only form PyTorch has
     } else {
         fail(ctx, "unknown distribution '" + dist +
-                      "' (expected normal, uniform, randint, kaiming_uniform or constant)");
+                      "' (expected normal, uniform, randint, kaiming_uniform, constant or exponential)");
     }
     return d;
 }
@@ -273,6 +279,7 @@ const char* distributionName(Distribution::Kind k) {
     case Distribution::Kind::RandInt: return "randint";
     case Distribution::Kind::KaimingUniform: return "kaiming_uniform";
     case Distribution::Kind::Constant: return "constant";
+    case Distribution::Kind::Exponential: return "exponential";
     }
     return "?";
 }

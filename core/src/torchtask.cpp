@@ -500,6 +500,12 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     case Distribution::Kind::Constant:
         x = at::full(shape, d.a, fopts);
         break;
+    case Distribution::Kind::Exponential:
+        // One call on the whole tensor, as torch.distributions makes it: ATen's CPU kernel takes one
+        // seed from the generator and fills the tensor on its own threads, so no split form is needed.
+        x = at::empty(shape, fopts);
+        x.exponential_(d.a, gen);
+        break;
     }
     for (const auto& p : t.post) {
         if (!at::isFloatingType(x.scalar_type())) x = x.to(at::kFloat);

@@ -66,7 +66,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the user's KernelBench checkout
 
-EXPORTER_VERSION = "1.5"
+EXPORTER_VERSION = "1.6"
 # The order in which the engine draws a seed's tensors (core/src/engine.cpp, pass 1): every input in
 # spec order, then every parameter, as robust-kbench's filters call get_inputs() before Model(...).
 # The recording and the seed-0 replay in export_one follow exactly this order. (1.0 and 1.1 wrote
@@ -180,6 +180,19 @@ def _is_scalar(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _scalar_of(state: "RecordState", v: Any) -> Optional[float]:
+    """A number, or a 0-dim floating tensor that was not drawn (torch.distributions keeps its
+    parameters as such: Pareto's `scale * x`, Exponential's `x / rate`), as the float it holds; a
+    float tensor times a 0-dim float tensor computes in the tensor's dtype, as with a Python number
+    (the seed-0 replay checks it bit for bit). None for anything else."""
+    if _is_scalar(v):
+        return float(v)
+    if (isinstance(v, torch.Tensor) and v.dim() == 0 and v.dtype.is_floating_point and state.get(v) is None
+            and not v.requires_grad):
+        return float(v.item())
+    return None
+
+
 def _size_arg(args: Sequence[Any], kwargs: Dict[str, Any]) -> Optional[List[int]]:
     if "size" in kwargs:
         return list(kwargs["size"])
@@ -204,8 +217,8 @@ def _fmt_call(name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> str:
 
 
 _GENERATORS = {"randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal"}
-_INPLACE_DRAWS = {"uniform_", "normal_"}
-_RNG_OTHER = {"bernoulli", "bernoulli_", "multinomial", "randperm", "random_", "exponential_",
+_INPLACE_DRAWS = {"uniform_", "normal_", "exponential_"}
+_RNG_OTHER = {"bernoulli", "bernoulli_", "multinomial", "randperm", "random_",
               "geometric_", "cauchy_", "log_normal_", "poisson", "dropout", "rrelu"}
 _CONSTANTS = {"ones", "zeros", "full", "ones_like", "zeros_like", "full_like"}
 _IDENTITY = {"contiguous", "clone", "detach", "detach_", "requires_grad_", "cpu", "cuda",
@@ -294,10 +307,14 @@ class Recorder(TorchFunctionMode):
             hi = args[2] if len(args) > 2 else kwargs.get("to", kwargs.get("std", 1.0))
             if name == "uniform_":
                 dist = {"dist": "uniform", "low": float(lo), "high": float(hi), "inplace": True}
+            elif name == "exponential_":  # torch.distributions' Exponential, Pareto, ... sample this way
+                lambd = args[1] if len(args) > 1 else kwargs.get("lambd", 1.0)
+                dist = {"dist": "exponential", "lambd": float(lambd)} if _is_scalar(lambd) and lambd > 0 else None
             else:
                 dist = {"dist": "normal", "mean": float(lo), "std": float(hi), "inplace": True}
             origin = _fmt_call("." + name, args[1:], kwargs)
-            s.set(first, Prov(dist, origin, draw=s.draw(origin)))
+            s.set(first, Prov(dist, origin, ok=dist is not None, why="" if dist is not None else
+                              f"unsupported arguments to .{name}", draw=s.draw(origin)))
             return
         if name in _RNG_OTHER:
             if isinstance(out, torch.Tensor):
@@ -347,33 +364,33 @@ class Recorder(TorchFunctionMode):
                 p.spoil(f"{name} after a softmax over a given dim")
             p.origin += f".{name}(...)"
         elif name in ("mul", "__mul__", "__rmul__", "multiply", "mul_", "__imul__"):
-            other = args[1] if first is not None and s.get(first) is src else args[0]
-            if _is_scalar(other):
+            other = _scalar_of(s, args[1] if first is not None and s.get(first) is src else args[0])
+            if other is not None:
                 p.add_affine(other, 0.0)
                 p.origin += f" * {other!r}"
             else:
                 p.spoil(f"multiplied by a tensor ({name})")
         elif name in ("add", "__add__", "__radd__", "add_", "__iadd__", "sub", "__sub__", "sub_", "__isub__",
                       "subtract"):
-            other = args[1] if len(args) > 1 else kwargs.get("other")
+            other = _scalar_of(s, args[1] if len(args) > 1 else kwargs.get("other"))
             alpha = kwargs.get("alpha", 1)
-            if _is_scalar(other) and _is_scalar(alpha) and s.get(first) is src:
+            if other is not None and _is_scalar(alpha) and s.get(first) is src:
                 sign = -1.0 if "sub" in name else 1.0
                 p.add_affine(1.0, sign * other * alpha)
                 p.origin += f" {'-' if sign < 0 else '+'} {other!r}"
             else:
                 p.spoil(f"combined with a tensor ({name})")
         elif name == "__rsub__":
-            other = args[1] if len(args) > 1 else None
-            if _is_scalar(other):
+            other = _scalar_of(s, args[1] if len(args) > 1 else None)
+            if other is not None:
                 p.add_affine(-1.0, other)
                 p.origin = f"{other!r} - ({p.origin})"
             else:
                 p.spoil("subtracted from a tensor")
         elif name in ("div", "__truediv__", "div_", "__itruediv__", "true_divide"):
-            other = args[1] if len(args) > 1 else kwargs.get("other")
-            if _is_scalar(other) and other != 0 and "rounding_mode" not in kwargs and s.get(first) is src:
-                p.post.append({"op": "div", "value": float(other)})  # x / 3 is not x * (1/3) bit for bit
+            other = _scalar_of(s, args[1] if len(args) > 1 else kwargs.get("other"))
+            if other is not None and other != 0 and "rounding_mode" not in kwargs and s.get(first) is src:
+                p.post.append({"op": "div", "value": other})  # x / 3 is not x * (1/3) bit for bit
                 p.origin += f" / {other!r}"
             else:
                 p.spoil(f"divided ({name})")
@@ -549,6 +566,8 @@ def draw_engine(ts: Dict[str, Any], all_specs: Dict[str, Dict[str, Any]]) -> tor
         t = torch.empty(shape, dtype=f32).uniform_(-bound, bound)
     elif dist == "constant":
         t = torch.full(shape, float(init["value"]), dtype=f32)
+    elif dist == "exponential":
+        t = torch.empty(shape, dtype=f32).exponential_(init.get("lambd", 1.0))
     else:
         raise AssertionError(dist)
     for p in ts.get("post", []):

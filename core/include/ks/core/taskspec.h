@@ -28,9 +28,11 @@ const char* presetName(Preset p);
 std::optional<Preset> parsePreset(const std::string& s);
 
 struct Distribution {
-    enum class Kind { Normal, Uniform, RandInt, KaimingUniform, Constant };
+    // Exponential: torch.empty(shape).exponential_(lambd), how torch.distributions' Exponential
+    // and Pareto sample (Pareto: exponential_() / alpha, then exp, then * scale; exporter 1.6).
+    enum class Kind { Normal, Uniform, RandInt, KaimingUniform, Constant, Exponential };
     Kind kind = Kind::Normal;
-    double a = 0.0; // normal: mean, uniform/randint: low, constant: value
+    double a = 0.0; // normal: mean, uniform/randint: low, constant: value, exponential: lambd
     double b = 1.0; // normal: std, uniform/randint: high
     std::optional<double> fanIn;  // kaiming_uniform: explicit fan-in
     std::string fanInOf;          // kaiming_uniform: take the fan-in of this parameter's shape
