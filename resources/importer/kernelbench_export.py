@@ -971,9 +971,13 @@ class _SeedCalls:
         self.saved = []
 
 
-def _device_constants_to_input(traced) -> int:
+def _device_constants_to_input(traced, trace_device: torch.device) -> int:
     """A trace bakes `x.device` into a constant; make it the device of the graph's first tensor
-    input so the artifact runs wherever its inputs are."""
+    input so the artifact runs wherever its inputs are. On a GPU trace a constant that names the
+    host stays: the file put that tensor on the host itself (`torch.tensor(0.5)` in a forward, which
+    eager PyTorch passes to the GPU's kernel as a number); moved to the inputs' device it would be a
+    copy to the GPU, and a wait, in every forward that the file does not have. A CPU trace cannot
+    tell the two apart, and every constant follows the inputs."""
     changed = 0
     for m in traced.modules():
         try:
@@ -985,6 +989,8 @@ def _device_constants_to_input(traced) -> int:
             continue
         for n in list(g.nodes()):
             if n.kind() == "prim::Constant" and n.output().type().kind() == "DeviceObjType":
+                if trace_device.type != "cpu" and n.output().toIValue().type == "cpu":
+                    continue
                 d = g.create("prim::device", [tensor_inputs[0]])
                 d.output().setType(n.output().type())
                 d.insertBefore(n)
@@ -1325,7 +1331,12 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
             fresh_i = [draw_engine(s, by_name) for s in input_specs]
             fresh_p = draw_engine_params(param_specs, by_name)
         else:  # too large to draw on the CPU: new inputs from get_inputs(), the same parameters
-            fresh_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
+            # Drawn where the seed-0 inputs were (the tracing device: milliseconds for a few GB). The
+            # CPU generator draws about 0.5 GB/s on one core, and KernelBench's later level 1 has 59
+            # files with more than 1 GB of inputs (8.6 GB for most losses and reductions), three seeds
+            # each; this check needs other inputs, not the CPU generator's.
+            with Recorder(RecordState(), device):
+                fresh_i = [v for v in src.get_inputs() if isinstance(v, torch.Tensor)]
             fresh_p = params
         ex_s = [t.to(device) for t in fresh_i] + [t.to(device) for t in fresh_p]
         outs = []
@@ -1356,7 +1367,7 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
         if msg not in seen:
             seen.add(msg)
             notes.append(msg)
-    n_dev = _device_constants_to_input(traced)
+    n_dev = _device_constants_to_input(traced, device)
     if n_dev:
         notes.append(f"{n_dev} device constant(s) in the trace now follow the inputs' device")
 
