@@ -23,15 +23,8 @@ LEVELS=${LEVELS:-1 2 3}
 export PYTHONUNBUFFERED=1
 rm -rf "$RES"; mkdir -p "$OUT" "$WORK" "$RES"
 [[ -d $KB/level1 ]] || { echo "no KernelBench checkout at $KB (levelN/ folders expected)"; exit 3; }
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-step() { # name command...: runs it, logs its wall time
-    local name=$1; shift
-    local s; s=$(ms)
-    "$@" >"$RES/$name.log" 2>&1
-    local rc=$?
-    echo "$name: exit $rc, wall $(( $(ms) - s )) ms" | tee -a "$RES/summary.txt"
-    tar -czf "$OUT/kb.tgz" -C "$RES" .
-}
+PACK="$OUT/kb.tgz"
+source bench/gpu/steps.sh # ms, step
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 {
     $CLI --version
@@ -49,11 +42,10 @@ SMI=$!
 trap 'kill $SMI 2>/dev/null' EXIT
 if has import; then
     rm -rf "$WORK/kbm"
-    for l in $LEVELS; do
+    for l in $LEVELS; do # --jsonl: an event a file, with its seconds (the slowest are listed)
         step import-l$l $CLI import-kernelbench "$KB/level$l" --out "$WORK/kbm" --jobs 8 --python "$PY" \
-            --trace-device cuda
-        echo "level $l import: $(grep -c '^ok' "$RES/import-l$l.log") ok, $(grep -c '^error' "$RES/import-l$l.log") error" \
-            | tee -a "$RES/summary.txt"
+            --trace-device cuda --jsonl
+        python3 bench/gpu/import_summary.py "$RES/import-l$l.log" "level $l" | tee -a "$RES/summary.txt"
     done
 fi
 [[ -d $WORK/kbm ]] || { echo "nothing imported in $WORK/kbm"; exit 1; }

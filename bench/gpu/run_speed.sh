@@ -61,15 +61,8 @@ ENGINE=build/gpu/bin/kernelsieve-engine
 PY=${PY:-$(command -v python3)}
 STEPS=${*:-builtin corpus stat rkb}
 export PYTHONUNBUFFERED=1
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-step() { # name command...: runs it, logs its wall time
-    local name=$1; shift
-    local s; s=$(ms)
-    "$@" >"$RES/$name.log" 2>&1
-    local rc=$?
-    echo "$name: exit $rc, wall $(( $(ms) - s )) ms" | tee -a "$RES/summary.txt"
-    tar -czf "$OUT/speed.tgz" -C "$RES" . # after every step: a run cut short still brings back what it did
-}
+PACK="$OUT/speed.tgz"
+source bench/gpu/steps.sh # ms, step
 {
     $CLI --version
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv,noheader
