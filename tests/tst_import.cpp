@@ -850,7 +850,7 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     for (const auto& i : s.issues) ADD_FAILURE() << i.file << ": " << i.message;
     std::map<std::string, int> tensorsChecked;
-    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8", "L1-10", "L1-11"}) {
+    for (const char* id : {"L1-1", "L1-2", "L1-3", "L1-4", "L1-7", "L1-8", "L1-10", "L1-11", "L1-12"}) {
         SCOPED_TRACE(id);
         const TaskSpec* t = s.find(id);
         ASSERT_NE(t, nullptr);
@@ -876,10 +876,11 @@ TEST_F(Import, StandardLayersDrawBitForBitForEverySeed) {
     // GRU 2 directions x 4), 10 structured inputs, 1 + 2, 1 + 11 (h0, c0, LSTM 2 layers x 4, the
     // drawn buffer), 1 + 7 (attention: out_proj weight and bias, in_proj weight and bias; the
     // scale; the Linear), 1 + 42 (3 cloned encoder layers x 12, a Linear and its copy x 2, a
-    // Linear), 3 heavy-tailed inputs; each over 5 seeds.
+    // Linear), 3 heavy-tailed inputs, 1 + 7 (two convs, a batch norm, a Linear, initialised in a
+    // loop); each over 5 seeds.
     EXPECT_EQ(tensorsChecked, (std::map<std::string, int>{{"L1-1", 155}, {"L1-2", 85}, {"L1-3", 50}, {"L1-4", 15},
                                                           {"L1-7", 60}, {"L1-8", 40}, {"L1-10", 215},
-                                                          {"L1-11", 15}}));
+                                                          {"L1-11", 15}, {"L1-12", 40}}));
     // Layers made by copy.deepcopy (nn.TransformerEncoder's clones, a copied Linear) are copies of
     // the first, not draws of their own: 16 of the 42 (layers 1-2's 7 drawn tensors each, the
     // copied Linear's 2; their 10 norm and in_proj bias constants stay constants). Drawn each,
@@ -1117,12 +1118,51 @@ TEST_F(Import, HeavyTailedInputsAreExponentialDrawsAndTheirTransforms) {
     EXPECT_GE(x[2].min().item<float>(), 0.0f);
 }
 
+// A constructor whose layers draw their default inits and whose loop then draws the weights again:
+// the first draws are kept by no tensor, but they move the generator. The spec makes them again and
+// throws them away ("discard_before") right before the first parameter drawn after them, so every
+// parameter is the original's (bit for bit over 5 seeds, above); without them the weights differ.
+TEST_F(Import, AnInitLoopsEarlierDrawsAreMadeAgainAndDiscarded) {
+    const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
+    const TaskSpec* t = s.find("L1-12");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(rawSpec(*t)["import"]["rng_compatible"], true) << rawSpec(*t)["import"]["rng_note"];
+    EXPECT_TRUE(t->approximatedTensors().empty());
+    // Draw order: conv1.weight, conv2.weight, conv2.bias, fc.weight, fc.bias (defaults), then the loop's
+    // conv1.weight, conv2.weight, fc.weight. conv2.bias and fc.bias keep their default draws (then
+    // zeroed: draw_before) and come first; the defaults of the three weights are discarded before them.
+    std::vector<std::string> order;
+    for (const auto& p : t->params) order.push_back(p.name);
+    EXPECT_EQ(order, (std::vector<std::string>{"conv2.bias", "fc.bias", "conv1.weight", "bn1.weight", "bn1.bias",
+                                               "conv2.weight", "fc.weight"}));
+    const auto& cb = tensorNamed(t->params, "conv2.bias");
+    ASSERT_EQ(cb.discardBefore.size(), 2u);
+    EXPECT_EQ(cb.discardBefore[0].shape, (std::vector<int64_t>{8, 3, 3, 3}));
+    EXPECT_EQ(cb.discardBefore[1].shape, (std::vector<int64_t>{8, 8, 3, 3}));
+    EXPECT_EQ(cb.discardBefore[0].init.kind, Distribution::Kind::Uniform);
+    ASSERT_TRUE(cb.drawBefore.has_value());
+    const auto& fb = tensorNamed(t->params, "fc.bias");
+    ASSERT_EQ(fb.discardBefore.size(), 1u);
+    EXPECT_EQ(fb.discardBefore[0].shape, (std::vector<int64_t>{5, 8}));
+    EXPECT_TRUE(tensorNamed(t->params, "conv1.weight").discardBefore.empty());
+    expectDist(tensorNamed(t->params, "conv1.weight"), Distribution::Kind::Normal, 0,
+               std::sqrt(2.0) / std::sqrt(8.0 * 9)); // kaiming_normal_, fan_out = 8 * 3 * 3
+    TaskSpec without = *t;
+    for (auto& p : without.params) p.discardBefore.clear();
+    std::vector<std::pair<std::vector<at::Tensor>, std::vector<at::Tensor>>> seeds;
+    loadSeeds(*t, seeds);
+    seedAll(0);
+    drawInputs(without, Preset::Full, at::kCPU);
+    const auto params = drawParams(without, Preset::Full, at::kCPU);
+    EXPECT_FALSE(at::equal(params[2], seeds[0].second[2])) << "without the discarded draws conv1.weight shifts";
+}
+
 // A forward that reseeds before its first random op imports with "forward_seed", and the engine
 // makes that call before every forward: the dropout masks, hence the output, are Python's. A
 // forward that reseeds between random ops imports too, and says why it is not replayed.
 TEST_F(Import, ReseedingForwardWithDropoutImportsWithItsSeed) {
     const std::string& out = prepared().importInit.out;
-    EXPECT_NE(out.find("11 of 11 files imported"), std::string::npos) << out;
+    EXPECT_NE(out.find("12 of 12 files imported"), std::string::npos) << out;
     EXPECT_EQ(out.find("branches on tensor values"), std::string::npos) << out;
     const ks::Suite s = loadSuiteDir(InitSuiteDir.string());
     const TaskSpec* t = s.find("L1-4");

@@ -95,6 +95,16 @@ TEST(TaskSpec, ErrorsNameTheFileAndTheProblem) {
                       .find("exponential 'lambd' must be a finite number > 0"),
                   std::string::npos)
             << lambd;
+    const std::string x = base + R"("name":"n","source":"s","inputs":[{"name":"x","shape":[1],"discard_before":)";
+    EXPECT_NE(errorOf(x + R"({"shape":[2]}}]})").find("must be a list"), std::string::npos);
+    EXPECT_NE(errorOf(x + R"([{"shape":[2]}]}]})").find("each entry needs 'shape' (a list of sizes) and 'init'"),
+              std::string::npos);
+    EXPECT_NE(errorOf(x + R"([{"shape":["N"],"init":{"dist":"normal"}}]}]})").find("'shape' sizes must be integers"),
+              std::string::npos);
+    EXPECT_NE(errorOf(x + R"([{"shape":[2],"init":{"dist":"constant","value":0}}]}]})")
+                  .find("'init' must be normal, uniform, randint or exponential"),
+              std::string::npos);
+    EXPECT_EQ(errorOf(x + R"([{"shape":[2,3],"init":{"dist":"uniform","low":-1,"high":1,"inplace":true}}]}]})"), "");
     EXPECT_NE(errorOf(base + R"("name":"n","source_file":"missing.py","inputs":[{"name":"x","shape":[1]}]})")
                   .find("cannot read source_file 'missing.py'"),
               std::string::npos);

@@ -189,6 +189,25 @@ TensorSpec parseTensor(const json& j, const std::string& ctx) {
             fail(tctx, "'draw_before' must be a random distribution (it stands for numbers the original drew), "
                        "not a constant");
     }
+    if (j.contains("discard_before")) {
+        const std::string dctx = tctx + " discard_before";
+        if (!j.at("discard_before").is_array()) fail(dctx, "must be a list of {\"shape\": [...], \"init\": {...}}");
+        for (const auto& d : j.at("discard_before")) {
+            if (!d.is_object() || !d.contains("shape") || !d.at("shape").is_array() || !d.contains("init"))
+                fail(dctx, "each entry needs 'shape' (a list of sizes) and 'init'");
+            TensorSpec::Discard x;
+            for (const auto& n : d.at("shape")) {
+                if (!n.is_number_unsigned() || n.get<uint64_t>() > uint64_t(jsonutil::MaxDimSize))
+                    fail(dctx, "'shape' sizes must be integers in [0, " + std::to_string(jsonutil::MaxDimSize) +
+                                   "], got " + jsonutil::brief(n));
+                x.shape.push_back(n.get<int64_t>());
+            }
+            x.init = parseDistribution(d.at("init"), dctx);
+            if (x.init.kind == Distribution::Kind::Constant || x.init.kind == Distribution::Kind::KaimingUniform)
+                fail(dctx, "'init' must be normal, uniform, randint or exponential (the numbers the original drew)");
+            t.discardBefore.push_back(std::move(x));
+        }
+    }
     if (j.contains("copy_of")) {
         if (!j.at("copy_of").is_string() || j.at("copy_of").get<std::string>().empty())
             fail(tctx, "'copy_of' must name an earlier parameter");
@@ -466,8 +485,8 @@ TaskSpec parseTaskSpec(const std::string& jsonText, const std::string& path,
             sameShape = src.shape[d].name == p.shape[d].name && src.shape[d].value == p.shape[d].value;
         if (!sameShape || src.dtype != p.dtype)
             fail(pctx, "'copy_of' names '" + p.copyOfName + "', whose shape or dtype differs");
-        if (p.drawBefore || !p.post.empty())
-            fail(pctx, "a 'copy_of' parameter is not drawn: it takes no 'draw_before' or 'post'");
+        if (p.drawBefore || !p.post.empty() || !p.discardBefore.empty())
+            fail(pctx, "a 'copy_of' parameter is not drawn: it takes no 'draw_before', 'discard_before' or 'post'");
     }
     if (j.contains("tags")) {
         if (!j.at("tags").is_array()) fail(ctx, "'tags' must be a list of strings");

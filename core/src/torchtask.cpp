@@ -419,10 +419,19 @@ CompiledTask compileTask(const TaskSpec& spec) {
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
                       at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned,
                       const DrawSplit* split, double* helperSeconds) {
+    for (const auto& d : t.discardBefore) { // numbers the original drew that no tensor kept: drawn, discarded
+        TensorSpec x;
+        x.name = t.name + " (discarded draw)";
+        for (int64_t n : d.shape) x.shape.push_back(Dim{n, {}});
+        x.dtype = d.init.kind == Distribution::Kind::RandInt ? "int64" : "float32";
+        x.init = d.init;
+        (void)drawTensor(spec, x, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
+    }
     if (t.drawBefore) { // numbers the original drew into this tensor, then overwrote: drawn, discarded
         TensorSpec first = t;
         first.init = *t.drawBefore;
         first.drawBefore.reset();
+        first.discardBefore.clear(); // drawn above
         first.post.clear();
         (void)drawTensor(spec, first, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
     }

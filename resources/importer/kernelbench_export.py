@@ -221,6 +221,10 @@ _INPLACE_DRAWS = {"uniform_", "normal_", "exponential_"}
 _RNG_OTHER = {"bernoulli", "bernoulli_", "multinomial", "randperm", "random_",
               "geometric_", "cauchy_", "log_normal_", "poisson", "dropout", "rrelu"}
 _CONSTANTS = {"ones", "zeros", "full", "ones_like", "zeros_like", "full_like"}
+# Draws the engine can make again (and discard) at a tensor's shape: what a generator consumes
+# depends on the distribution's kind, the size and the dtype (float32; randint int64), not on its
+# numbers, but the replay uses the very same call anyway.
+_DISCARDABLE = {"normal", "uniform", "randint", "exponential"}
 _IDENTITY = {"contiguous", "clone", "detach", "detach_", "requires_grad_", "cpu", "cuda",
              "__get__", "numel", "size", "dim", "__len__", "__format__", "__repr__", "item"}
 _RESHAPE = {"view", "reshape", "unsqueeze", "squeeze", "flatten", "view_as", "reshape_as"}
@@ -233,9 +237,17 @@ class RecordState:
         self.prov: Dict[Tuple, Prov] = {}
         self.keep: List[torch.Tensor] = []  # keeps recorded tensors alive so keys stay unique
         self.draws: List[str] = []  # every RNG draw, in order (what made it)
+        # Per draw, what the engine needs to make the same draw and throw it away (spec
+        # "discard_before"): {"shape", "init"}, or None where it cannot.
+        self.replays: List[Optional[Dict[str, Any]]] = []
 
-    def draw(self, origin: str) -> int:
+    def draw(self, origin: str, dist: Optional[Dict[str, Any]] = None, t: Any = None) -> int:
         self.draws.append(origin)
+        replay = None
+        if (dist is not None and isinstance(t, torch.Tensor) and dist.get("dist") in _DISCARDABLE
+                and t.dtype == (torch.int64 if dist["dist"] == "randint" else torch.float32)):
+            replay = {"shape": [int(d) for d in t.shape], "init": dict(dist), "key": _key(t)}
+        self.replays.append(replay)
         return len(self.draws) - 1
 
     def set(self, t: torch.Tensor, p: Prov) -> None:
@@ -299,7 +311,8 @@ class Recorder(TorchFunctionMode):
             dist = self._generator(name, args, kwargs)
             origin = _fmt_call("torch." + name, args, kwargs)
             p = Prov(dist, origin, ok=dist is not None,
-                     why="" if dist is not None else f"unsupported arguments to torch.{name}", draw=s.draw(origin))
+                     why="" if dist is not None else f"unsupported arguments to torch.{name}",
+                     draw=s.draw(origin, dist, out))
             s.set(out, p)
             return
         if name in _INPLACE_DRAWS and isinstance(first, torch.Tensor):
@@ -314,7 +327,7 @@ class Recorder(TorchFunctionMode):
                 dist = {"dist": "normal", "mean": float(lo), "std": float(hi), "inplace": True}
             origin = _fmt_call("." + name, args[1:], kwargs)
             s.set(first, Prov(dist, origin, ok=dist is not None, why="" if dist is not None else
-                              f"unsupported arguments to .{name}", draw=s.draw(origin)))
+                              f"unsupported arguments to .{name}", draw=s.draw(origin, dist, first)))
             return
         if name in _RNG_OTHER:
             if isinstance(out, torch.Tensor):
@@ -468,7 +481,7 @@ class Recorder(TorchFunctionMode):
         elif name in ("calculate_gain",) or not name.endswith("_"):
             return
         if dist is not None:
-            p = Prov(dist, origin, draw=s.draw(origin) if random else None)
+            p = Prov(dist, origin, draw=s.draw(origin, dist, t) if random else None)
             s.set(t, p if random else p.overwrites(s.get(t)))
         else:
             s.set(t, Prov(None, origin, ok=False, why=f"initialised by nn.init.{name}, which the task format cannot "
@@ -530,6 +543,9 @@ def draw_engine_params(specs: List[Dict[str, Any]], all_specs: Dict[str, Dict[st
 
 
 def draw_engine(ts: Dict[str, Any], all_specs: Dict[str, Dict[str, Any]]) -> torch.Tensor:
+    for d in ts.get("discard_before", []):  # draws the original made and no tensor kept
+        draw_engine({"_shape": d["shape"], "dtype": "int64" if d["init"]["dist"] == "randint" else "float32",
+                     "init": d["init"]}, all_specs)
     if "draw_before" in ts:  # drawn and discarded, as the original overwrote it
         draw_engine({"_shape": ts["_shape"], "dtype": "float32", "init": ts["draw_before"]}, all_specs)
     shape = ts["_shape"]
@@ -1191,7 +1207,28 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
     used_in = {pr.draw for pr in (state.get(t) for t in inputs) if pr is not None}
     stray_in = [o for i, o in enumerate(state.draws[:input_draws]) if i not in used_in]
     used = {pr.draw for pr in (state.get(p) for _, p, _ in plist) if pr is not None}
-    stray = [o for i, o in enumerate(state.draws) if i >= input_draws and i not in used]
+    # Draws of the constructor into a parameter that a later init drew again (torchvision-style
+    # `for m in self.modules(): nn.init.kaiming_normal_(m.weight)` after every layer drew its
+    # default): no tensor keeps them, but they move the generator, so the engine makes each again and
+    # discards it, right before the first parameter drawn after it ("discard_before", exporter 1.6).
+    # A draw that went anywhere else (a Python number the model keeps) stays a stray: the engine
+    # cannot draw that number again for each seed.
+    drawn_at = [(pr.draw, spec) for (_, p, _), spec in zip(plist, param_specs)
+                for pr in [state.get(p)] if pr is not None and pr.draw is not None and "copy_of" not in spec]
+    redrawn = {_key(p) for _, p, _ in plist}
+    stray: List[str] = []
+    for i in range(input_draws, len(state.draws)):
+        if i in used:
+            continue
+        replay = state.replays[i]
+        if replay is None or replay["key"] not in redrawn:
+            stray.append(state.draws[i])
+            continue
+        later = [spec for d, spec in drawn_at if d > i]
+        if not later:
+            continue
+        init = _simplify(replay["init"], [])[0]
+        later[0].setdefault("discard_before", []).append({"shape": replay["shape"], "init": init})
     if any(not s.get("inferred") for s in input_specs + param_specs):
         notes.append("some distributions could not be inferred (marked \"inferred\": false); check them")
 

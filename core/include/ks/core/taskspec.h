@@ -74,6 +74,15 @@ struct TensorSpec {
     // and discards it, so the generator advances as the original's did and every later tensor
     // is the original's. Spec field "draw_before" (exporter 1.4).
     std::optional<Distribution> drawBefore;
+    // Draws the original made before this tensor that no tensor kept (a constructor that lets every
+    // layer draw its default init, then draws them all again in an init loop): each drawn at its
+    // literal shape and discarded, in order, before drawBefore and this tensor. Spec field
+    // "discard_before": [{"shape": [...], "init": {...}}] (exporter 1.6).
+    struct Discard {
+        std::vector<int64_t> shape;
+        Distribution init;
+    };
+    std::vector<Discard> discardBefore;
     // A parameter the original made as a copy of an earlier one (copy.deepcopy: nn.TransformerEncoder
     // clones its layer N times, so its layers start equal): not drawn, a copy of that parameter's
     // tensor of the same seed. Spec field "copy_of" (its name; exporter 1.5); -1: drawn. The
