@@ -565,6 +565,29 @@ TEST_F(Import, SeedZeroDrawsWhatRobustKbenchDraws) {
     EXPECT_EQ(checked, 12);
 }
 
+// KS_IMPORT_CHECK_ELEMENTS moves the size above which the exporter does not replay seed 0 on the CPU
+// (rng_compatible null, "not checked"); a value that is no number fails the file, saying why.
+TEST_F(Import, TheSeedCheckLimitCanBeSet) {
+    const fs::path out = Work / "suite_limit";
+    auto import = [&](const std::string& value) {
+        removeTree(out);
+        return run("KS_IMPORT_CHECK_ELEMENTS=" + quote(value) + " " + quote(Cli) + " import-kernelbench " +
+                   quote(Fixture.string()) + " --out " + quote(out.string()) + " --python " + quote(Python) +
+                   " --jobs 1 --trace-device cpu --tasks 19_ReLU");
+    };
+    const Cmd small = import("1");
+    ASSERT_EQ(small.rc, 0) << small.out;
+    const json spec = readJson(out / "level1" / "19_ReLU.json");
+    EXPECT_TRUE(spec["import"]["rng_compatible"].is_null()) << spec["import"];
+    EXPECT_NE(spec["import"]["rng_note"].get<std::string>().find("not checked"), std::string::npos);
+    const Cmd big = import("1e9");
+    ASSERT_EQ(big.rc, 0) << big.out;
+    EXPECT_EQ(readJson(out / "level1" / "19_ReLU.json")["import"]["rng_compatible"], true);
+    const Cmd bad = import("lots");
+    EXPECT_NE(bad.out.find("KS_IMPORT_CHECK_ELEMENTS='lots' is not a number of elements"), std::string::npos) << bad.out;
+    removeTree(out);
+}
+
 // The order matters: drawn the other way round (Model(...), then get_inputs(): KernelBench's own
 // order, which the engine and exporters before 1.2 used), seed 0 is another sample for every task
 // with random parameters. The same draw functions reproduce that order too, so the difference is
