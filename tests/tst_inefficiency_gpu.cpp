@@ -16,6 +16,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -161,6 +162,31 @@ TEST(InefficiencyGpu, ATracedChannelShuffleIsCaptured) {
     EXPECT_TRUE(r.graphError.empty()) << r.graphError;
     EXPECT_GT(r.graphMs, 0.0);
     EXPECT_EQ(r.hostSyncs, 0) << "the division by the groups stays on the host";
+}
+
+// A GPU import keeps a number the forward puts on the host there (the exporter's device constants
+// follow the inputs only where the trace saw the GPU): 0 waits, as in eager PyTorch. The same number
+// asked for on the input's device is the file's own copy and wait: 1 (KernelBench's L2-31 and L2-83,
+// lease 8).
+TEST(InefficiencyGpu, AHostNumberOfAGpuImportedForwardStaysOnTheHost) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const std::string python = KS_TORCH_PYTHON;
+    if (python.empty() || std::system(("'" + python + "' -c 'import torch' >/dev/null 2>&1").c_str()) != 0)
+        GTEST_SKIP() << "no Python with torch at KS_TORCH_PYTHON='" << python << "'";
+    const std::filesystem::path out = std::filesystem::path(KS_WORK_DIR) / "host_scalar";
+    const std::string cmd = "rm -rf '" + out.string() + "' && '" + std::string(KS_CLI) + "' import-kernelbench '" +
+                            std::string(KS_TEST_DATA) + "/host_scalar/level1' --out '" + out.string() +
+                            "' --python '" + python + "' --jobs 1 --trace-device cuda >'" + out.string() +
+                            ".log' 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << "import failed: see " << out.string() << ".log";
+    const Suite s = loadSuiteDir(out.string());
+    ASSERT_EQ(s.tasks.size(), 2u);
+    const InefficiencyReport host = analyse(*s.find("L1-1"));
+    ASSERT_TRUE(host.error.empty()) << host.error;
+    EXPECT_EQ(host.hostSyncs, 0) << "torch.tensor(limit) stays a number on the host";
+    const InefficiencyReport device = analyse(*s.find("L1-2"));
+    ASSERT_TRUE(device.error.empty()) << device.error;
+    EXPECT_EQ(device.hostSyncs, 1) << "torch.tensor(limit, device=x.device): the file's own copy";
 }
 
 TEST(InefficiencyGpu, HostSyncsAreCountedOnTheCallingThreadOnly) {
