@@ -419,21 +419,25 @@ CompiledTask compileTask(const TaskSpec& spec) {
 at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
                       at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned,
                       const DrawSplit* split, double* helperSeconds) {
-    for (const auto& d : t.discardBefore) { // numbers the original drew that no tensor kept: drawn, discarded
+    // Numbers the original drew and no tensor kept: drawn with `x`'s init alone, then thrown away.
+    auto discard = [&](TensorSpec x) {
+        x.drawBefore.reset();
+        x.discardBefore.clear();
+        x.post.clear();
+        (void)drawTensor(spec, x, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
+    };
+    for (const auto& d : t.discardBefore) { // draws into tensors a later init drew again
         TensorSpec x;
         x.name = t.name + " (discarded draw)";
         for (int64_t n : d.shape) x.shape.push_back(Dim{n, {}});
         x.dtype = d.init.kind == Distribution::Kind::RandInt ? "int64" : "float32";
         x.init = d.init;
-        (void)drawTensor(spec, x, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
+        discard(std::move(x));
     }
-    if (t.drawBefore) { // numbers the original drew into this tensor, then overwrote: drawn, discarded
+    if (t.drawBefore) { // the draw into this tensor that a constant then overwrote
         TensorSpec first = t;
         first.init = *t.drawBefore;
-        first.drawBefore.reset();
-        first.discardBefore.clear(); // drawn above
-        first.post.clear();
-        (void)drawTensor(spec, first, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
+        discard(std::move(first));
     }
     const auto shape = spec.shapeOf(t, preset);
     const at::ScalarType target = scalarType(t.dtype);
@@ -510,8 +514,8 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         x = at::full(shape, d.a, fopts);
         break;
     case Distribution::Kind::Exponential:
-        // One call on the whole tensor, as torch.distributions makes it: ATen's CPU kernel takes one
-        // seed from the generator and fills the tensor on its own threads, so no split form is needed.
+        // One call on the whole tensor, as torch.distributions makes it. The split forms do not apply:
+        // they rest on normal_/uniform_/random_ taking the generator's outputs in element order.
         x = at::empty(shape, fopts);
         x.exponential_(d.a, gen);
         break;

@@ -1237,11 +1237,10 @@ def export_task(src: TaskSource, out_dir: Path, device_req: str, t0: float) -> D
         if replay is None or replay["key"] not in redrawn:
             stray.append(state.draws[i])
             continue
-        later = [spec for d, spec in drawn_at if d > i]
-        if not later:
-            continue
-        init = _simplify(replay["init"], [])[0]
-        later[0].setdefault("discard_before", []).append({"shape": replay["shape"], "init": init})
+        later = next((spec for d, spec in drawn_at if d > i), None)
+        if later is not None:
+            init = _simplify(replay["init"], [])[0]
+            later.setdefault("discard_before", []).append({"shape": replay["shape"], "init": init})
     if any(not s.get("inferred") for s in input_specs + param_specs):
         notes.append("some distributions could not be inferred (marked \"inferred\": false); check them")
 
