@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // ks_draw_bench [elements] [max threads]: seconds to draw one float tensor with normal_ and
-// uniform_ on the CPU generator, whole and split over 2..max threads, each split checked bit for
-// bit against the whole draw. Median of 3 runs into a reused (page-faulted) buffer.
+// uniform_ on the CPU generator: PyTorch's kernel, the fast form on one thread (ks/core/fastdraw.h)
+// and split over 2..max threads, each checked bit for bit against the kernel's draw. Median of 3
+// runs into a reused (page-faulted) buffer. KS_FAST_DRAW=0: the split parts drawn by the kernel.
+#include "ks/core/fastdraw.h"
 #include "ks/core/splitdraw.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -35,8 +37,9 @@ int main(int argc, char** argv) {
     at::Tensor want = at::empty({n}), got = at::empty({n});
     want.fill_(0);
     got.fill_(0);
-    std::printf("%lld float elements (%.2f GiB), %d hardware threads\n", static_cast<long long>(n),
-                4.0 * static_cast<double>(n) / (1 << 30), hw);
+    std::printf("%lld float elements (%.2f GiB), %d hardware threads, PyTorch CPU capability %s, fast forms %s\n",
+                static_cast<long long>(n), 4.0 * static_cast<double>(n) / (1 << 30), hw,
+                at::get_cpu_capability().c_str(), ks::fastDrawEnabled() ? "on" : "off (KS_FAST_DRAW=0)");
     {
         at::mt19937 e(7);
         const auto t0 = Clock::now();
@@ -62,6 +65,23 @@ int main(int argc, char** argv) {
         }
         const double base = median(whole);
         std::printf("| %s | 1 (PyTorch) | %.3f | %.2f | 1.00 | | |\n", kernel.c_str(), base, base / n * 1e9);
+        if (ks::fastDrawEnabled()) {
+            std::vector<double> secs;
+            for (int r = 0; r < 3; ++r) {
+                at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
+                const auto t0 = Clock::now();
+                if (normal)
+                    ks::drawNormal(got, 0, 1, g);
+                else
+                    ks::drawUniform(got, 0, 1, g);
+                secs.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            }
+            const bool same = std::memcmp(want.data_ptr(), got.data_ptr(), static_cast<size_t>(n) * 4) == 0;
+            allSame = allSame && same;
+            const double s = median(secs);
+            std::printf("| %s | 1 (fast) | %.3f | %.2f | %.2f | | %s |\n", kernel.c_str(), s, s / n * 1e9, base / s,
+                        same ? "yes" : "NO");
+        }
         for (int t = 2; t <= maxThreads; t += (t < 4 ? 1 : 2)) {
             ks::DrawSplit split;
             split.coreLimit = t;
@@ -80,5 +100,6 @@ int main(int argc, char** argv) {
                         helpers, same ? "yes" : "NO");
         }
     }
+    std::printf("\nfast-form variants: %s\n", ks::fastDrawChoices().c_str());
     return allSame ? 0 : 1;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/splitdraw.h"
 
+#include "ks/core/fastdraw.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -34,18 +36,6 @@ int takeSpare(int want, int limit) {
 }
 
 void giveBack(int n) { g_drawing -= n; }
-
-// One regeneration of the 624-word state, as mt19937_engine::next_state does it.
-void regenerate(std::array<uint32_t, at::MERSENNE_STATE_N>& s) {
-    constexpr int N = at::MERSENNE_STATE_N, M = at::MERSENNE_STATE_M;
-    auto twist = [](uint32_t u, uint32_t v) {
-        return (((u & at::UMASK) | (v & at::LMASK)) >> 1) ^ ((0u - (v & 1u)) & at::MATRIX_A);
-    };
-    int j = 0;
-    for (; j < N - M; ++j) s[j] = s[j + M] ^ twist(s[j], s[j + 1]);
-    for (; j < N - 1; ++j) s[j] = s[j + M - N] ^ twist(s[j], s[j + 1]);
-    s[N - 1] = s[M - 1] ^ twist(s[N - 1], s[0]);
-}
 
 bool sameEngine(const at::mt19937& a, const at::mt19937& b) {
     const auto x = a.data(), y = b.data();
@@ -195,7 +185,7 @@ void advanceEngine(at::mt19937& e, uint64_t n) {
         }
         n -= room;
         // The call that regenerates the state returns its first word.
-        regenerate(d.state_);
+        regenerateState(d.state_);
         d.left_ = at::MERSENNE_STATE_N;
         d.next_ = 1;
         n -= 1;
@@ -204,15 +194,15 @@ void advanceEngine(at::mt19937& e, uint64_t n) {
 }
 
 double splitNormal(at::Tensor& x, double mean, double std, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [mean, std](at::Tensor& t, at::Generator& g) { t.normal_(mean, std, g); });
+    return splitFill(x, gen, split, [mean, std](at::Tensor& t, at::Generator& g) { drawNormal(t, mean, std, g); });
 }
 
 double splitUniform(at::Tensor& x, double from, double to, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { t.uniform_(from, to, g); });
+    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawUniform(t, from, to, g); });
 }
 
 double splitRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { t.random_(from, to, g); });
+    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawRandom(t, from, to, g); });
 }
 
 } // namespace ks

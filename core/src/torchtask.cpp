@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ks/core/torchtask.h"
+#include "ks/core/fastdraw.h"
 #include "ks/core/splitdraw.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
@@ -458,10 +459,20 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         return y;
     };
     auto normal = [&](double mean, double std) {
-        return sample(splitNormal, [&](at::Tensor& y, double m, double sd) { return y.normal_(m, sd, gen); }, mean, std);
+        return sample(splitNormal, [&](at::Tensor& y, double m, double sd) {
+            if (!gen) return y.normal_(m, sd);
+            at::Generator g = *gen;
+            drawNormal(y, m, sd, g);
+            return y;
+        }, mean, std);
     };
     auto uniform = [&](double from, double to) {
-        return sample(splitUniform, [&](at::Tensor& y, double f, double t) { return y.uniform_(f, t, gen); }, from, to);
+        return sample(splitUniform, [&](at::Tensor& y, double f, double t) {
+            if (!gen) return y.uniform_(f, t);
+            at::Generator g = *gen;
+            drawUniform(y, f, t, g);
+            return y;
+        }, from, to);
     };
     at::Tensor x;
     switch (d.kind) {
@@ -489,7 +500,12 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         const auto lo = static_cast<int64_t>(d.a), hi = static_cast<int64_t>(d.b);
         x = at::empty(shape, at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
         if (!splits) {
-            x.random_(lo, hi, gen);
+            if (gen) {
+                at::Generator g = *gen;
+                drawRandom(x, lo, hi, g);
+            } else {
+                x.random_(lo, hi);
+            }
         } else {
             at::Generator g = *gen;
             helpers += splitRandom(x, lo, hi, g, *split);

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The fast samplers (ks/core/fastdraw.h) must give exactly the numbers of PyTorch's own CPU
+// kernels and leave the generator exactly as they do, for every size, offset and parameter the
+// engine draws with; and on x86-64 with this PyTorch every probe must find its variant (else the
+// engine silently draws at the kernel's speed). ctest runs these under PyTorch's default, AVX2
+// and (where the CPU has it) AVX-512 kernels: ATEN_CPU_CAPABILITY picks which of them runs.
+#include "ks/core/fastdraw.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace ks;
+
+namespace {
+
+bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
+    return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
+           std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) == 0;
+}
+
+// A generator `burn` draws into its stream (a negative count: that many normals, fewer than 16,
+// which leave a cached second normal in its state).
+at::Generator seeded(uint64_t seed, int burn) {
+    at::Generator g = at::make_generator<at::CPUGeneratorImpl>(seed);
+    if (burn > 0) at::empty({burn}).uniform_(0, 1, g);
+    if (burn < 0) at::empty({-burn}).normal_(0, 1, g);
+    return g;
+}
+
+struct Case {
+    std::string name;
+    at::ScalarType dtype;
+    std::function<void(at::Tensor&, at::Generator&)> kernel, fast;
+};
+
+std::vector<Case> cases() {
+    auto normal = [](double m, double s) {
+        return Case{"normal(" + std::to_string(m) + ", " + std::to_string(s) + ")", at::kFloat,
+                    [=](at::Tensor& t, at::Generator& g) { t.normal_(m, s, g); },
+                    [=](at::Tensor& t, at::Generator& g) { drawNormal(t, m, s, g); }};
+    };
+    auto uniform = [](double a, double b) {
+        return Case{"uniform(" + std::to_string(a) + ", " + std::to_string(b) + ")", at::kFloat,
+                    [=](at::Tensor& t, at::Generator& g) { t.uniform_(a, b, g); },
+                    [=](at::Tensor& t, at::Generator& g) { drawUniform(t, a, b, g); }};
+    };
+    auto random = [](int64_t a, int64_t b) {
+        return Case{"random(" + std::to_string(a) + ", " + std::to_string(b) + ")", at::kLong,
+                    [=](at::Tensor& t, at::Generator& g) { t.random_(a, b, g); },
+                    [=](at::Tensor& t, at::Generator& g) { drawRandom(t, a, b, g); }};
+    };
+    return {normal(0, 1), normal(2, 0.5), normal(-1, 3.7), uniform(0, 1), uniform(-0.3, 0.3),
+            // nn.Linear's default init for 512 inputs (kaiming_uniform_ with a = sqrt(5)): +-1/sqrt(512)
+            uniform(-0.044194173824159216, 0.044194173824159216), uniform(2, 5), random(0, 10), random(-5, 1000),
+            random(0, (int64_t{1} << 28) - 1),
+            // A range of 2^28 or more takes two outputs an element: the kernel draws it.
+            random(-5, int64_t{1} << 30)};
+}
+
+} // namespace
+
+TEST(FastDraw, SameNumbersAndStateAsTheKernel) {
+    for (const auto& c : cases()) {
+        for (int64_t n : {int64_t{4096}, int64_t{4096 + 7}, int64_t{65536 + 9}, int64_t{(1 << 20) + 5}}) {
+            for (int burn : {0, 1000, -3}) {
+                SCOPED_TRACE(c.name + ", " + std::to_string(n) + " elements, burn " + std::to_string(burn));
+                at::Generator gk = seeded(42, burn), gf = seeded(42, burn);
+                at::Tensor want = at::empty({n}, at::TensorOptions().dtype(c.dtype));
+                at::Tensor got = at::empty({n}, at::TensorOptions().dtype(c.dtype));
+                c.kernel(want, gk);
+                c.fast(got, gf);
+                ASSERT_TRUE(sameBytes(want, got));
+                ASSERT_TRUE(sameBytes(gk.get_state(), gf.get_state()));
+                // And the next draw from each generator is the same too.
+                at::Tensor nextK = at::empty({37}), nextF = at::empty({37});
+                nextK.normal_(0, 1, gk);
+                nextF.normal_(0, 1, gf);
+                ASSERT_TRUE(sameBytes(nextK, nextF));
+            }
+        }
+    }
+}
+
+TEST(FastDraw, ShapedTensorsAndStridedOnes) {
+    // A contiguous 3-D tensor is drawn like a flat one; a transposed view is left to the kernel.
+    at::Generator gk = seeded(7, 0), gf = seeded(7, 0);
+    at::Tensor want = at::empty({16, 32, 33}), got = at::empty({16, 32, 33});
+    want.uniform_(-1, 1, gk);
+    drawUniform(got, -1, 1, gf);
+    EXPECT_TRUE(sameBytes(want, got));
+    at::Tensor wantT = at::empty({128, 96}).t(), gotT = at::empty({128, 96}).t();
+    wantT.normal_(0, 1, gk);
+    drawNormal(gotT, 0, 1, gf);
+    EXPECT_TRUE(sameBytes(wantT.contiguous(), gotT.contiguous()));
+    EXPECT_TRUE(sameBytes(gk.get_state(), gf.get_state()));
+}
+
+TEST(FastDraw, EveryProbeFoundItsVariant) {
+    for (const auto& c : cases()) {
+        at::Generator g = seeded(1, 0);
+        at::Tensor t = at::empty({kFastDrawMinElements}, at::TensorOptions().dtype(c.dtype));
+        c.fast(t, g);
+    }
+    const std::string choices = fastDrawChoices();
+    std::cout << "PyTorch CPU capability " << at::get_cpu_capability() << "; variants: " << choices << "\n";
+    ASSERT_FALSE(choices.empty());
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    // On x86-64 this PyTorch's kernels are matched; a ": kernel" here means a probe found no
+    // variant and the engine draws at the kernel's speed.
+    EXPECT_EQ(choices.find(": kernel"), std::string::npos) << choices;
+#endif
+}
