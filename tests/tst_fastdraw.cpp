@@ -104,7 +104,7 @@ TEST(FastDraw, ShapedTensorsAndStridedOnes) {
 TEST(FastDraw, EveryProbeFoundItsVariant) {
     for (const auto& c : cases()) {
         at::Generator g = seeded(1, 0);
-        at::Tensor t = at::empty({kFastDrawMinElements}, at::TensorOptions().dtype(c.dtype));
+        at::Tensor t = at::empty({fastDrawMinElements()}, at::TensorOptions().dtype(c.dtype));
         c.fast(t, g);
     }
     const std::string choices = fastDrawChoices();

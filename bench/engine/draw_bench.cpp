@@ -81,6 +81,21 @@ int main(int argc, char** argv) {
             const double s = median(secs);
             std::printf("| %s | 1 (fast) | %.3f | %.2f | %.2f | | %s |\n", kernel.c_str(), s, s / n * 1e9, base / s,
                         same ? "yes" : "NO");
+            // As the engine draws: into a new tensor each time (its pages faulted in by the draw;
+            // THP_MEM_ALLOC_ENABLE=1 asks LibTorch for transparent huge pages).
+            secs.clear();
+            for (int r = 0; r < 3; ++r) {
+                at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
+                const auto t0 = Clock::now();
+                at::Tensor fresh = at::empty({n});
+                if (normal)
+                    ks::drawNormal(fresh, 0, 1, g);
+                else
+                    ks::drawUniform(fresh, 0, 1, g);
+                secs.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            }
+            const double f = median(secs);
+            std::printf("| %s | 1 (fast, new tensor) | %.3f | %.2f | %.2f | | |\n", kernel.c_str(), f, f / n * 1e9, base / f);
         }
         for (int t = 2; t <= maxThreads; t += (t < 4 ? 1 : 2)) {
             ks::DrawSplit split;

@@ -7,6 +7,8 @@
 # not ours to commit): put it in the git-ignored .kb/ here and carry it (`carry: [".deps", ".kb"]`).
 # Usage: [KB=.kb/sf/KernelBench] bench/gpu/run_kernelbench.sh [steps...]
 #   steps: import six stat rngdevice rkb (default: all, in that order); LEVELS="1 2 3" picks levels.
+#   Step `slowdraw` (not in the default): all six criteria with KS_FAST_DRAW=0, PyTorch's own
+#   sampling kernels instead of ks/core/fastdraw.h (the same samples; a same-lease reference).
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
 # (packed after every step, so a run cut short brings back what it did); wall times in summary.txt.
 # $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s).
@@ -56,6 +58,9 @@ filter() { # name timeout level args...
 }
 if has six; then
     for l in $LEVELS; do filter six-l$l "${T_SIX:-300}" "$l"; done
+fi
+if has slowdraw; then
+    for l in $LEVELS; do (export KS_FAST_DRAW=0; filter slowdraw-l$l "${T_SIX:-300}" "$l"); done
 fi
 if has stat; then
     for l in $LEVELS; do filter stat-l$l "${T_STAT:-200}" "$l" --criteria stat; done

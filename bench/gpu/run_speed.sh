@@ -29,7 +29,9 @@
 # KS_FUSED_STATS=0 (its flags and verdicts to compare).
 # Step `alternate`: with `rkb`, ours-25 with the statistics' own kernels and with KS_FUSED_STATS=0 in
 # turn, $ALT times each (default 3).
-# Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor, whole and split).
+# Step `draw`: build/gpu/bin/ks_draw_bench (one 2^28-element tensor: PyTorch's kernel, the fast
+# forms of ks/core/fastdraw.h, whole and split), again with THP_MEM_ALLOC_ENABLE=1 (LibTorch asks
+# for transparent huge pages: a new tensor's page faults cost more than the fast draw itself here).
 # Step `levels`: each level on its own, all six criteria: level 3 (step `level3` alone), then the
 # corpus's level 1 and level 2 (`--tasks 'L1-*'`, `'L2-*'`). Level 3 is 50 whole models
 # (bench/import/corpus_level3.py), generated,
@@ -269,6 +271,7 @@ if has repeat; then # the built-in suite $REPEAT more times (default 2): filter 
 fi
 if has draw; then
     step draw build/gpu/bin/ks_draw_bench $(( 1 << 28 ))
+    step draw-thp env THP_MEM_ALLOC_ENABLE=1 build/gpu/bin/ks_draw_bench $(( 1 << 28 ))
 fi
 if has share; then # with builtin and/or corpus
     for n in ${SHARE:-2 4}; do

@@ -7,6 +7,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -312,7 +313,7 @@ int variantFor(Kind k, double a, double b) {
 
 bool fastApplies(const at::Tensor& x, at::ScalarType dtype, const at::Generator& gen) {
     return fastDrawEnabled() && x.device().is_cpu() && x.scalar_type() == dtype && x.is_contiguous() &&
-           x.numel() >= kFastDrawMinElements && gen.defined() && gen.device().is_cpu();
+           x.numel() >= fastDrawMinElements() && gen.defined() && gen.device().is_cpu();
 }
 
 // Runs `fill` on the generator's engine under its lock and stores the engine it leaves.
@@ -346,6 +347,17 @@ bool fastDrawEnabled() {
         return !(v && std::string_view(v) == "0");
     }();
     return on;
+}
+
+int64_t fastDrawMinElements() {
+    static const int64_t n = [] {
+        const char* v = std::getenv("KS_FAST_DRAW_MIN");
+        if (!v || !*v) return int64_t{4096};
+        char* end = nullptr;
+        const long long x = std::strtoll(v, &end, 10);
+        return end && *end == '\0' ? std::max<int64_t>(16, x) : int64_t{4096};
+    }();
+    return n;
 }
 
 std::string fastDrawChoices() {

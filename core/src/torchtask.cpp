@@ -14,6 +14,7 @@
 #include <torch/csrc/jit/runtime/graph_iterator.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
@@ -449,6 +450,10 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     // torch.randn(s) is torch.empty(s).normal_(0, 1), torch.rand uniform_(0, 1), torch.randint
     // random_(low, high): the split forms call the same kernels on parts of the tensor.
     const bool splits = split && gen && device.is_cpu();
+    // On the CPU the fast forms (ks/core/fastdraw.h) need the generator named: the caller's, or the
+    // default one, which the kernels take when none is given.
+    std::optional<at::Generator> named = gen;
+    if (!named && device.is_cpu()) named = at::detail::getDefaultCPUGenerator();
     double helpers = 0;
     // `splitFill`: splitNormal or splitUniform; `whole`: the same kernel on the whole tensor.
     auto sample = [&](auto splitFill, auto whole, double a, double b) {
@@ -460,16 +465,16 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
     };
     auto normal = [&](double mean, double std) {
         return sample(splitNormal, [&](at::Tensor& y, double m, double sd) {
-            if (!gen) return y.normal_(m, sd);
-            at::Generator g = *gen;
+            if (!named) return y.normal_(m, sd);
+            at::Generator g = *named;
             drawNormal(y, m, sd, g);
             return y;
         }, mean, std);
     };
     auto uniform = [&](double from, double to) {
         return sample(splitUniform, [&](at::Tensor& y, double f, double t) {
-            if (!gen) return y.uniform_(f, t);
-            at::Generator g = *gen;
+            if (!named) return y.uniform_(f, t);
+            at::Generator g = *named;
             drawUniform(y, f, t, g);
             return y;
         }, from, to);
@@ -500,8 +505,8 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, 
         const auto lo = static_cast<int64_t>(d.a), hi = static_cast<int64_t>(d.b);
         x = at::empty(shape, at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
         if (!splits) {
-            if (gen) {
-                at::Generator g = *gen;
+            if (named) {
+                at::Generator g = *named;
                 drawRandom(x, lo, hi, g);
             } else {
                 x.random_(lo, hi);

@@ -28,16 +28,17 @@ namespace ks {
 
 // x.uniform_(from, to, gen), x.normal_(mean, std, gen), x.random_(from, to, gen): the same values
 // and the generator left in the same state. The fast form applies to contiguous CPU tensors of
-// kFastDrawMinElements or more (float for the first two, int64 with to - from < 2^28 for the
+// fastDrawMinElements() or more (float for the first two, int64 with to - from < 2^28 for the
 // third) and to CPU generators; everything else is drawn by the kernel.
 void drawUniform(at::Tensor& x, double from, double to, at::Generator& gen);
 void drawNormal(at::Tensor& x, double mean, double std, at::Generator& gen);
 void drawRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen);
 
-constexpr int64_t kFastDrawMinElements = 4096;
-
 // Whether the fast forms may be used at all (KS_FAST_DRAW, read once).
 bool fastDrawEnabled();
+// The smallest tensor they draw: 4096 elements, or KS_FAST_DRAW_MIN (read once; at least 16, where
+// PyTorch's normal_ takes its block path), which the tests set low to send every draw through them.
+int64_t fastDrawMinElements();
 
 // The variants the probes chose so far in this process, e.g. "uniform(-0.1, 0.1): fused;
 // normal(0, 1): scalar" ("kernel" where none matched); empty before the first probe.
