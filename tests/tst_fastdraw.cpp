@@ -9,6 +9,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -99,6 +100,35 @@ TEST(FastDraw, ShapedTensorsAndStridedOnes) {
     drawNormal(gotT, 0, 1, gf);
     EXPECT_TRUE(sameBytes(wantT.contiguous(), gotT.contiguous()));
     EXPECT_TRUE(sameBytes(gk.get_state(), gf.get_state()));
+}
+
+// A generator whose state was set by hand (here 4 outputs before a regeneration, at the front of
+// its words) is followed as PyTorch's engine follows it; parameters the kernel refuses are left
+// to the kernel, which says why.
+TEST(FastDraw, StatesSetByHandAndBadParameters) {
+    at::mt19937 e(99);
+    auto pod = e.data();
+    pod.left_ = 5;
+    pod.next_ = 0;
+    e.set_data(pod);
+    at::Generator gk = at::make_generator<at::CPUGeneratorImpl>(), gf = at::make_generator<at::CPUGeneratorImpl>();
+    gk.get<at::CPUGeneratorImpl>()->set_engine(e);
+    gf.get<at::CPUGeneratorImpl>()->set_engine(e);
+    at::Tensor want = at::empty({5000}), got = at::empty({5000});
+    want.uniform_(-2, 3, gk);
+    drawUniform(got, -2, 3, gf);
+    EXPECT_TRUE(sameBytes(want, got));
+    EXPECT_TRUE(sameBytes(gk.get_state(), gf.get_state()));
+    at::Tensor x = at::empty({5000});
+    EXPECT_THROW(drawUniform(x, 1, -1, gf), c10::Error);
+    EXPECT_THROW(drawNormal(x, 0, -1, gf), c10::Error);
+    EXPECT_THROW(drawRandom(x, 5, 5, gf), c10::Error);
+    // A NaN mean gives what the kernel gives (NaNs, bit for bit), never a variant chosen for another mean.
+    at::Generator hk = seeded(3, 0), hf = seeded(3, 0);
+    at::Tensor nk = at::empty({5000}), nf = at::empty({5000});
+    nk.normal_(std::nan(""), 1, hk);
+    drawNormal(nf, std::nan(""), 1, hf);
+    EXPECT_TRUE(sameBytes(nk, nf));
 }
 
 TEST(FastDraw, EveryProbeFoundItsVariant) {

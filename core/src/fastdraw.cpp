@@ -311,21 +311,28 @@ int variantFor(Kind k, double a, double b) {
     return v;
 }
 
-bool fastApplies(const at::Tensor& x, at::ScalarType dtype, const at::Generator& gen) {
-    return fastDrawEnabled() && x.device().is_cpu() && x.scalar_type() == dtype && x.is_contiguous() &&
-           x.numel() >= fastDrawMinElements() && gen.defined() && gen.device().is_cpu();
+// Finite parameters only: the kernel reports bad ones in its own words, and a NaN would make the
+// choices' keys unordered.
+bool fastApplies(const at::Tensor& x, at::ScalarType dtype, const at::Generator& gen, double a, double b) {
+    return fastDrawEnabled() && std::isfinite(a) && std::isfinite(b) && x.device().is_cpu() &&
+           x.scalar_type() == dtype && x.is_contiguous() && x.numel() >= fastDrawMinElements() && gen.defined() &&
+           gen.device().is_cpu();
 }
 
-// Runs `fill` on the generator's engine under its lock and stores the engine it leaves.
+// Runs `fill` on the generator's engine under its lock and stores the engine it leaves. False (and
+// nothing drawn) for an engine that would read past its state before the next regeneration (no
+// sequence of PyTorch's calls leaves one; a state set by hand can); the caller then calls the kernel.
 template <class Fill>
-void withEngine(at::Generator& gen, Fill&& fill) {
+bool withEngine(at::Generator& gen, Fill&& fill) {
     std::lock_guard<std::mutex> lock(gen.mutex());
     auto* impl = gen.get<at::CPUGeneratorImpl>();
     at::mt19937 e = impl->engine();
     Pod d = e.data();
+    if (d.left_ < 1 || static_cast<int64_t>(d.next_) + d.left_ - 1 > kN) return false;
     fill(d);
     e.set_data(d);
     impl->set_engine(e);
+    return true;
 }
 
 } // namespace
@@ -369,37 +376,30 @@ std::string fastDrawChoices() {
 }
 
 void drawUniform(at::Tensor& x, double from, double to, at::Generator& gen) {
-    const int v = fastApplies(x, at::kFloat, gen) ? variantFor(Kind::Uniform, from, to) : -1;
-    if (v < 0) {
-        x.uniform_(from, to, gen);
-        return;
-    }
+    const int v = fastApplies(x, at::kFloat, gen, from, to) && from <= to ? variantFor(Kind::Uniform, from, to) : -1;
     const float f = static_cast<float>(from), range = static_cast<float>(to) - f;
-    const FloatFill fill = floatVariants(Kind::Uniform)[static_cast<size_t>(v)].fill;
-    withEngine(gen, [&](Pod& d) { fill(d, x.data_ptr<float>(), x.numel(), range, f); });
+    if (v < 0 || !withEngine(gen, [&](Pod& d) {
+            floatVariants(Kind::Uniform)[static_cast<size_t>(v)].fill(d, x.data_ptr<float>(), x.numel(), range, f);
+        }))
+        x.uniform_(from, to, gen);
 }
 
 void drawNormal(at::Tensor& x, double mean, double std, at::Generator& gen) {
-    const int v = fastApplies(x, at::kFloat, gen) ? variantFor(Kind::Normal, mean, std) : -1;
-    if (v < 0) {
+    const int v = fastApplies(x, at::kFloat, gen, mean, std) && std >= 0 ? variantFor(Kind::Normal, mean, std) : -1;
+    if (v < 0 || !withEngine(gen, [&](Pod& d) {
+            floatVariants(Kind::Normal)[static_cast<size_t>(v)].fill(d, x.data_ptr<float>(), x.numel(),
+                                                                      static_cast<float>(mean), static_cast<float>(std));
+        }))
         x.normal_(mean, std, gen);
-        return;
-    }
-    const FloatFill fill = floatVariants(Kind::Normal)[static_cast<size_t>(v)].fill;
-    withEngine(gen, [&](Pod& d) { fill(d, x.data_ptr<float>(), x.numel(), static_cast<float>(mean), static_cast<float>(std)); });
 }
 
 void drawRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen) {
     const bool small = to > from && static_cast<uint64_t>(to) - static_cast<uint64_t>(from) < (uint64_t{1} << 28);
-    const int v = small && fastApplies(x, at::kLong, gen)
-                      ? variantFor(Kind::Random, static_cast<double>(from), static_cast<double>(to))
-                      : -1;
-    if (v < 0) {
-        x.random_(from, to, gen);
-        return;
-    }
+    const double a = static_cast<double>(from), b = static_cast<double>(to);
+    const int v = small && fastApplies(x, at::kLong, gen, a, b) ? variantFor(Kind::Random, a, b) : -1;
     const auto range = static_cast<uint32_t>(to - from);
-    withEngine(gen, [&](Pod& d) { randomFill(d, x.data_ptr<int64_t>(), x.numel(), range, from); });
+    if (v < 0 || !withEngine(gen, [&](Pod& d) { randomFill(d, x.data_ptr<int64_t>(), x.numel(), range, from); }))
+        x.random_(from, to, gen);
 }
 
 } // namespace ks
