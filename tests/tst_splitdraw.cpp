@@ -6,29 +6,18 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include "drawtestutil.h"
+
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 using namespace ks;
+using ks::test::sameBytes;
+using ks::test::seeded;
 
 namespace {
-
-bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
-    return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
-           std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) == 0;
-}
-
-at::Generator seeded(uint64_t seed, int burn) {
-    at::Generator g = at::make_generator<at::CPUGeneratorImpl>(seed);
-    // Start mid-stream too: a generator some draws into its state, as the second tensor of a set.
-    // A negative count: that many normals, fewer than 16, which leave a cached second normal in
-    // the generator's state (the split must keep it).
-    if (burn > 0) at::empty({burn}).uniform_(0, 1, g);
-    if (burn < 0) at::empty({-burn}).normal_(0, 1, g);
-    return g;
-}
 
 struct Kind {
     std::string name;
