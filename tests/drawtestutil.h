@@ -12,7 +12,8 @@ namespace ks::test {
 
 inline bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
     return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
-           std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) == 0;
+           std::memcmp(a.data_ptr(), b.data_ptr(),
+                       static_cast<size_t>(a.numel()) * a.element_size()) == 0;
 }
 
 // A generator seeded with `seed` that `burn` uniforms have been drawn from (as the second tensor of

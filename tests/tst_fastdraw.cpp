@@ -47,9 +47,10 @@ std::vector<Case> cases() {
                     [=](at::Tensor& t, at::Generator& g) { drawRandom(t, a, b, g); }};
     };
     return {normal(0, 1), normal(2, 0.5), normal(-1, 3.7), uniform(0, 1), uniform(-0.3, 0.3),
-            // nn.Linear's default init for 512 inputs (kaiming_uniform_ with a = sqrt(5)): +-1/sqrt(512)
-            uniform(-0.044194173824159216, 0.044194173824159216), uniform(2, 5), random(0, 10), random(-5, 1000),
-            random(0, (int64_t{1} << 28) - 1),
+            // nn.Linear's default init for 512 inputs (kaiming_uniform_ with a = sqrt(5)):
+            // +-1/sqrt(512)
+            uniform(-0.044194173824159216, 0.044194173824159216), uniform(2, 5), random(0, 10),
+            random(-5, 1000), random(0, (int64_t{1} << 28) - 1),
             // A range of 2^28 or more takes two outputs an element: the kernel draws it.
             random(-5, int64_t{1} << 30)};
 }
@@ -58,9 +59,11 @@ std::vector<Case> cases() {
 
 TEST(FastDraw, SameNumbersAndStateAsTheKernel) {
     for (const auto& c : cases()) {
-        for (int64_t n : {int64_t{4096}, int64_t{4096 + 7}, int64_t{65536 + 9}, int64_t{(1 << 20) + 5}}) {
+        for (int64_t n :
+             {int64_t{4096}, int64_t{4096 + 7}, int64_t{65536 + 9}, int64_t{(1 << 20) + 5}}) {
             for (int burn : {0, 1000, -3}) {
-                SCOPED_TRACE(c.name + ", " + std::to_string(n) + " elements, burn " + std::to_string(burn));
+                SCOPED_TRACE(c.name + ", " + std::to_string(n) + " elements, burn " +
+                             std::to_string(burn));
                 at::Generator gk = seeded(42, burn), gf = seeded(42, burn);
                 at::Tensor want = at::empty({n}, at::TensorOptions().dtype(c.dtype));
                 at::Tensor got = at::empty({n}, at::TensorOptions().dtype(c.dtype));
@@ -101,7 +104,8 @@ TEST(FastDraw, StatesSetByHandAndBadParameters) {
     pod.left_ = 5;
     pod.next_ = 0;
     e.set_data(pod);
-    at::Generator gk = at::make_generator<at::CPUGeneratorImpl>(), gf = at::make_generator<at::CPUGeneratorImpl>();
+    at::Generator gk = at::make_generator<at::CPUGeneratorImpl>(),
+                  gf = at::make_generator<at::CPUGeneratorImpl>();
     gk.get<at::CPUGeneratorImpl>()->set_engine(e);
     gf.get<at::CPUGeneratorImpl>()->set_engine(e);
     at::Tensor want = at::empty({5000}), got = at::empty({5000});
@@ -113,7 +117,8 @@ TEST(FastDraw, StatesSetByHandAndBadParameters) {
     EXPECT_THROW(drawUniform(x, 1, -1, gf), c10::Error);
     EXPECT_THROW(drawNormal(x, 0, -1, gf), c10::Error);
     EXPECT_THROW(drawRandom(x, 5, 5, gf), c10::Error);
-    // A NaN mean gives what the kernel gives (NaNs, bit for bit), never a variant chosen for another mean.
+    // A NaN mean gives what the kernel gives (NaNs, bit for bit), never a variant chosen for
+    // another mean.
     at::Generator hk = seeded(3, 0), hf = seeded(3, 0);
     at::Tensor nk = at::empty({5000}), nf = at::empty({5000});
     nk.normal_(std::nan(""), 1, hk);
@@ -128,7 +133,8 @@ TEST(FastDraw, EveryProbeFoundItsVariant) {
         c.fast(t, g);
     }
     const std::string choices = fastDrawChoices();
-    std::cout << "PyTorch CPU capability " << at::get_cpu_capability() << "; variants: " << choices << "\n";
+    std::cout << "PyTorch CPU capability " << at::get_cpu_capability() << "; variants: " << choices
+              << "\n";
     ASSERT_FALSE(choices.empty());
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     // On x86-64 this PyTorch's kernels are matched; a ": kernel" here means a probe found no

@@ -36,8 +36,7 @@ constexpr int kN = at::MERSENNE_STATE_N;
 // state words, and leaves `d` as n calls of mt19937_engine::operator() would. That call decrements
 // left_ first and regenerates when it reaches 0, then returns state_[next_++]: left_ - 1 outputs
 // are ready at state_[next_...] before the next regeneration.
-template <class Run>
-[[gnu::always_inline]] inline void walk(Pod& d, int64_t n, Run&& run) {
+template <class Run> [[gnu::always_inline]] inline void walk(Pod& d, int64_t n, Run&& run) {
     while (n > 0) {
         int64_t ready = static_cast<int64_t>(d.left_) - 1;
         if (ready <= 0) {
@@ -57,9 +56,11 @@ template <class Run>
 // at::uniform_real_distribution<float>: (w & (2^24 - 1)) * 2^-24, exact in float, then
 // x * (to - from) + from, its multiply-add fused or not as the kernel was compiled.
 template <bool Fused>
-[[gnu::always_inline]] inline void uniformWords(const uint32_t* w, int64_t n, float* out, float range, float from) {
+[[gnu::always_inline]] inline void uniformWords(const uint32_t* w, int64_t n, float* out,
+                                                float range, float from) {
     for (int64_t i = 0; i < n; ++i) {
-        const float x = static_cast<float>(static_cast<int32_t>(temper(w[i]) & 0xffffffu)) * 0x1p-24f;
+        const float x =
+            static_cast<float>(static_cast<int32_t>(temper(w[i]) & 0xffffffu)) * 0x1p-24f;
         if constexpr (Fused)
             out[i] = std::fma(x, range, from);
         else
@@ -68,7 +69,8 @@ template <bool Fused>
 }
 
 template <bool Fused>
-[[gnu::always_inline]] inline void uniformFill(Pod& d, float* out, int64_t n, float range, float from) {
+[[gnu::always_inline]] inline void uniformFill(Pod& d, float* out, int64_t n, float range,
+                                               float from) {
     walk(d, n, [&](const uint32_t* w, int64_t k) {
         uniformWords<Fused>(w, k, out, range, from);
         out += k;
@@ -76,10 +78,12 @@ template <bool Fused>
 }
 
 // random_(from, to) with to - from < 2^28: one output an element, w % range + from.
-[[gnu::always_inline]] inline void randomFill(Pod& d, int64_t* out, int64_t n, uint32_t range, int64_t base) {
+[[gnu::always_inline]] inline void randomFill(Pod& d, int64_t* out, int64_t n, uint32_t range,
+                                              int64_t base) {
     walk(d, n, [&](const uint32_t* w, int64_t k) {
         for (int64_t i = 0; i < k; ++i)
-            out[i] = static_cast<int64_t>(static_cast<uint64_t>(temper(w[i]) % range) + static_cast<uint64_t>(base));
+            out[i] = static_cast<int64_t>(static_cast<uint64_t>(temper(w[i]) % range) +
+                                          static_cast<uint64_t>(base));
         out += k;
     });
 }
@@ -92,7 +96,8 @@ template <bool Fused>
         const float u2 = data[j + 8];
         const float radius = std::sqrt(-2.0f * std::log(u1));
         // 2.0f * c10::pi<double> * u2: a double product, rounded to float.
-        const float theta = static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u2));
+        const float theta =
+            static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u2));
         const float c = radius * std::cos(theta), s = radius * std::sin(theta);
         if constexpr (Fused) {
             data[j] = std::fma(c, std, mean);
@@ -134,11 +139,15 @@ bool cpuHasFma() {
 }
 #define KS_TARGET_FMA [[gnu::target("avx2,fma")]]
 #else
-bool cpuHasFma() { return false; }
+bool cpuHasFma() {
+    return false;
+}
 #define KS_TARGET_FMA
 #endif
 
-void uniformPlain(Pod& d, float* out, int64_t n, float range, float from) { uniformFill<false>(d, out, n, range, from); }
+void uniformPlain(Pod& d, float* out, int64_t n, float range, float from) {
+    uniformFill<false>(d, out, n, range, from);
+}
 void uniformFusedGeneric(Pod& d, float* out, int64_t n, float range, float from) {
     uniformFill<true>(d, out, n, range, from);
 }
@@ -154,7 +163,8 @@ void uniformFused(Pod& d, float* out, int64_t n, float range, float from) {
 
 template <bool Fused>
 [[gnu::always_inline]] inline void scalarBlocks(float* p, int64_t k, float mean, float std) {
-    for (int64_t b = 0; b < k; ++b) boxMuller16<Fused>(p + 16 * b, mean, std);
+    for (int64_t b = 0; b < k; ++b)
+        boxMuller16<Fused>(p + 16 * b, mean, std);
 }
 void normalScalarPlain(Pod& d, float* out, int64_t n, float mean, float std) {
     normalFill(d, out, n, [&](float* p, int64_t k) { scalarBlocks<false>(p, k, mean, std); });
@@ -184,9 +194,12 @@ enum class Kind { Uniform, Normal, Random };
 
 const char* kindName(Kind k) {
     switch (k) {
-    case Kind::Uniform: return "uniform";
-    case Kind::Normal: return "normal";
-    case Kind::Random: return "random";
+    case Kind::Uniform:
+        return "uniform";
+    case Kind::Normal:
+        return "normal";
+    case Kind::Random:
+        return "random";
     }
     return "?";
 }
@@ -218,13 +231,21 @@ bool samePod(const Pod& a, const Pod& b) {
 }
 
 // The kernel itself on a probe: the values and the engine it leaves.
-std::pair<at::Tensor, Pod> kernelDraw(Kind k, int64_t n, const at::mt19937& e0, double a, double b) {
+std::pair<at::Tensor, Pod> kernelDraw(Kind k, int64_t n, const at::mt19937& e0, double a,
+                                      double b) {
     at::Generator g = generatorAt(e0);
-    at::Tensor t = at::empty({n}, at::TensorOptions().dtype(k == Kind::Random ? at::kLong : at::kFloat));
+    at::Tensor t =
+        at::empty({n}, at::TensorOptions().dtype(k == Kind::Random ? at::kLong : at::kFloat));
     switch (k) {
-    case Kind::Uniform: t.uniform_(a, b, g); break;
-    case Kind::Normal: t.normal_(a, b, g); break;
-    case Kind::Random: t.random_(static_cast<int64_t>(a), static_cast<int64_t>(b), g); break;
+    case Kind::Uniform:
+        t.uniform_(a, b, g);
+        break;
+    case Kind::Normal:
+        t.normal_(a, b, g);
+        break;
+    case Kind::Random:
+        t.random_(static_cast<int64_t>(a), static_cast<int64_t>(b), g);
+        break;
     }
     return {t, g.get<at::CPUGeneratorImpl>()->engine().data()};
 }
@@ -235,7 +256,8 @@ constexpr int64_t kProbeSizes[] = {2 * kN + 16 * 3 + 5, 2 * kN + 16};
 
 at::mt19937 probeStart() {
     at::mt19937 e(0x6b73u);
-    for (int i = 0; i < 100; ++i) (void)e();
+    for (int i = 0; i < 100; ++i)
+        (void)e();
     return e;
 }
 
@@ -249,9 +271,12 @@ int probeFloat(Kind k, double a, double b, const std::vector<Variant>& variants)
             if (!alive[v]) continue;
             std::vector<float> got(static_cast<size_t>(n));
             Pod d = e0.data();
-            variants[v].fill(d, got.data(), n, k == Kind::Uniform ? static_cast<float>(b) - static_cast<float>(a) : static_cast<float>(a),
+            variants[v].fill(d, got.data(), n,
+                             k == Kind::Uniform ? static_cast<float>(b) - static_cast<float>(a)
+                                                : static_cast<float>(a),
                              k == Kind::Uniform ? static_cast<float>(a) : static_cast<float>(b));
-            alive[v] = samePod(d, wantPod) && std::memcmp(got.data(), want.data_ptr(), got.size() * sizeof(float)) == 0;
+            alive[v] = samePod(d, wantPod) &&
+                       std::memcmp(got.data(), want.data_ptr(), got.size() * sizeof(float)) == 0;
         }
     }
     for (size_t v = 0; v < variants.size(); ++v)
@@ -262,11 +287,13 @@ int probeFloat(Kind k, double a, double b, const std::vector<Variant>& variants)
 int probeRandom(int64_t from, int64_t to) {
     const at::mt19937 e0 = probeStart();
     for (int64_t n : kProbeSizes) {
-        const auto [want, wantPod] = kernelDraw(Kind::Random, n, e0, static_cast<double>(from), static_cast<double>(to));
+        const auto [want, wantPod] =
+            kernelDraw(Kind::Random, n, e0, static_cast<double>(from), static_cast<double>(to));
         std::vector<int64_t> got(static_cast<size_t>(n));
         Pod d = e0.data();
         randomFill(d, got.data(), n, static_cast<uint32_t>(to - from), from);
-        if (!samePod(d, wantPod) || std::memcmp(got.data(), want.data_ptr(), got.size() * sizeof(int64_t)) != 0)
+        if (!samePod(d, wantPod) ||
+            std::memcmp(got.data(), want.data_ptr(), got.size() * sizeof(int64_t)) != 0)
             return -1;
     }
     return 0;
@@ -313,17 +340,18 @@ int variantFor(Kind k, double a, double b) {
 
 // Finite parameters only: the kernel reports bad ones in its own words, and a NaN would make the
 // choices' keys unordered.
-bool fastApplies(const at::Tensor& x, at::ScalarType dtype, const at::Generator& gen, double a, double b) {
+bool fastApplies(const at::Tensor& x, at::ScalarType dtype, const at::Generator& gen, double a,
+                 double b) {
     return fastDrawEnabled() && std::isfinite(a) && std::isfinite(b) && x.device().is_cpu() &&
-           x.scalar_type() == dtype && x.is_contiguous() && x.numel() >= fastDrawMinElements() && gen.defined() &&
-           gen.device().is_cpu();
+           x.scalar_type() == dtype && x.is_contiguous() && x.numel() >= fastDrawMinElements() &&
+           gen.defined() && gen.device().is_cpu();
 }
 
 // Runs `fill` on the generator's engine under its lock and stores the engine it leaves. False (and
 // nothing drawn) for an engine that would read past its state before the next regeneration (no
-// sequence of PyTorch's calls leaves one; a state set by hand can); the caller then calls the kernel.
-template <class Fill>
-bool withEngine(at::Generator& gen, Fill&& fill) {
+// sequence of PyTorch's calls leaves one; a state set by hand can); the caller then calls the
+// kernel.
+template <class Fill> bool withEngine(at::Generator& gen, Fill&& fill) {
     std::lock_guard<std::mutex> lock(gen.mutex());
     auto* impl = gen.get<at::CPUGeneratorImpl>();
     at::mt19937 e = impl->engine();
@@ -343,8 +371,10 @@ void regenerateState(std::array<uint32_t, at::MERSENNE_STATE_N>& s) {
         return (((u & at::UMASK) | (v & at::LMASK)) >> 1) ^ ((0u - (v & 1u)) & at::MATRIX_A);
     };
     int j = 0;
-    for (; j < N - M; ++j) s[j] = s[j + M] ^ twist(s[j], s[j + 1]);
-    for (; j < N - 1; ++j) s[j] = s[j + M - N] ^ twist(s[j], s[j + 1]);
+    for (; j < N - M; ++j)
+        s[j] = s[j + M] ^ twist(s[j], s[j + 1]);
+    for (; j < N - 1; ++j)
+        s[j] = s[j + M - N] ^ twist(s[j], s[j + 1]);
     s[N - 1] = s[M - 1] ^ twist(s[N - 1], s[0]);
 }
 
@@ -371,34 +401,45 @@ std::string fastDrawChoices() {
     Choices& c = choices();
     std::lock_guard<std::mutex> lock(c.mu);
     std::string out;
-    for (const auto& s : c.log) out += (out.empty() ? "" : "; ") + s;
+    for (const auto& s : c.log)
+        out += (out.empty() ? "" : "; ") + s;
     return out;
 }
 
 void drawUniform(at::Tensor& x, double from, double to, at::Generator& gen) {
-    const int v = fastApplies(x, at::kFloat, gen, from, to) && from <= to ? variantFor(Kind::Uniform, from, to) : -1;
+    const int v = fastApplies(x, at::kFloat, gen, from, to) && from <= to
+                      ? variantFor(Kind::Uniform, from, to)
+                      : -1;
     const float f = static_cast<float>(from), range = static_cast<float>(to) - f;
     if (v < 0 || !withEngine(gen, [&](Pod& d) {
-            floatVariants(Kind::Uniform)[static_cast<size_t>(v)].fill(d, x.data_ptr<float>(), x.numel(), range, f);
+            floatVariants(Kind::Uniform)[static_cast<size_t>(v)].fill(d, x.data_ptr<float>(),
+                                                                      x.numel(), range, f);
         }))
         x.uniform_(from, to, gen);
 }
 
 void drawNormal(at::Tensor& x, double mean, double std, at::Generator& gen) {
-    const int v = fastApplies(x, at::kFloat, gen, mean, std) && std >= 0 ? variantFor(Kind::Normal, mean, std) : -1;
+    const int v = fastApplies(x, at::kFloat, gen, mean, std) && std >= 0
+                      ? variantFor(Kind::Normal, mean, std)
+                      : -1;
     if (v < 0 || !withEngine(gen, [&](Pod& d) {
-            floatVariants(Kind::Normal)[static_cast<size_t>(v)].fill(d, x.data_ptr<float>(), x.numel(),
-                                                                      static_cast<float>(mean), static_cast<float>(std));
+            floatVariants(Kind::Normal)[static_cast<size_t>(v)].fill(
+                d, x.data_ptr<float>(), x.numel(), static_cast<float>(mean),
+                static_cast<float>(std));
         }))
         x.normal_(mean, std, gen);
 }
 
 void drawRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen) {
-    const bool small = to > from && static_cast<uint64_t>(to) - static_cast<uint64_t>(from) < (uint64_t{1} << 28);
+    const bool small =
+        to > from && static_cast<uint64_t>(to) - static_cast<uint64_t>(from) < (uint64_t{1} << 28);
     const double a = static_cast<double>(from), b = static_cast<double>(to);
-    const int v = small && fastApplies(x, at::kLong, gen, a, b) ? variantFor(Kind::Random, a, b) : -1;
+    const int v =
+        small && fastApplies(x, at::kLong, gen, a, b) ? variantFor(Kind::Random, a, b) : -1;
     const auto range = static_cast<uint32_t>(to - from);
-    if (v < 0 || !withEngine(gen, [&](Pod& d) { randomFill(d, x.data_ptr<int64_t>(), x.numel(), range, from); }))
+    if (v < 0 || !withEngine(gen, [&](Pod& d) {
+            randomFill(d, x.data_ptr<int64_t>(), x.numel(), range, from);
+        }))
         x.random_(from, to, gen);
 }
 
