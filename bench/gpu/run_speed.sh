@@ -10,6 +10,8 @@
 # (all six) with them.
 # Step `nosplit`: the built-in suite and/or the corpus with KS_DRAW_SPLIT=0 (each tensor drawn on
 # one thread, as before ks/core/splitdraw.h; a reference on the same lease).
+# Step `nofast`: the built-in suite and/or the corpus with KS_FAST_DRAW=0 (PyTorch's own sampling
+# kernels instead of ks/core/fastdraw.h: the same samples; a reference on the same lease).
 # Step `ahead`: the built-in suite and/or the corpus with --draw-ahead-tasks K for each K in $AHEAD
 # (default "2 3").
 # Step `start`: where a short run's wall goes: `filter --criteria stat` on 25 built-in level-2 tasks,
@@ -237,6 +239,12 @@ if has nda; then # the same-lease reference: no drawing ahead (each task draws i
         --out "$RES/builtin-nda.json" --csv "$RES/builtin-nda.csv" -q
     has corpus && step corpus-nda $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 --no-draw-ahead \
         --out "$RES/corpus-nda.json" --csv "$RES/corpus-nda.csv" -q
+fi
+if has nofast; then # the same-lease reference: PyTorch's own sampling kernels
+    has builtin && step builtin-nofast env KS_FAST_DRAW=0 $CLI filter --suite builtin --device cuda --preset full \
+        --seeds 5 --out "$RES/builtin-nofast.json" --csv "$RES/builtin-nofast.csv" -q
+    has corpus && step corpus-nofast env KS_FAST_DRAW=0 $CLI filter --suite "$WORK/kb" --device cuda --seeds 5 \
+        --out "$RES/corpus-nofast.json" --csv "$RES/corpus-nofast.csv" -q
 fi
 if has nosplit; then # the same-lease reference: every tensor drawn on one thread
     has builtin && step builtin-nosplit env KS_DRAW_SPLIT=0 $CLI filter --suite builtin --device cuda --preset full \
