@@ -174,6 +174,7 @@ TEST(InefficiencyGpu, AHostNumberOfAGpuImportedForwardStaysOnTheHost) {
     if (python.empty() || std::system(("'" + python + "' -c 'import torch' >/dev/null 2>&1").c_str()) != 0)
         GTEST_SKIP() << "no Python with torch at KS_TORCH_PYTHON='" << python << "'";
     const std::filesystem::path out = std::filesystem::path(KS_WORK_DIR) / "host_scalar";
+    std::filesystem::create_directories(out.parent_path()); // the work folder of a fresh build tree
     const std::string cmd = "rm -rf '" + out.string() + "' && '" + std::string(KS_CLI) + "' import-kernelbench '" +
                             std::string(KS_TEST_DATA) + "/host_scalar/level1' --out '" + out.string() +
                             "' --python '" + python + "' --jobs 1 --trace-device cuda >'" + out.string() +

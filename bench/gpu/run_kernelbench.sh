@@ -11,7 +11,7 @@
 #   sampling kernels instead of ks/core/fastdraw.h (the same samples; a same-lease reference).
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
 # (packed after every step, so a run cut short brings back what it did); wall times in summary.txt.
-# $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s).
+# $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s), $T_IMPORT each import (3000 s).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ks-out}
@@ -45,7 +45,7 @@ trap 'kill $SMI 2>/dev/null' EXIT
 if has import; then
     rm -rf "$WORK/kbm"
     for l in $LEVELS; do # --jsonl: an event a file, with its seconds (the slowest are listed)
-        step import-l$l $CLI import-kernelbench "$KB/level$l" --out "$WORK/kbm" --jobs 8 --python "$PY" \
+        step import-l$l timeout "${T_IMPORT:-3000}" $CLI import-kernelbench "$KB/level$l" --out "$WORK/kbm" --jobs 8 --python "$PY" \
             --trace-device cuda --jsonl
         python3 bench/gpu/import_summary.py "$RES/import-l$l.log" "level $l" | tee -a "$RES/summary.txt"
     done
