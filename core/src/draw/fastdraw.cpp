@@ -211,19 +211,17 @@ struct Variant {
     FloatFill fill;
 };
 
-std::vector<Variant> floatVariants(Kind k) {
-    if (k == Kind::Uniform) return {{"plain", uniformPlain}, {"fused", uniformFused}};
-    std::vector<Variant> v{{"scalar", normalScalarPlain}, {"scalar-fused", normalScalarFused}};
+// The variants of a kind, in the order the probes try them (built once: the CPU does not change).
+const std::vector<Variant>& floatVariants(Kind k) {
+    static const std::vector<Variant> uniform{{"plain", uniformPlain}, {"fused", uniformFused}};
+    static const std::vector<Variant> normal = [] {
+        std::vector<Variant> v{{"scalar", normalScalarPlain}, {"scalar-fused", normalScalarFused}};
 #ifdef KS_FASTDRAW_X86
-    if (cpuHasFma()) v.push_back({"avx2", normalAvx2});
+        if (cpuHasFma()) v.push_back({"avx2", normalAvx2});
 #endif
-    return v;
-}
-
-at::Generator generatorAt(const at::mt19937& e) {
-    at::Generator g = at::make_generator<at::CPUGeneratorImpl>();
-    g.get<at::CPUGeneratorImpl>()->set_engine(e);
-    return g;
+        return v;
+    }();
+    return k == Kind::Uniform ? uniform : normal;
 }
 
 bool samePod(const Pod& a, const Pod& b) {
@@ -233,7 +231,7 @@ bool samePod(const Pod& a, const Pod& b) {
 // The kernel itself on a probe: the values and the engine it leaves.
 std::pair<at::Tensor, Pod> kernelDraw(Kind k, int64_t n, const at::mt19937& e0, double a,
                                       double b) {
-    at::Generator g = generatorAt(e0);
+    at::Generator g = cpuGeneratorAt(e0);
     at::Tensor t =
         at::empty({n}, at::TensorOptions().dtype(k == Kind::Random ? at::kLong : at::kFloat));
     switch (k) {
@@ -325,7 +323,7 @@ int variantFor(Kind k, double a, double b) {
         v = probeRandom(static_cast<int64_t>(a), static_cast<int64_t>(b));
         if (v == 0) name = "words";
     } else {
-        const auto variants = floatVariants(k);
+        const auto& variants = floatVariants(k);
         v = probeFloat(k, a, b, variants);
         if (v >= 0) name = variants[static_cast<size_t>(v)].name;
     }
@@ -364,6 +362,12 @@ template <class Fill> bool withEngine(at::Generator& gen, Fill&& fill) {
 }
 
 } // namespace
+
+at::Generator cpuGeneratorAt(const at::mt19937& e) {
+    at::Generator g = at::make_generator<at::CPUGeneratorImpl>();
+    g.get<at::CPUGeneratorImpl>()->set_engine(e);
+    return g;
+}
 
 void regenerateState(std::array<uint32_t, at::MERSENNE_STATE_N>& s) {
     constexpr int N = at::MERSENNE_STATE_N, M = at::MERSENNE_STATE_M;

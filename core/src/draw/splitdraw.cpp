@@ -35,27 +35,24 @@ int takeSpare(int want, int limit) {
     }
 }
 
-void giveBack(int n) { g_drawing -= n; }
+void giveBack(int n) {
+    g_drawing -= n;
+}
 
 bool sameEngine(const at::mt19937& a, const at::mt19937& b) {
     const auto x = a.data(), y = b.data();
-    return x.left_ == y.left_ && x.next_ == y.next_ && x.seed_ == y.seed_ && x.seeded_ == y.seeded_ &&
-           x.state_ == y.state_;
+    return x.left_ == y.left_ && x.next_ == y.next_ && x.seed_ == y.seed_ &&
+           x.seeded_ == y.seeded_ && x.state_ == y.state_;
 }
 
 at::mt19937 engineOf(at::Generator& g) {
     return g.get<at::CPUGeneratorImpl>()->engine();
 }
 
-at::Generator generatorAt(const at::mt19937& e) {
-    at::Generator g = at::make_generator<at::CPUGeneratorImpl>();
-    g.get<at::CPUGeneratorImpl>()->set_engine(e);
-    return g;
-}
-
 bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
     return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
-           std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) == 0;
+           std::memcmp(a.data_ptr(), b.data_ptr(),
+                       static_cast<size_t>(a.numel()) * a.element_size()) == 0;
 }
 
 bool sameGeneratorState(at::Generator& a, at::Generator& b) {
@@ -72,8 +69,9 @@ int outputsPerElement(const at::Tensor& like, int64_t tail, const Fill& fill) {
     const int64_t first = 2 * kAlign, last = kAlign + tail;
     const auto opts = at::TensorOptions().dtype(like.scalar_type());
     const at::mt19937 e0(0x6b73u); // any state will do; this one is past no twist yet
-    at::Tensor whole = at::empty({first + last}, opts), a = at::empty({first}, opts), b = at::empty({last}, opts);
-    at::Generator gw = generatorAt(e0), ga = generatorAt(e0);
+    at::Tensor whole = at::empty({first + last}, opts), a = at::empty({first}, opts),
+               b = at::empty({last}, opts);
+    at::Generator gw = cpuGeneratorAt(e0), ga = cpuGeneratorAt(e0);
     fill(whole, gw);
     fill(a, ga);
     const at::mt19937 afterA = engineOf(ga);
@@ -84,13 +82,14 @@ int outputsPerElement(const at::Tensor& like, int64_t tail, const Fill& fill) {
         walk();
     }
     if (used != first && used != 2 * first) return 0;
-    at::Generator gb = generatorAt(afterA);
+    at::Generator gb = cpuGeneratorAt(afterA);
     fill(b, gb);
-    if (!sameBytes(whole.narrow(0, 0, first).contiguous(), a) || !sameBytes(whole.narrow(0, first, last).contiguous(), b))
+    if (!sameBytes(whole.narrow(0, 0, first).contiguous(), a) ||
+        !sameBytes(whole.narrow(0, first, last).contiguous(), b))
         return 0;
     // The whole draw's generator against the parts' last one, and against the same state set
     // the way the split sets the caller's generator.
-    at::Generator set = generatorAt(e0);
+    at::Generator set = cpuGeneratorAt(e0);
     set.get<at::CPUGeneratorImpl>()->set_engine(engineOf(gb));
     if (!sameGeneratorState(gw, gb) || !sameGeneratorState(gw, set)) return 0;
     return static_cast<int>(used / first);
@@ -103,7 +102,8 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
         fill(x, gen);
         return 0;
     }
-    const int helpers = takeSpare(static_cast<int>(std::min<int64_t>(split.coreLimit, n / minPart)) - 1, split.coreLimit);
+    const int helpers = takeSpare(
+        static_cast<int>(std::min<int64_t>(split.coreLimit, n / minPart)) - 1, split.coreLimit);
     if (helpers == 0) {
         fill(x, gen);
         return 0;
@@ -134,7 +134,7 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
             threads.emplace_back([&, k, start = cur] {
                 const auto t0 = Clock::now();
                 try {
-                    at::Generator g = generatorAt(start);
+                    at::Generator g = cpuGeneratorAt(start);
                     at::Tensor part = flat.narrow(0, k * chunk, chunk);
                     fill(part, g);
                 } catch (...) {
@@ -145,7 +145,7 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
             advanceEngine(cur, static_cast<uint64_t>(per) * static_cast<uint64_t>(chunk));
         }
         // The last part here: it ends where the whole draw would leave the generator.
-        at::Generator g = generatorAt(cur);
+        at::Generator g = cpuGeneratorAt(cur);
         at::Tensor part = flat.narrow(0, (parts - 1) * chunk, n - (parts - 1) * chunk);
         fill(part, g);
         joinAll();
@@ -157,17 +157,28 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
         throw;
     }
     double total = 0;
-    for (double s : secs) total += s;
+    for (double s : secs)
+        total += s;
     return total;
 }
 
 } // namespace
 
-DrawingNow::DrawingNow() { ++g_drawing; }
-DrawingNow::~DrawingNow() { --g_drawing; }
-int drawingThreadsNow() { return g_drawing.load(); }
-NoHelpersNow::NoHelpersNow() { ++g_noHelpers; }
-NoHelpersNow::~NoHelpersNow() { --g_noHelpers; }
+DrawingNow::DrawingNow() {
+    ++g_drawing;
+}
+DrawingNow::~DrawingNow() {
+    --g_drawing;
+}
+int drawingThreadsNow() {
+    return g_drawing.load();
+}
+NoHelpersNow::NoHelpersNow() {
+    ++g_noHelpers;
+}
+NoHelpersNow::~NoHelpersNow() {
+    --g_noHelpers;
+}
 
 int drawCoreLimit(int share) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -193,16 +204,22 @@ void advanceEngine(at::mt19937& e, uint64_t n) {
     e.set_data(d);
 }
 
-double splitNormal(at::Tensor& x, double mean, double std, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [mean, std](at::Tensor& t, at::Generator& g) { drawNormal(t, mean, std, g); });
+double splitNormal(at::Tensor& x, double mean, double std, at::Generator& gen,
+                   const DrawSplit& split) {
+    return splitFill(x, gen, split,
+                     [mean, std](at::Tensor& t, at::Generator& g) { drawNormal(t, mean, std, g); });
 }
 
-double splitUniform(at::Tensor& x, double from, double to, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawUniform(t, from, to, g); });
+double splitUniform(at::Tensor& x, double from, double to, at::Generator& gen,
+                    const DrawSplit& split) {
+    return splitFill(x, gen, split,
+                     [from, to](at::Tensor& t, at::Generator& g) { drawUniform(t, from, to, g); });
 }
 
-double splitRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen, const DrawSplit& split) {
-    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawRandom(t, from, to, g); });
+double splitRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen,
+                   const DrawSplit& split) {
+    return splitFill(x, gen, split,
+                     [from, to](at::Tensor& t, at::Generator& g) { drawRandom(t, from, to, g); });
 }
 
 } // namespace ks

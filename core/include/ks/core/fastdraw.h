@@ -44,6 +44,9 @@ int64_t fastDrawMinElements();
 // normal(0, 1): scalar" ("kernel" where none matched); empty before the first probe.
 std::string fastDrawChoices();
 
+// A new CPU generator whose engine is a copy of e (a probe's or a split part's starting state).
+at::Generator cpuGeneratorAt(const at::mt19937& e);
+
 // One regeneration of the twister's 624-word state, as mt19937_engine's next_state does it.
 void regenerateState(std::array<uint32_t, at::MERSENNE_STATE_N>& s);
 
