@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// Pageable host tensors to a CUDA device through page-locked staging buffers (ks/core/operands.h).
+#include "ks/core/operands.h"
+
+#ifdef KS_TORCH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ks {
+
+bool stagedUploadEnabled() {
+    static const bool on = [] {
+        const char* v = std::getenv("KS_STAGED_UPLOAD");
+        return !(v && std::string(v) == "0");
+    }();
+    return on;
+}
+
+#ifdef KS_TORCH_CUDA
+namespace {
+
+constexpr int64_t kDefaultChunk = int64_t{64} << 20;
+constexpr int kBuffers = 4;
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string("staged upload: ") + what + ": " +
+                                 cudaGetErrorString(e));
+}
+
+// Copies n bytes on up to `threads` threads: one core's memcpy is what limits the driver's own
+// pageable copies (4.7-8 GB/s on the H100 hosts).
+void parallelCopy(char* dst, const char* src, int64_t n, int threads) {
+    const int64_t minPart = int64_t{4} << 20;
+    const int k = static_cast<int>(std::clamp<int64_t>(n / minPart, 1, threads));
+    if (k == 1) {
+        std::memcpy(dst, src, static_cast<size_t>(n));
+        return;
+    }
+    const int64_t part = (n + k - 1) / k;
+    std::vector<std::thread> pool;
+    for (int i = 1; i < k; ++i) {
+        const int64_t a = i * part, len = std::min(n, a + part) - a;
+        if (len > 0)
+            pool.emplace_back([=] { std::memcpy(dst + a, src + a, static_cast<size_t>(len)); });
+    }
+    std::memcpy(dst, src, static_cast<size_t>(std::min(n, part)));
+    for (auto& t : pool)
+        t.join();
+}
+
+// kBuffers page-locked buffers for the whole process, each with the event of the last copy out of
+// it: a buffer is written again only once that copy is done. One upload at a time holds them.
+struct StagingPool {
+    std::mutex mu;
+    int64_t chunk = 0;
+    char* buf[kBuffers] = {};
+    cudaEvent_t done[kBuffers] = {};
+
+    // Buffers of at least `bytes` each (grown, never shrunk).
+    void ensure(int64_t bytes) {
+        if (chunk >= bytes) return;
+        for (int i = 0; i < kBuffers; ++i) {
+            if (buf[i]) {
+                check(cudaEventSynchronize(done[i]), "waiting for a staging buffer");
+                check(cudaFreeHost(buf[i]), "freeing a staging buffer");
+                buf[i] = nullptr;
+            }
+        }
+        for (int i = 0; i < kBuffers; ++i) {
+            void* p = nullptr;
+            check(cudaHostAlloc(&p, static_cast<size_t>(bytes), cudaHostAllocPortable),
+                  "page-locked staging buffer");
+            buf[i] = static_cast<char*>(p);
+            if (!done[i])
+                check(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming), "event");
+        }
+        chunk = bytes;
+    }
+};
+
+StagingPool& pool() {
+    static StagingPool* p = new StagingPool; // never destroyed: CUDA may be gone at exit
+    return *p;
+}
+
+int copyThreads() {
+    static const int n = [] {
+        if (const char* v = std::getenv("KS_STAGED_UPLOAD_THREADS"))
+            return std::max(1, std::atoi(v));
+        return static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 4u, 1u, 4u));
+    }();
+    return n;
+}
+
+} // namespace
+#endif
+
+at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device,
+                                int64_t chunkBytes) {
+#ifdef KS_TORCH_CUDA
+    if (device.is_cuda() && host.device().is_cpu() && host.is_contiguous() && !host.is_pinned() &&
+        host.numel() > 0) {
+        const int64_t chunk = chunkBytes > 0 ? chunkBytes : kDefaultChunk;
+        at::Tensor out =
+            at::empty(host.sizes(), host.options().device(device).pinned_memory(false));
+        const c10::cuda::CUDAGuard guard(device);
+        const cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index()).stream();
+        const int64_t n = static_cast<int64_t>(host.nbytes());
+        const char* src = static_cast<const char*>(host.const_data_ptr());
+        char* dst = static_cast<char*>(out.data_ptr());
+        StagingPool& p = pool();
+        std::lock_guard<std::mutex> lock(p.mu);
+        p.ensure(chunk);
+        for (int64_t off = 0, i = 0; off < n; off += chunk, ++i) {
+            const int b = static_cast<int>(i % kBuffers);
+            const int64_t len = std::min(chunk, n - off);
+            check(cudaEventSynchronize(p.done[b]), "waiting for a staging buffer");
+            parallelCopy(p.buf[b], src + off, len, copyThreads());
+            check(cudaMemcpyAsync(dst + off, p.buf[b], static_cast<size_t>(len),
+                                  cudaMemcpyHostToDevice, stream),
+                  "copy to the device");
+            check(cudaEventRecord(p.done[b], stream), "event");
+        }
+        // The copies run on the caller's stream, ahead of the work it queues next; the buffers
+        // are written again only after their events.
+        return out;
+    }
+#else
+    (void)chunkBytes;
+#endif
+    return host.to(at::TensorOptions().device(device), /*non_blocking=*/host.is_pinned());
+}
+
+} // namespace ks
