@@ -45,8 +45,9 @@ int defaultDrawThreads(int share = 1);
 // few threads while the previous chunk is on its way: the driver's own pageable copy is limited by
 // one core's memcpy. The copies are queued on the device's current stream and the call returns
 // once the last is queued, as a non-blocking copy from pinned memory does. Anything else (pinned,
-// strided, a CPU device) is host.to(device). KS_STAGED_UPLOAD=0: the operands' uploads use
-// host.to(device) for every tensor (stagedUploadEnabled()).
+// strided, a CPU device) is host.to(device). The operands' uploads use it for pageable tensors of
+// 64 MiB or more only with KS_STAGED_UPLOAD=1 (stagedUploadEnabled()): not yet run on a GPU, it
+// stays off until a lease has tested and measured it (bench/gpu/README.md).
 at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device,
                                 int64_t chunkBytes = 0);
 bool stagedUploadEnabled();
