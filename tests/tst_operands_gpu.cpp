@@ -10,12 +10,12 @@
 #include "ks/core/torchtask.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <algorithm>
 #include <c10/cuda/CUDAAllocatorConfig.h>
+#include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
 #include <torch/cuda.h>
@@ -24,9 +24,7 @@ using namespace ks;
 
 namespace {
 
-bool haveGpu() {
-    return torch::cuda::is_available();
-}
+bool haveGpu() { return torch::cuda::is_available(); }
 
 // The builtin tasks `ids`, run by one engine with `o` (device cuda).
 RunResults runBuiltin(const std::vector<const char*>& ids, EngineOptions o) {
@@ -85,12 +83,10 @@ TEST(OperandsGpu, PinnedAsyncUploadsEqualTheSequentialCpuDraws) {
             ASSERT_EQ(got.params.size(), params.size());
             for (size_t i = 0; i < inputs.size(); ++i) {
                 EXPECT_TRUE(got.inputs[i].is_cuda());
-                EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i]))
-                    << "input " << i << " seed " << s;
+                EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i << " seed " << s;
             }
             for (size_t i = 0; i < params.size(); ++i)
-                EXPECT_TRUE(at::equal(got.params[i].cpu(), params[i]))
-                    << "param " << i << " seed " << s;
+                EXPECT_TRUE(at::equal(got.params[i].cpu(), params[i])) << "param " << i << " seed " << s;
         }
         ++checked;
     }
@@ -116,9 +112,9 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i) {
         SCOPED_TRACE(ids[i]);
         const TaskResult &x = a.tasks[i], &y = b.tasks[i];
-        for (const Criterion c : {Criterion::OutputRange, Criterion::OutputStd,
-                                  Criterion::OutputAxes, Criterion::InputImpact,
-                                  Criterion::BaselineInefficiency, Criterion::RedundantComputation})
+        for (const Criterion c : {Criterion::OutputRange, Criterion::OutputStd, Criterion::OutputAxes,
+                                  Criterion::InputImpact, Criterion::BaselineInefficiency,
+                                  Criterion::RedundantComputation})
             EXPECT_EQ(x.flagged(c, th), y.flagged(c, th));
         ASSERT_TRUE(x.redundancy && y.redundancy && x.inefficiency && y.inefficiency);
         EXPECT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
@@ -132,10 +128,8 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
         // They are resident.
         peakSeen = std::max(peakSeen, y.peakOperandHostBytes);
         EXPECT_GT(y.pinnedHeldBytes, 0);
-        EXPECT_LE(y.pinnedHeldBytes,
-                  std::max<int64_t>(int64_t{1} << 30, 2 * peakSeen) + 2 * y.pinnedInUseBytes);
-        EXPECT_GE(y.rssAnonBytes, y.pinnedHeldBytes)
-            << "registered page-locked blocks are resident";
+        EXPECT_LE(y.pinnedHeldBytes, std::max<int64_t>(int64_t{1} << 30, 2 * peakSeen) + 2 * y.pinnedInUseBytes);
+        EXPECT_GE(y.rssAnonBytes, y.pinnedHeldBytes) << "registered page-locked blocks are resident";
         EXPECT_GT(y.rssFileBytes, int64_t{1} << 20);
     }
     // The seed's Table 1: L1-23 by the four statistics, L1-12 by its rewrite, L2-13 by std.
@@ -174,8 +168,7 @@ TEST(OperandsGpu, HistogramsCountExactlyPast2To24InOneBin) {
     TaskResult r;
     acc.finish(r);
     uint64_t most = 0;
-    for (uint64_t c : r.valueHistogram.counts)
-        most = std::max(most, c);
+    for (uint64_t c : r.valueHistogram.counts) most = std::max(most, c);
     EXPECT_EQ(most, static_cast<uint64_t>(n)) << "the first seed's bin";
     EXPECT_EQ(r.valueHistogram.total(), static_cast<uint64_t>(2 * n));
     EXPECT_EQ(r.stdHistogram.total(), static_cast<uint64_t>(n));
@@ -210,8 +203,7 @@ TEST(OperandsGpu, ATaskLargerThanTheDeviceIsReportedWithoutRunning) {
 // operands drawn there are still exactly the CPU generator's.
 TEST(OperandsGpu, PageLockedMemoryIsRegisteredNotHostAllocated) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
-    if (std::getenv("KS_PINNED_HOST_REGISTER"))
-        GTEST_SKIP() << "KS_PINNED_HOST_REGISTER is set: the default is not in use";
+    if (std::getenv("KS_PINNED_HOST_REGISTER")) GTEST_SKIP() << "KS_PINNED_HOST_REGISTER is set: the default is not in use";
     EngineOptions o;
     o.device = "cuda";
     Engine e(o);
@@ -228,15 +220,12 @@ TEST(OperandsGpu, PageLockedMemoryIsRegisteredNotHostAllocated) {
     seedAll(1);
     const auto inputs = drawInputs(spec, Preset::Full, at::Device(at::kCPU));
     ASSERT_EQ(got.inputs.size(), inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i)
-        EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i;
+    for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i;
 }
 
 namespace {
 
-bool same(double a, double b) {
-    return (std::isnan(a) && std::isnan(b)) || a == b;
-}
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 bool near(double a, double b) {
     if (same(a, b)) return true;
     return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
@@ -276,8 +265,7 @@ TEST(OperandsGpu, FusedStatisticsEqualTheAtenPath) {
     std::vector<std::pair<std::string, std::vector<at::Tensor>>> cases;
     auto seeds = [&](const std::vector<int64_t>& shape, int k, auto make) {
         std::vector<at::Tensor> v;
-        for (int s = 0; s < k; ++s)
-            v.push_back(make(shape, s));
+        for (int s = 0; s < k; ++s) v.push_back(make(shape, s));
         return v;
     };
     auto randn = [&](const std::vector<int64_t>& shape, int) { return at::randn(shape, on); };
@@ -288,24 +276,19 @@ TEST(OperandsGpu, FusedStatisticsEqualTheAtenPath) {
     cases.emplace_back("bin edges", seeds({4096, 257}, 5, [&](const std::vector<int64_t>& s, int) {
                            return at::floor(at::randn(s, on) * 8.0f) / 4.0f;
                        }));
-    cases.emplace_back(
-        "later seeds wider", seeds({1000, 33}, 5, [&](const std::vector<int64_t>& s, int k) {
-            return at::randn(s, on) * static_cast<float>(1 + 2 * k) + static_cast<float>(k);
-        }));
-    cases.emplace_back("constant", seeds({300, 7}, 5, [&](const std::vector<int64_t>& s, int) {
-                           return at::full(s, 3.25f, on);
+    cases.emplace_back("later seeds wider", seeds({1000, 33}, 5, [&](const std::vector<int64_t>& s, int k) {
+                           return at::randn(s, on) * static_cast<float>(1 + 2 * k) + static_cast<float>(k);
                        }));
+    cases.emplace_back("constant", seeds({300, 7}, 5, [&](const std::vector<int64_t>& s, int) { return at::full(s, 3.25f, on); }));
     cases.emplace_back("one seed", seeds({513, 9}, 1, randn));
-    cases.emplace_back("NaN and inf",
-                       seeds({2000, 50}, 4, [&](const std::vector<int64_t>& s, int k) {
+    cases.emplace_back("NaN and inf", seeds({2000, 50}, 4, [&](const std::vector<int64_t>& s, int k) {
                            at::Tensor t = at::randn(s, on);
                            if (k == 1) t.view({-1})[17] = NAN;
                            if (k == 2) t.view({-1})[40] = INFINITY;
                            if (k == 3) t.view({-1})[41] = -INFINITY;
                            return t;
                        }));
-    cases.emplace_back("first seed non-finite",
-                       seeds({100, 10}, 3, [&](const std::vector<int64_t>& s, int k) {
+    cases.emplace_back("first seed non-finite", seeds({100, 10}, 3, [&](const std::vector<int64_t>& s, int k) {
                            at::Tensor t = at::randn(s, on);
                            if (k == 0) t.view({-1})[3] = INFINITY;
                            return t;
@@ -315,22 +298,17 @@ TEST(OperandsGpu, FusedStatisticsEqualTheAtenPath) {
         SCOPED_TRACE(name);
         const Accumulated a = accumulate(v, false), f = accumulate(v, true);
         const TaskResult &x = a.r, &y = f.r;
-        EXPECT_TRUE(same(x.range.maxAbs, y.range.maxAbs))
-            << x.range.maxAbs << " " << y.range.maxAbs;
+        EXPECT_TRUE(same(x.range.maxAbs, y.range.maxAbs)) << x.range.maxAbs << " " << y.range.maxAbs;
         EXPECT_TRUE(same(x.range.min, y.range.min));
         EXPECT_TRUE(same(x.range.max, y.range.max));
         EXPECT_EQ(x.range.nonFinite, y.range.nonFinite);
         ASSERT_EQ(x.axes.perAxis.size(), y.axes.perAxis.size());
-        for (size_t d = 1; d < x.axes.perAxis.size(); ++d)
-            EXPECT_TRUE(same(x.axes.perAxis[d], y.axes.perAxis[d])) << "axis " << d;
-        EXPECT_TRUE(near(x.outputStd.maxStd, y.outputStd.maxStd))
-            << x.outputStd.maxStd << " " << y.outputStd.maxStd;
-        EXPECT_TRUE(near(x.outputStd.meanStd, y.outputStd.meanStd))
-            << x.outputStd.meanStd << " " << y.outputStd.meanStd;
+        for (size_t d = 1; d < x.axes.perAxis.size(); ++d) EXPECT_TRUE(same(x.axes.perAxis[d], y.axes.perAxis[d])) << "axis " << d;
+        EXPECT_TRUE(near(x.outputStd.maxStd, y.outputStd.maxStd)) << x.outputStd.maxStd << " " << y.outputStd.maxStd;
+        EXPECT_TRUE(near(x.outputStd.meanStd, y.outputStd.meanStd)) << x.outputStd.meanStd << " " << y.outputStd.meanStd;
         EXPECT_TRUE(near(a.impact.maxStd, f.impact.maxStd));
         EXPECT_TRUE(near(a.impact.meanStd, f.impact.meanStd));
-        const bool identical =
-            same(x.outputStd.maxStd, y.outputStd.maxStd) && same(a.impact.maxStd, f.impact.maxStd);
+        const bool identical = same(x.outputStd.maxStd, y.outputStd.maxStd) && same(a.impact.maxStd, f.impact.maxStd);
         bitIdenticalStd += identical;
         EXPECT_EQ(x.valueHistogram.lo, y.valueHistogram.lo);
         EXPECT_EQ(x.valueHistogram.hi, y.valueHistogram.hi);
@@ -355,8 +333,7 @@ TEST(OperandsGpu, FusedStatisticsEqualTheAtenPath) {
                 << "seed " << s << ": " << x.seedStats[s].std << " " << y.seedStats[s].std;
         }
     }
-    std::printf("[fused] per-element std bit-identical to ATen's in %d of %zu cases\n",
-                bitIdenticalStd, cases.size());
+    std::printf("[fused] per-element std bit-identical to ATen's in %d of %zu cases\n", bitIdenticalStd, cases.size());
 }
 
 // Whole tasks: the fused path's flags and metrics equal the ATen path's on CUDA.
@@ -380,14 +357,11 @@ TEST(OperandsGpu, FusedStatisticsGiveTheAtenPathsFlags) {
         ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
         ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
         for (int c = 0; c < CriterionCount; ++c)
-            EXPECT_EQ(x.flagged(static_cast<Criterion>(c), t),
-                      y.flagged(static_cast<Criterion>(c), t))
-                << "criterion " << c;
+            EXPECT_EQ(x.flagged(static_cast<Criterion>(c), t), y.flagged(static_cast<Criterion>(c), t)) << "criterion " << c;
         EXPECT_TRUE(same(x.range.maxAbs, y.range.maxAbs));
         EXPECT_TRUE(near(x.outputStd.maxStd, y.outputStd.maxStd));
         EXPECT_TRUE(near(x.outputStd.meanStd, y.outputStd.meanStd));
-        EXPECT_TRUE(same(x.axes.minValue(), y.axes.minValue()) ||
-                    near(x.axes.minValue(), y.axes.minValue()));
+        EXPECT_TRUE(same(x.axes.minValue(), y.axes.minValue()) || near(x.axes.minValue(), y.axes.minValue()));
         EXPECT_TRUE(near(x.inputImpact.maxStd, y.inputImpact.maxStd));
         EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
     }

@@ -3,21 +3,21 @@
 #include "ks/core/fastdraw.h"
 #include "ks/core/splitdraw.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Context.h>
-#include <c10/core/InferenceMode.h>
-#include <c10/util/Exception.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
-#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/runtime/graph_iterator.h>
-#include <torch/csrc/jit/serialization/import.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
 
 #include <nlohmann/json.hpp>
 
@@ -69,15 +69,14 @@ at::ScalarType scalarType(const std::string& dtype) {
 // compile under torch.jit.CompilationUnit in Python fail here.
 struct TorchModule : torch::jit::BuiltinModule {
     TorchModule() : BuiltinModule("aten") {}
-    std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc,
-                                                   torch::jit::GraphFunction& m,
+    std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc, torch::jit::GraphFunction& m,
                                                    const std::string& field) override {
         static const std::map<std::string, at::ScalarType> dtypes{
-            {"float32", at::kFloat},     {"float", at::kFloat},  {"float64", at::kDouble},
-            {"double", at::kDouble},     {"float16", at::kHalf}, {"half", at::kHalf},
-            {"bfloat16", at::kBFloat16}, {"int64", at::kLong},   {"long", at::kLong},
-            {"int32", at::kInt},         {"int", at::kInt},      {"int16", at::kShort},
-            {"int8", at::kChar},         {"uint8", at::kByte},   {"bool", at::kBool}};
+            {"float32", at::kFloat}, {"float", at::kFloat},   {"float64", at::kDouble},
+            {"double", at::kDouble}, {"float16", at::kHalf},  {"half", at::kHalf},
+            {"bfloat16", at::kBFloat16}, {"int64", at::kLong}, {"long", at::kLong},
+            {"int32", at::kInt},     {"int", at::kInt},       {"int16", at::kShort},
+            {"int8", at::kChar},     {"uint8", at::kByte},    {"bool", at::kBool}};
         const auto it = dtypes.find(field);
         if (it != dtypes.end())
             return std::make_shared<torch::jit::SimpleValue>(
@@ -87,9 +86,8 @@ struct TorchModule : torch::jit::BuiltinModule {
 };
 
 struct TaskResolver : torch::jit::Resolver {
-    std::shared_ptr<torch::jit::SugaredValue>
-    resolveValue(const std::string& name, torch::jit::GraphFunction& m,
-                 const torch::jit::SourceRange& loc) override {
+    std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& m,
+                                                           const torch::jit::SourceRange& loc) override {
         if (name == "torch") return std::make_shared<TorchModule>();
         if (name == "math") return std::make_shared<torch::jit::BuiltinModule>("aten");
         return nullptr;
@@ -100,13 +98,10 @@ struct TaskResolver : torch::jit::Resolver {
 
 std::string shortError(const std::exception& e) {
     std::string msg;
-    if (const auto* c10e = dynamic_cast<const c10::Error*>(&e))
-        msg = c10e->what_without_backtrace();
-    else
-        msg = e.what();
+    if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) msg = c10e->what_without_backtrace();
+    else msg = e.what();
     auto trim = [](std::string s) {
-        while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-            s.pop_back();
+        while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
         return s;
     };
     // A CUDA error's message ends in advice lines ("Search for `cudaError...' in ...", "CUDA kernel
@@ -114,17 +109,14 @@ std::string shortError(const std::exception& e) {
     // with `TORCH_USE_CUDA_DSA` ..."), which the cause below would otherwise be read from: eight
     // level-3 captures on the H200 reported only "Compile with `TORCH_USE_CUDA_DSA` ...".
     {
-        static constexpr std::string_view advice[] = {
-            "Search for `cuda", "CUDA kernel errors might be asynchronously",
-            "For debugging consider passing CUDA_LAUNCH_BLOCKING",
-            "Compile with `TORCH_USE_CUDA_DSA`"};
+        static constexpr std::string_view advice[] = {"Search for `cuda", "CUDA kernel errors might be asynchronously",
+                                                      "For debugging consider passing CUDA_LAUNCH_BLOCKING",
+                                                      "Compile with `TORCH_USE_CUDA_DSA`"};
         std::istringstream lines(msg);
         std::string line, kept;
         while (std::getline(lines, line)) {
-            const std::string_view text =
-                std::string_view(line).substr(std::min(line.find_first_not_of(' '), line.size()));
-            if (std::none_of(std::begin(advice), std::end(advice),
-                             [&](std::string_view a) { return text.starts_with(a); }))
+            const std::string_view text = std::string_view(line).substr(std::min(line.find_first_not_of(' '), line.size()));
+            if (std::none_of(std::begin(advice), std::end(advice), [&](std::string_view a) { return text.starts_with(a); }))
                 kept += (kept.empty() ? "" : "\n") + line;
         }
         msg = kept;
@@ -140,9 +132,7 @@ std::string shortError(const std::exception& e) {
         if (at != std::string::npos) {
             const auto from = at + marker.size();
             const auto eol = msg.find('\n', from);
-            cause += " (source " +
-                     msg.substr(from, eol == std::string::npos ? std::string::npos : eol - from) +
-                     ")";
+            cause += " (source " + msg.substr(from, eol == std::string::npos ? std::string::npos : eol - from) + ")";
         }
         return cause;
     }
@@ -162,9 +152,7 @@ void useEagerSemantics() {
     torch::jit::getProfilingMode() = false;
 }
 
-void seedAll(uint64_t seed) {
-    at::manual_seed(seed);
-}
+void seedAll(uint64_t seed) { at::manual_seed(seed); }
 
 namespace {
 std::string baseName(const std::string& path) {
@@ -239,16 +227,14 @@ SourceLine taskSourceLine(const torch::jit::Node* n, const TaskSpec& spec) {
 void inlineAllCalls(torch::jit::Graph& g) {
     auto hasCall = [](torch::jit::Block* b, const auto& self) -> bool {
         for (torch::jit::Node* n : b->nodes()) {
-            if (n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction)
-                return true;
+            if (n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction) return true;
             for (torch::jit::Block* sub : n->blocks())
                 if (self(sub, self)) return true;
         }
         return false;
     };
     // Each round inlines at least one level; 64 levels of modules is beyond any task.
-    for (int round = 0; round < 64 && hasCall(g.block(), hasCall); ++round)
-        torch::jit::Inline(g);
+    for (int round = 0; round < 64 && hasCall(g.block(), hasCall); ++round) torch::jit::Inline(g);
 }
 
 namespace {
@@ -265,8 +251,7 @@ std::vector<torch::jit::Node*> scalarConstants(const torch::jit::Module& module)
             torch::jit::DepthFirstGraphNodeIterator it(g);
             for (torch::jit::Node* n = it.next(); n; n = it.next())
                 if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
-                    n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t &&
-                    n->t(c10::attr::value).dim() == 0)
+                    n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t && n->t(c10::attr::value).dim() == 0)
                     out.push_back(n);
         }
     return out;
@@ -296,21 +281,18 @@ namespace {
 
 std::string shapeText(const std::vector<int64_t>& s) {
     std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
 }
 
 // The exporter stores what it traced (names, shapes, dtypes, its version) as kernelsieve.json
 // inside the archive; a spec edited by hand must still describe exactly those tensors, because a
 // trace bakes its shapes into views, reshapes and the like.
-void checkArtifactMetadata(const TaskSpec& spec, const std::string& where,
-                           const std::string& text) {
+void checkArtifactMetadata(const TaskSpec& spec, const std::string& where, const std::string& text) {
     using json = nlohmann::json;
     if (text.empty())
-        throw Error(where +
-                    ": has no kernelsieve.json inside, so it was not written by the KernelSieve "
-                    "exporter; re-import the task with kernelsieve-cli import-kernelbench");
+        throw Error(where + ": has no kernelsieve.json inside, so it was not written by the KernelSieve "
+                            "exporter; re-import the task with kernelsieve-cli import-kernelbench");
     json j;
     try {
         j = json::parse(text);
@@ -325,17 +307,14 @@ void checkArtifactMetadata(const TaskSpec& spec, const std::string& where,
         } catch (const std::exception&) {
         }
         if (major != ExporterMajorVersion)
-            throw Error(where + ": written by exporter version " + ev +
-                        ", but this build reads exporter version " +
-                        std::to_string(ExporterMajorVersion) +
-                        ".x; re-import the folder with this build");
+            throw Error(where + ": written by exporter version " + ev + ", but this build reads exporter version " +
+                        std::to_string(ExporterMajorVersion) + ".x; re-import the folder with this build");
         for (const char* key : {"inputs", "params"}) {
             const auto& list = std::string(key) == "inputs" ? spec.inputs : spec.params;
             const json& arr = j.at(key);
             if (!arr.is_array() || arr.size() != list.size())
                 throw Error(where + ": the spec lists " + std::to_string(list.size()) + " " + key +
-                            " but the artifact was traced with " +
-                            std::to_string(arr.is_array() ? arr.size() : 0));
+                            " but the artifact was traced with " + std::to_string(arr.is_array() ? arr.size() : 0));
             for (size_t i = 0; i < list.size(); ++i) {
                 const TensorSpec& t = list[i];
                 const json& a = arr.at(i);
@@ -345,25 +324,22 @@ void checkArtifactMetadata(const TaskSpec& spec, const std::string& where,
                                 "' in the spec but '" + name + "' in the artifact");
                 const std::string dtype = a.at("dtype").get<std::string>();
                 if (dtype != t.dtype)
-                    throw Error(where + ": '" + t.name + "' has dtype " + t.dtype +
-                                " in the spec but was traced as " + dtype +
-                                "; re-import instead of editing dtypes");
+                    throw Error(where + ": '" + t.name + "' has dtype " + t.dtype + " in the spec but was traced as " +
+                                dtype + "; re-import instead of editing dtypes");
                 const auto traced = a.at("shape").get<std::vector<int64_t>>();
                 for (Preset p : {Preset::Full, Preset::Small}) {
                     const auto shape = spec.shapeOf(t, p);
                     if (shape != traced)
-                        throw Error(where + ": shape mismatch: '" + t.name + "' is " +
-                                    shapeText(shape) + " at preset " + presetName(p) +
-                                    " but the artifact was traced with " + shapeText(traced) +
-                                    "; an imported task runs only at its traced shapes (re-import "
-                                    "with other "
+                        throw Error(where + ": shape mismatch: '" + t.name + "' is " + shapeText(shape) +
+                                    " at preset " + presetName(p) + " but the artifact was traced with " +
+                                    shapeText(traced) +
+                                    "; an imported task runs only at its traced shapes (re-import with other "
                                     "shape constants to change them)");
                 }
             }
         }
     } catch (const json::exception& e) {
-        throw Error(where + ": its kernelsieve.json is malformed (" + e.what() +
-                    "); re-import the task");
+        throw Error(where + ": its kernelsieve.json is malformed (" + e.what() + "); re-import the task");
     }
 }
 
@@ -385,9 +361,9 @@ CompiledTask loadArtifact(const TaskSpec& spec) {
     const size_t got = method->function().getSchema().arguments().size() - 1;
     const size_t want = spec.inputs.size() + spec.params.size();
     if (got != want)
-        throw Error(where + ": '" + spec.entry + "' takes " + std::to_string(got) +
-                    " arguments but the spec lists " + std::to_string(spec.inputs.size()) +
-                    " inputs and " + std::to_string(spec.params.size()) + " params");
+        throw Error(where + ": '" + spec.entry + "' takes " + std::to_string(got) + " arguments but the spec lists " +
+                    std::to_string(spec.inputs.size()) + " inputs and " + std::to_string(spec.params.size()) +
+                    " params");
     ct.copies = std::make_shared<ArtifactCopies>();
     ct.copies->byDevice["cpu"] = ct.module;
     return ct;
@@ -395,8 +371,7 @@ CompiledTask loadArtifact(const TaskSpec& spec) {
 
 } // namespace
 
-std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const CompiledTask& ct,
-                                               const at::Device& device) {
+std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const CompiledTask& ct, const at::Device& device) {
     if (device.is_cpu() || !ct.copies) return ct.module;
     std::lock_guard<std::mutex> lock(ct.copies->mutex);
     auto& slot = ct.copies->byDevice[device.str()];
@@ -411,16 +386,13 @@ std::shared_ptr<torch::jit::Module> artifactOn(const TaskSpec& spec, const Compi
             if (keep) keepScalarConstantsOnHost(*slot, *ct.module);
         } catch (const std::exception& e) {
             ct.copies->byDevice.erase(device.str());
-            throw Error("cannot load artifact " + spec.artifactPath + " onto " + device.str() +
-                        ": " + shortError(e));
+            throw Error("cannot load artifact " + spec.artifactPath + " onto " + device.str() + ": " + shortError(e));
         }
     }
     return slot;
 }
 
-long long artifactLoads() {
-    return g_artifactLoads.load();
-}
+long long artifactLoads() { return g_artifactLoads.load(); }
 
 CompiledTask compileTask(const TaskSpec& spec) {
     if (!spec.artifactPath.empty()) return loadArtifact(spec);
@@ -446,23 +418,20 @@ CompiledTask compileTask(const TaskSpec& spec) {
     return ct;
 }
 
-at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
-                      const at::Device& device, at::ScalarType floatOverride,
-                      const std::optional<at::Generator>& gen, bool pinned, const DrawSplit* split,
-                      double* helperSeconds) {
+at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset, const at::Device& device,
+                      at::ScalarType floatOverride, const std::optional<at::Generator>& gen, bool pinned,
+                      const DrawSplit* split, double* helperSeconds) {
     // Numbers the original drew and no tensor kept: drawn with `x`'s init alone, then thrown away.
     auto discard = [&](TensorSpec x) {
         x.drawBefore.reset();
         x.discardBefore.clear();
         x.post.clear();
-        (void)drawTensor(spec, x, preset, device, at::ScalarType::Undefined, gen, false, split,
-                         helperSeconds);
+        (void)drawTensor(spec, x, preset, device, at::ScalarType::Undefined, gen, false, split, helperSeconds);
     };
     for (const auto& d : t.discardBefore) { // draws into tensors a later init drew again
         TensorSpec x;
         x.name = t.name + " (discarded draw)";
-        for (int64_t n : d.shape)
-            x.shape.push_back(Dim{n, {}});
+        for (int64_t n : d.shape) x.shape.push_back(Dim{n, {}});
         x.dtype = d.init.kind == Distribution::Kind::RandInt ? "int64" : "float32";
         x.init = d.init;
         discard(std::move(x));
@@ -503,14 +472,10 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
         return y;
     };
     auto normal = [&](double mean, double std) {
-        return sample(
-            splitNormal, drawNormal, [](at::Tensor& y, double m, double sd) { y.normal_(m, sd); },
-            mean, std);
+        return sample(splitNormal, drawNormal, [](at::Tensor& y, double m, double sd) { y.normal_(m, sd); }, mean, std);
     };
     auto uniform = [&](double from, double to) {
-        return sample(
-            splitUniform, drawUniform, [](at::Tensor& y, double f, double t) { y.uniform_(f, t); },
-            from, to);
+        return sample(splitUniform, drawUniform, [](at::Tensor& y, double f, double t) { y.uniform_(f, t); }, from, to);
     };
     at::Tensor x;
     switch (d.kind) {
@@ -536,8 +501,7 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
         break;
     case Distribution::Kind::RandInt: {
         const auto lo = static_cast<int64_t>(d.a), hi = static_cast<int64_t>(d.b);
-        x = at::empty(shape,
-                      at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
+        x = at::empty(shape, at::TensorOptions().device(device).dtype(at::kLong).pinned_memory(pinned));
         if (!splits) {
             if (named) {
                 at::Generator g = *named;
@@ -554,8 +518,8 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
     case Distribution::Kind::KaimingUniform: {
         // PyTorch's arithmetic, double for double (torch/nn/init.py): kaiming_uniform_(w, a) takes
         // gain = sqrt(2 / (1 + a**2)), std = gain / sqrt(fan), bound = sqrt(3) * std; the bias rule
-        // is 1 / sqrt(fan). Both then call uniform_(-bound, bound), which we call too: rand * 2b -
-        // b differed from it in about half the values (torch 2.11, CPU).
+        // is 1 / sqrt(fan). Both then call uniform_(-bound, bound), which we call too: rand * 2b - b
+        // differed from it in about half the values (torch 2.11, CPU).
         const double fan = spec.fanInOf(t, preset);
         double bound = 1.0 / std::sqrt(fan);
         if (d.gainA) {
@@ -569,9 +533,8 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
         x = at::full(shape, d.a, fopts);
         break;
     case Distribution::Kind::Exponential:
-        // One call on the whole tensor, as torch.distributions makes it. The split forms do not
-        // apply: they rest on normal_/uniform_/random_ taking the generator's outputs in element
-        // order.
+        // One call on the whole tensor, as torch.distributions makes it. The split forms do not apply:
+        // they rest on normal_/uniform_/random_ taking the generator's outputs in element order.
         x = at::empty(shape, fopts);
         x.exponential_(d.a, gen);
         break;
@@ -579,36 +542,16 @@ at::Tensor drawTensor(const TaskSpec& spec, const TensorSpec& t, Preset preset,
     for (const auto& p : t.post) {
         if (!at::isFloatingType(x.scalar_type())) x = x.to(at::kFloat);
         switch (p.kind) {
-        case Transform::Kind::Softmax:
-            x = x.softmax(p.dim);
-            break;
-        case Transform::Kind::LogSoftmax:
-            x = x.log_softmax(p.dim);
-            break;
-        case Transform::Kind::Abs:
-            x = x.abs();
-            break;
-        case Transform::Kind::Affine:
-            x = x.mul(p.scale).add(p.shift);
-            break;
-        case Transform::Kind::Triu:
-            x = x.triu(p.dim);
-            break;
-        case Transform::Kind::Tril:
-            x = x.tril(p.dim);
-            break;
-        case Transform::Kind::AddTranspose:
-            x = x.add(x.mT());
-            break;
-        case Transform::Kind::MatmulTranspose:
-            x = x.matmul(x.mT());
-            break;
-        case Transform::Kind::Exp:
-            x = x.exp();
-            break;
-        case Transform::Kind::Div:
-            x = x.div(p.value);
-            break;
+        case Transform::Kind::Softmax: x = x.softmax(p.dim); break;
+        case Transform::Kind::LogSoftmax: x = x.log_softmax(p.dim); break;
+        case Transform::Kind::Abs: x = x.abs(); break;
+        case Transform::Kind::Affine: x = x.mul(p.scale).add(p.shift); break;
+        case Transform::Kind::Triu: x = x.triu(p.dim); break;
+        case Transform::Kind::Tril: x = x.tril(p.dim); break;
+        case Transform::Kind::AddTranspose: x = x.add(x.mT()); break;
+        case Transform::Kind::MatmulTranspose: x = x.matmul(x.mT()); break;
+        case Transform::Kind::Exp: x = x.exp(); break;
+        case Transform::Kind::Div: x = x.div(p.value); break;
         }
     }
     if (helperSeconds) *helperSeconds += helpers;
@@ -621,8 +564,7 @@ int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
     int64_t bytes = 0;
     for (const auto* list : {&spec.inputs, &spec.params})
         for (const auto& t : *list)
-            bytes += spec.elementsOf(t, preset) *
-                     static_cast<int64_t>(c10::elementSize(scalarType(t.dtype)));
+            bytes += spec.elementsOf(t, preset) * static_cast<int64_t>(c10::elementSize(scalarType(t.dtype)));
     return bytes;
 }
 
@@ -644,29 +586,24 @@ std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at
 
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device) {
     std::vector<at::Tensor> out;
-    for (const auto& p : spec.inputs)
-        out.push_back(drawTensor(spec, p, preset, device));
+    for (const auto& p : spec.inputs) out.push_back(drawTensor(spec, p, preset, device));
     return out;
 }
 
-at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct,
-                      const std::vector<at::Tensor>& inputs,
+at::Tensor runForward(const TaskSpec& spec, const CompiledTask& ct, const std::vector<at::Tensor>& inputs,
                       const std::vector<at::Tensor>& params) {
     std::vector<c10::IValue> args;
     args.reserve(inputs.size() + params.size());
-    for (const auto& t : inputs)
-        args.emplace_back(t);
-    for (const auto& t : params)
-        args.emplace_back(t);
+    for (const auto& t : inputs) args.emplace_back(t);
+    for (const auto& t : params) args.emplace_back(t);
     c10::IValue result;
     // The original forward reseeds before its first random op (torch.manual_seed(N)); a trace does
-    // not record that call, so the engine makes it (at::manual_seed seeds the CPU and CUDA
-    // generators, as torch.manual_seed does).
+    // not record that call, so the engine makes it (at::manual_seed seeds the CPU and CUDA generators,
+    // as torch.manual_seed does).
     if (spec.forwardSeed) at::manual_seed(static_cast<uint64_t>(*spec.forwardSeed));
     if (ct.module) {
-        const at::Device device = !inputs.empty()   ? inputs.front().device()
-                                  : !params.empty() ? params.front().device()
-                                                    : at::Device(at::kCPU);
+        const at::Device device = !inputs.empty() ? inputs.front().device()
+                                  : !params.empty() ? params.front().device() : at::Device(at::kCPU);
         torch::jit::Module& m = *artifactOn(spec, ct, device);
         try {
             result = m.get_method(spec.entry)(std::move(args));

@@ -24,17 +24,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kMaxPinnedBytes = int64_t{1} << 30;
-// Pageable tensors from this size on upload through staging buffers (smaller ones: host.to()).
+// Pageable tensors from this size on may upload through staging buffers (ks/core/operands.h).
 constexpr int64_t kMinStagedBytes = int64_t{64} << 20;
 
-double secondsSince(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 int64_t tensorBytes(const std::vector<at::Tensor>& ts) {
     int64_t b = 0;
-    for (const auto& t : ts)
-        b += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
+    for (const auto& t : ts) b += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
     return b;
 }
 
@@ -45,8 +42,7 @@ int64_t tensorBytes(const std::vector<at::Tensor>& ts) {
 int64_t estimateBytes(const TaskSpec& spec, Preset preset, bool withInputs) noexcept {
     int64_t b = 0;
     auto add = [&](const std::vector<TensorSpec>& list) {
-        for (const auto& t : list)
-            b += 8 * spec.elementsOf(t, preset);
+        for (const auto& t : list) b += 8 * spec.elementsOf(t, preset);
     };
     try {
         if (withInputs) add(spec.inputs);
@@ -84,7 +80,7 @@ struct OperandSource::Impl {
         bool everDrawn = false;
         int served = 0;
         std::vector<at::Tensor> inputs, params; // on the host (CPU generator runs)
-        at::Tensor afterInputs, afterParams;    // CPU generator states after each part
+        at::Tensor afterInputs, afterParams;     // CPU generator states after each part
         int64_t bytes = 0;
         std::exception_ptr error;
     };
@@ -112,6 +108,7 @@ struct OperandSource::Impl {
         return *e;
     }
 
+
     // Draws on the host with the entry's own generator: the same numbers as the global generator
     // seeded with e.seed would give, so seeds can be drawn on several threads at once.
     // Returns the seconds of the helper threads that drew parts of its tensors.
@@ -127,22 +124,18 @@ struct OperandSource::Impl {
         // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
         // rest of the run.
         auto one = [&](const TensorSpec& t) {
-            const bool pin =
-                opt.device.is_cuda() && 4 * spec.elementsOf(t, opt.preset) <= kMaxPinnedBytes;
-            at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g,
-                                      pin, &split, &helpers);
+            const bool pin = opt.device.is_cuda() && 4 * spec.elementsOf(t, opt.preset) <= kMaxPinnedBytes;
+            at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin, &split, &helpers);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.
             if (pin && !x.is_pinned()) x = x.pin_memory();
             return x;
         };
         if (!e.paramsOnly) {
-            for (const auto& t : spec.inputs)
-                inputs.push_back(one(t));
+            for (const auto& t : spec.inputs) inputs.push_back(one(t));
             e.afterInputs = g.get_state();
         }
-        for (const auto& t : spec.params)
-            params.push_back(t.copyOf >= 0 ? copiedParam(t, params) : one(t));
+        for (const auto& t : spec.params) params.push_back(t.copyOf >= 0 ? copiedParam(t, params) : one(t));
         e.afterParams = g.get_state();
         e.inputs = std::move(inputs);
         e.params = std::move(params);
@@ -187,8 +180,7 @@ struct OperandSource::Impl {
 
     bool admits(const Key& k) const {
         const int64_t want = estimateBytes(spec, opt.preset, !k.first);
-        return (held + reserved == 0 && !opt.strictBudget) ||
-               held + reserved + want <= st.hostBudgetBytes;
+        return (held + reserved == 0 && !opt.strictBudget) || held + reserved + want <= st.hostBudgetBytes;
     }
 
     void workerLoop() {
@@ -196,8 +188,7 @@ struct OperandSource::Impl {
         for (;;) {
             // Keys a caller has drawn meanwhile (no longer queued) are skipped.
             auto next = [&] {
-                while (!queue.empty() && entry(queue.front()).state != State::Queued)
-                    queue.pop_front();
+                while (!queue.empty() && entry(queue.front()).state != State::Queued) queue.pop_front();
                 return !queue.empty() && admits(queue.front());
             };
             cv.wait(lock, [&] { return stopping || (!paused && next()); });
@@ -216,8 +207,7 @@ struct OperandSource::Impl {
 
     void startWorkers() {
         if (!workers.empty() || !opt.cpuGenerator) return;
-        for (int i = 0; i < st.threads; ++i)
-            workers.emplace_back([this] { workerLoop(); });
+        for (int i = 0; i < st.threads; ++i) workers.emplace_back([this] { workerLoop(); });
     }
 
     void enqueue(const Key& k) {
@@ -268,13 +258,12 @@ struct OperandSource::Impl {
         // The cache must stay as drawn: a task that writes into its inputs gets its own copy.
         // On CUDA the copy from pinned memory is asynchronous on the current stream, ahead of
         // the forward that reads it.
-        // Large pageable tensors (over kMaxPinnedBytes, drawn outside the pinned cache) go through
-        // page-locked staging buffers, asynchronous too.
+        // Large pageable tensors (over kMaxPinnedBytes, drawn outside the pinned cache) may go
+        // through page-locked staging buffers (KS_STAGED_UPLOAD=1), asynchronous too.
         for (const auto& t : host)
             out.push_back(opt.device.is_cpu() ? t.clone()
                           : stagedUpload(t)   ? uploadThroughStaging(t, opt.device)
-                                              : t.to(at::TensorOptions().device(opt.device),
-                                                     /*non_blocking=*/t.is_pinned()));
+                                              : t.to(at::TensorOptions().device(opt.device), /*non_blocking=*/t.is_pinned()));
         std::lock_guard<std::mutex> lock(mu);
         st.uploadSeconds += secondsSince(t0);
         return out;
@@ -339,9 +328,8 @@ struct OperandSource::Impl {
     }
 };
 
-std::unique_ptr<OperandSource> OperandSource::forSeeds(const TaskSpec& spec, Preset preset,
-                                                       const at::Device& device, bool cpuGenerator,
-                                                       int seeds) {
+std::unique_ptr<OperandSource> OperandSource::forSeeds(const TaskSpec& spec, Preset preset, const at::Device& device,
+                                                       bool cpuGenerator, int seeds) {
     Options o;
     o.preset = preset;
     o.device = device;
@@ -354,10 +342,8 @@ std::unique_ptr<OperandSource> OperandSource::forSeeds(const TaskSpec& spec, Pre
 OperandSource::OperandSource(const TaskSpec& spec, Options options) : d(std::make_unique<Impl>()) {
     d->spec = spec;
     d->opt = options;
-    d->st.threads =
-        d->opt.cpuGenerator ? (d->opt.threads > 0 ? d->opt.threads : defaultDrawThreads()) : 0;
-    d->st.hostBudgetBytes =
-        d->opt.hostBudgetBytes > 0 ? d->opt.hostBudgetBytes : defaultOperandBudget();
+    d->st.threads = d->opt.cpuGenerator ? (d->opt.threads > 0 ? d->opt.threads : defaultDrawThreads()) : 0;
+    d->st.hostBudgetBytes = d->opt.hostBudgetBytes > 0 ? d->opt.hostBudgetBytes : defaultOperandBudget();
 }
 
 OperandSource::~OperandSource() {
@@ -367,13 +353,10 @@ OperandSource::~OperandSource() {
         d->queue.clear();
     }
     d->cv.notify_all();
-    for (auto& t : d->workers)
-        t.join();
+    for (auto& t : d->workers) t.join();
 }
 
-const std::string& OperandSource::taskId() const {
-    return d->spec.id;
-}
+const std::string& OperandSource::taskId() const { return d->spec.id; }
 
 void OperandSource::promote(int threads, int64_t hostBudgetBytes) {
     {
@@ -391,8 +374,7 @@ void OperandSource::addThreads(int threads) {
             // Workers already started (a queue was drawing) get company; otherwise startWorkers
             // starts them all at the new count.
             if (!d->workers.empty())
-                for (int i = d->st.threads; i < threads; ++i)
-                    d->workers.emplace_back([this] { d->workerLoop(); });
+                for (int i = d->st.threads; i < threads; ++i) d->workers.emplace_back([this] { d->workerLoop(); });
             d->st.threads = threads;
         }
     }
@@ -415,13 +397,10 @@ bool OperandSource::drawing() const {
 }
 
 void OperandSource::prefetchSeeds(int first, int count) {
-    for (int s = first; s < first + count; ++s)
-        d->enqueue({false, static_cast<uint64_t>(s)});
+    for (int s = first; s < first + count; ++s) d->enqueue({false, static_cast<uint64_t>(s)});
 }
 
-void OperandSource::prefetchParamsOnly(uint64_t seed) {
-    d->enqueue({true, seed});
-}
+void OperandSource::prefetchParamsOnly(uint64_t seed) { d->enqueue({true, seed}); }
 
 double OperandSource::quiesce() {
     const auto t0 = Clock::now();
@@ -456,13 +435,9 @@ std::vector<at::Tensor> OperandSource::paramsOnly(uint64_t seed) {
     return d->take({true, seed}, false, true).params;
 }
 
-void OperandSource::release(int s) {
-    d->release({false, static_cast<uint64_t>(s)});
-}
+void OperandSource::release(int s) { d->release({false, static_cast<uint64_t>(s)}); }
 
-void OperandSource::releaseParamsOnly(uint64_t seed) {
-    d->release({true, seed});
-}
+void OperandSource::releaseParamsOnly(uint64_t seed) { d->release({true, seed}); }
 
 OperandStats OperandSource::stats() const {
     std::lock_guard<std::mutex> lock(d->mu);

@@ -35,14 +35,12 @@ int takeSpare(int want, int limit) {
     }
 }
 
-void giveBack(int n) {
-    g_drawing -= n;
-}
+void giveBack(int n) { g_drawing -= n; }
 
 bool sameEngine(const at::mt19937& a, const at::mt19937& b) {
     const auto x = a.data(), y = b.data();
-    return x.left_ == y.left_ && x.next_ == y.next_ && x.seed_ == y.seed_ &&
-           x.seeded_ == y.seeded_ && x.state_ == y.state_;
+    return x.left_ == y.left_ && x.next_ == y.next_ && x.seed_ == y.seed_ && x.seeded_ == y.seeded_ &&
+           x.state_ == y.state_;
 }
 
 at::mt19937 engineOf(at::Generator& g) {
@@ -51,8 +49,7 @@ at::mt19937 engineOf(at::Generator& g) {
 
 bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
     return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
-           std::memcmp(a.data_ptr(), b.data_ptr(),
-                       static_cast<size_t>(a.numel()) * a.element_size()) == 0;
+           std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) == 0;
 }
 
 bool sameGeneratorState(at::Generator& a, at::Generator& b) {
@@ -69,8 +66,7 @@ int outputsPerElement(const at::Tensor& like, int64_t tail, const Fill& fill) {
     const int64_t first = 2 * kAlign, last = kAlign + tail;
     const auto opts = at::TensorOptions().dtype(like.scalar_type());
     const at::mt19937 e0(0x6b73u); // any state will do; this one is past no twist yet
-    at::Tensor whole = at::empty({first + last}, opts), a = at::empty({first}, opts),
-               b = at::empty({last}, opts);
+    at::Tensor whole = at::empty({first + last}, opts), a = at::empty({first}, opts), b = at::empty({last}, opts);
     at::Generator gw = cpuGeneratorAt(e0), ga = cpuGeneratorAt(e0);
     fill(whole, gw);
     fill(a, ga);
@@ -84,8 +80,7 @@ int outputsPerElement(const at::Tensor& like, int64_t tail, const Fill& fill) {
     if (used != first && used != 2 * first) return 0;
     at::Generator gb = cpuGeneratorAt(afterA);
     fill(b, gb);
-    if (!sameBytes(whole.narrow(0, 0, first).contiguous(), a) ||
-        !sameBytes(whole.narrow(0, first, last).contiguous(), b))
+    if (!sameBytes(whole.narrow(0, 0, first).contiguous(), a) || !sameBytes(whole.narrow(0, first, last).contiguous(), b))
         return 0;
     // The whole draw's generator against the parts' last one, and against the same state set
     // the way the split sets the caller's generator.
@@ -102,8 +97,7 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
         fill(x, gen);
         return 0;
     }
-    const int helpers = takeSpare(
-        static_cast<int>(std::min<int64_t>(split.coreLimit, n / minPart)) - 1, split.coreLimit);
+    const int helpers = takeSpare(static_cast<int>(std::min<int64_t>(split.coreLimit, n / minPart)) - 1, split.coreLimit);
     if (helpers == 0) {
         fill(x, gen);
         return 0;
@@ -157,28 +151,17 @@ double splitFill(at::Tensor& x, at::Generator& gen, const DrawSplit& split, cons
         throw;
     }
     double total = 0;
-    for (double s : secs)
-        total += s;
+    for (double s : secs) total += s;
     return total;
 }
 
 } // namespace
 
-DrawingNow::DrawingNow() {
-    ++g_drawing;
-}
-DrawingNow::~DrawingNow() {
-    --g_drawing;
-}
-int drawingThreadsNow() {
-    return g_drawing.load();
-}
-NoHelpersNow::NoHelpersNow() {
-    ++g_noHelpers;
-}
-NoHelpersNow::~NoHelpersNow() {
-    --g_noHelpers;
-}
+DrawingNow::DrawingNow() { ++g_drawing; }
+DrawingNow::~DrawingNow() { --g_drawing; }
+int drawingThreadsNow() { return g_drawing.load(); }
+NoHelpersNow::NoHelpersNow() { ++g_noHelpers; }
+NoHelpersNow::~NoHelpersNow() { --g_noHelpers; }
 
 int drawCoreLimit(int share) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -204,22 +187,16 @@ void advanceEngine(at::mt19937& e, uint64_t n) {
     e.set_data(d);
 }
 
-double splitNormal(at::Tensor& x, double mean, double std, at::Generator& gen,
-                   const DrawSplit& split) {
-    return splitFill(x, gen, split,
-                     [mean, std](at::Tensor& t, at::Generator& g) { drawNormal(t, mean, std, g); });
+double splitNormal(at::Tensor& x, double mean, double std, at::Generator& gen, const DrawSplit& split) {
+    return splitFill(x, gen, split, [mean, std](at::Tensor& t, at::Generator& g) { drawNormal(t, mean, std, g); });
 }
 
-double splitUniform(at::Tensor& x, double from, double to, at::Generator& gen,
-                    const DrawSplit& split) {
-    return splitFill(x, gen, split,
-                     [from, to](at::Tensor& t, at::Generator& g) { drawUniform(t, from, to, g); });
+double splitUniform(at::Tensor& x, double from, double to, at::Generator& gen, const DrawSplit& split) {
+    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawUniform(t, from, to, g); });
 }
 
-double splitRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen,
-                   const DrawSplit& split) {
-    return splitFill(x, gen, split,
-                     [from, to](at::Tensor& t, at::Generator& g) { drawRandom(t, from, to, g); });
+double splitRandom(at::Tensor& x, int64_t from, int64_t to, at::Generator& gen, const DrawSplit& split) {
+    return splitFill(x, gen, split, [from, to](at::Tensor& t, at::Generator& g) { drawRandom(t, from, to, g); });
 }
 
 } // namespace ks

@@ -48,19 +48,18 @@ int defaultDrawThreads(int share = 1);
 // strided, a CPU device) is host.to(device). The operands' uploads use it for pageable tensors of
 // 64 MiB or more only with KS_STAGED_UPLOAD=1 (stagedUploadEnabled()): not yet run on a GPU, it
 // stays off until a lease has tested and measured it (bench/gpu/README.md).
-at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device,
-                                int64_t chunkBytes = 0);
+at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device, int64_t chunkBytes = 0);
 bool stagedUploadEnabled();
 
 class OperandSource {
-  public:
+public:
     struct Options {
         Preset preset = Preset::Small;
         at::Device device{at::kCPU};
         // true: robust-kbench's samples (CPU generator, copied to the device); false: drawn on the
         // device with its own generator, on demand, nothing kept.
         bool cpuGenerator = true;
-        int threads = 0; // drawing threads; 0: min(8, hardware threads)
+        int threads = 0;             // drawing threads; 0: min(8, hardware threads)
         // A large tensor is split over helper threads while fewer than `splitCores` threads of the
         // process draw (ks/core/splitdraw.h: the same numbers); 0 or 1: never split. Parts of at
         // least `splitMinElements` (0: 2^20).
@@ -75,9 +74,8 @@ class OperandSource {
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
     // analysis run on its own draws).
-    static std::unique_ptr<OperandSource> forSeeds(const TaskSpec& spec, Preset preset,
-                                                   const at::Device& device, bool cpuGenerator,
-                                                   int seeds);
+    static std::unique_ptr<OperandSource> forSeeds(const TaskSpec& spec, Preset preset, const at::Device& device,
+                                                   bool cpuGenerator, int seeds);
     ~OperandSource(); // waits for draws in flight; frees everything
     OperandSource(const OperandSource&) = delete;
     OperandSource& operator=(const OperandSource&) = delete;
@@ -111,8 +109,8 @@ class OperandSource {
     // On the run's device, fresh tensors the task may modify. Each call leaves the generators as
     // robust-kbench's sequence leaves them at that point (torch.manual_seed(seed), then the draws):
     // random ops of the forward that follows draw the numbers they would there.
-    Set seed(int s);                         // inputs, then params, of seed s
-    std::vector<at::Tensor> inputsOf(int s); // the inputs of seed s (the first draws of its stream)
+    Set seed(int s);                          // inputs, then params, of seed s
+    std::vector<at::Tensor> inputsOf(int s);  // the inputs of seed s (the first draws of its stream)
     std::vector<at::Tensor> paramsOnly(uint64_t seed);
 
     // Seed s (or params-only p) will not be asked for again: its host copy is freed.
@@ -123,7 +121,7 @@ class OperandSource {
 
     struct Impl;
 
-  private:
+private:
     std::unique_ptr<Impl> d;
 };
 
