@@ -246,9 +246,9 @@ struct OperandSource::Impl {
         return e;
     }
 
+    // uploadThroughStaging itself sends pinned and strided tensors to host.to().
     static bool stagedUpload(const at::Tensor& t) {
-        return stagedUploadEnabled() && !t.is_pinned() && t.is_contiguous() &&
-               static_cast<int64_t>(t.nbytes()) >= kMinStagedBytes;
+        return stagedUploadEnabled() && static_cast<int64_t>(t.nbytes()) >= kMinStagedBytes;
     }
 
     std::vector<at::Tensor> upload(const std::vector<at::Tensor>& host) {
