@@ -9,9 +9,12 @@
 #   steps: import six stat rngdevice rkb (default: all, in that order); LEVELS="1 2 3" picks levels.
 #   Step `slowdraw` (not in the default): all six criteria with KS_FAST_DRAW=0, PyTorch's own
 #   sampling kernels instead of ks/core/fastdraw.h (the same samples; a same-lease reference).
+#   Step `share` (not in the default): all six criteria with --workers-per-gpu 2 (one worker's
+#   analyses beside the other's statistics; filter 5 times with the GPU to itself).
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
 # (packed after every step, so a run cut short brings back what it did); wall times in summary.txt.
-# $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s), $T_IMPORT each import (3000 s).
+# $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s), $T_IMPORT each import (3000 s),
+# $T_RKB the Python formulas (500 s).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ks-out}
@@ -62,6 +65,9 @@ fi
 if has slowdraw; then
     for l in $LEVELS; do (export KS_FAST_DRAW=0; filter slowdraw-l$l "${T_SIX:-300}" "$l"); done
 fi
+if has share; then # the analyses of one task beside the next one's statistics: two workers on the GPU
+    for l in $LEVELS; do filter share-l$l "${T_SIX:-300}" "$l" --workers-per-gpu 2; done
+fi
 if has stat; then
     for l in $LEVELS; do filter stat-l$l "${T_STAT:-200}" "$l" --criteria stat; done
 fi
@@ -71,7 +77,9 @@ fi
 if has rkb; then
     files=$(ls "$KB"/level2/*.py | sort -V | head -25)
     ids=$(for f in $files; do n=$(basename "$f"); echo -n "L2-${n%%_*},"; done)
-    step rkb-25 timeout 500 "$PY" bench/engine/rkb_formulas.py $files --csv "$RES/rkb-25.csv"
+    # Ours first: a call limit that cuts the Python formulas still leaves their per-task lines
+    # (rkb-25.log) to compare with our per-task walls (ours-25.json) on the tasks they finished.
     step ours-25 $CLI filter --suite "$WORK/kbm" --device cuda --seeds 5 --criteria stat --tasks "${ids%,}" \
         --out "$RES/ours-25.json" --csv "$RES/ours-25.csv" -q
+    step rkb-25 timeout "${T_RKB:-500}" "$PY" bench/engine/rkb_formulas.py $files --csv "$RES/rkb-25.csv"
 fi
