@@ -84,6 +84,9 @@ void expectSequentialDraws(const OperandSource::Options& o) {
         EXPECT_EQ(st.draws, spec.params.empty() ? 5 : 6); // 5 seeds (+ the params-only set), once each
         EXPECT_EQ(st.redraws, 0);
         EXPECT_EQ(st.reuses, 5); // inputsOf(s) after seed(s)
+        // With device copies kept, inputsOf(s) is served from seed(s)'s (unless it had no inputs).
+        if (o.deviceKeepBytes > 0 && !spec.inputs.empty()) EXPECT_EQ(st.deviceReuses, 5);
+        if (o.deviceKeepBytes == 0) EXPECT_EQ(st.deviceReuses, 0);
         if (!spec.inputs.empty() || !spec.params.empty()) {
             EXPECT_GT(st.setBytes, 0);
         }
@@ -108,6 +111,63 @@ TEST(Operands, SplitTensorsEqualSequentialDraws) {
     OperandSource src(builtinTask(suite, "L1-1"), one);
     src.seed(0);
     EXPECT_GT(src.stats().helperSeconds, 0.0) << "no tensor was split: the test above tests nothing new";
+}
+
+// The same served from kept copies (on the CPU an upload is a copy, so the keeping runs there):
+// every repeat request gives the drawn tensors and leaves the generators as drawing them would.
+TEST(Operands, KeptCopiesEqualSequentialDraws) {
+    OperandSource::Options o = opts(4);
+    o.deviceKeepBytes = int64_t{1} << 30;
+    expectSequentialDraws(o);
+}
+
+// A kept copy is never handed out itself: what a task writes into a set it was given does not
+// reach the next request, which is served from the kept copy. Sets over the keep budget are
+// uploaded again; release() frees the kept copies with the host ones.
+TEST(Operands, KeptCopiesStayUntouchedAndWithinTheirBudget) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
+    ASSERT_FALSE(spec.inputs.empty());
+    ASSERT_FALSE(spec.params.empty());
+    OperandSource::Options o = opts(2);
+    o.deviceKeepBytes = int64_t{1} << 30;
+    OperandSource src(spec, o);
+    auto a = src.seed(0);
+    const at::Tensor pristineIn = a.inputs[0].clone(), pristineParam = a.params[0].clone();
+    a.inputs[0].fill_(7);
+    a.params[0].fill_(7);
+    auto b = src.seed(0);
+    EXPECT_TRUE(at::equal(b.inputs[0], pristineIn));
+    EXPECT_TRUE(at::equal(b.params[0], pristineParam));
+    EXPECT_NE(b.inputs[0].data_ptr(), a.inputs[0].data_ptr());
+    b.inputs[0].fill_(8);
+    EXPECT_TRUE(at::equal(src.inputsOf(0)[0], pristineIn));
+    OperandStats st = src.stats();
+    EXPECT_EQ(st.deviceReuses, 2);
+    EXPECT_EQ(st.draws, 1);
+    const int64_t setBytes = st.setBytes;
+    EXPECT_EQ(st.peakDeviceKeptBytes, setBytes); // drawn as float32, as the upload holds it
+
+    // The kept copies go with release(): seed 0 is drawn and uploaded again.
+    src.release(0);
+    EXPECT_TRUE(at::equal(src.seed(0).inputs[0], pristineIn));
+    EXPECT_EQ(src.stats().draws, 2);
+    EXPECT_EQ(src.stats().deviceReuses, 2);
+
+    // A budget under one set keeps nothing; one set's worth keeps the first set only.
+    for (const int64_t budget : {setBytes - 1, setBytes}) {
+        SCOPED_TRACE(budget);
+        OperandSource::Options ob = opts(2);
+        ob.deviceKeepBytes = budget;
+        OperandSource small(spec, ob);
+        small.seed(0);
+        small.seed(1);
+        small.seed(1);
+        small.seed(0);
+        EXPECT_EQ(small.stats().deviceReuses, budget < setBytes ? 0 : 1);
+        EXPECT_LE(small.stats().peakDeviceKeptBytes, budget);
+        EXPECT_EQ(small.stats().reuses, 2);
+    }
 }
 
 // What a task writes into its operands must not reach the next request of the same seed.
@@ -238,21 +298,26 @@ TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
     const Suite suite = loadSuite("builtin");
     std::vector<TaskSpec> tasks;
     for (const char* id : {"L1-1", "L1-23", "L1-95", "L2-66", "L2-13"}) tasks.push_back(builtinTask(suite, id));
-    auto run = [&](int threads, int64_t budget) {
+    auto run = [&](int threads, int64_t budget, int64_t keep = 0) {
         EngineOptions o;
         o.device = "cpu";
         o.seeds = 3;
         o.drawThreads = threads;
         o.hostBudgetBytes = budget;
+        o.deviceKeepBytes = keep;
         o.inefficiency = false; // timings differ run to run; filter 6 and the statistics must not
         Engine e(o);
         return e.runAll(tasks, "builtin", Thresholds::defaults());
     };
-    const RunResults a = run(1, 0), b = run(6, 0), c = run(3, 1);
+    // d: the analyses' seeds and the input-impact pass's inputs served from kept copies.
+    const RunResults a = run(1, 0), b = run(6, 0), c = run(3, 1), d = run(2, 0, int64_t{1} << 30);
     ASSERT_EQ(a.tasks.size(), tasks.size());
     for (size_t i = 0; i < tasks.size(); ++i) {
         SCOPED_TRACE(tasks[i].id);
-        for (const RunResults* other : {&b, &c}) {
+        EXPECT_EQ(a.tasks[i].operandDeviceReuses, 0);
+        EXPECT_GT(d.tasks[i].operandDeviceReuses, 0);
+        EXPECT_GT(d.tasks[i].peakOperandDeviceKeptBytes, 0);
+        for (const RunResults* other : {&b, &c, &d}) {
             const TaskResult &x = a.tasks[i], &y = other->tasks[i];
             EXPECT_EQ(x.status, y.status) << x.error << " / " << y.error;
             EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);

@@ -138,6 +138,36 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     EXPECT_TRUE(b.tasks[4].flagged(Criterion::OutputStd, th));
 }
 
+// Kept device copies (EngineOptions::deviceKeepBytes, KS_DEVICE_KEEP=1): the analyses' seeds and
+// the input-impact pass's inputs come from copies on the device instead of new uploads, with the
+// same statistics to the bit and the same filter-6 findings and filter-5 measurements of size.
+TEST(OperandsGpu, EngineResultsDoNotDependOnKeptDeviceCopies) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const std::vector<const char*> ids = {"L1-23", "L2-66", "L2-13"};
+    auto run = [&](int64_t keep) {
+        EngineOptions o;
+        o.seeds = 5;
+        o.deviceKeepBytes = keep;
+        return runBuiltin(ids, o);
+    };
+    const RunResults a = run(0), b = run(int64_t{4} << 30);
+    expectSameStatistics(a, b, ids.size());
+    for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i) {
+        SCOPED_TRACE(ids[i]);
+        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
+        ASSERT_TRUE(x.redundancy && y.redundancy && x.inefficiency && y.inefficiency);
+        EXPECT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
+        EXPECT_EQ(x.redundancy->redundantFlops, y.redundancy->redundantFlops);
+        EXPECT_EQ(x.inefficiency->bytes, y.inefficiency->bytes);
+        EXPECT_EQ(x.inefficiency->flops, y.inefficiency->flops);
+        EXPECT_EQ(x.operandDeviceReuses, 0);
+        // Filter 6's three seeds and zero-input run and filter 5's three seeds, at least.
+        EXPECT_GE(y.operandDeviceReuses, 7);
+        EXPECT_GT(y.peakOperandDeviceKeptBytes, 0);
+        EXPECT_LE(y.peakOperandDeviceKeptBytes, int64_t{4} << 30);
+    }
+}
+
 // EngineOptions::warmUp (cuBLAS, cuDNN and the statistics' kernels loaded on a thread of their
 // own beside the first task's drawing) changes no number: the statistics of convolution, matrix
 // and reduction tasks are the same with it and without, to the bit, histograms included.

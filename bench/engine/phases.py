@@ -21,7 +21,9 @@ print(f"{len(tasks)} tasks, run total {r['run'].get('total_s', 0):.1f} s, sum of
 print("phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(tot.items())))
 tim = [t["timings"] for t in tasks]
 print(f"operand draws {sum(x.get('operand_draws', 0) for x in tim)}, reuses {sum(x.get('operand_reuses', 0) for x in tim)}, "
-      f"redraws {sum(x.get('operand_redraws', 0) for x in tim)}")
+      f"redraws {sum(x.get('operand_redraws', 0) for x in tim)}, served from device copies "
+      f"{sum(x.get('operand_device_reuses', 0) for x in tim)} (most kept "
+      f"{max([x.get('peak_operand_device_kept_bytes', 0) for x in tim] + [0]) / 2**30:.2f} GiB)")
 ph = max(tasks, key=lambda t: t["timings"].get("peak_host_bytes", 0))
 print(f"peak host RSS: {ph['timings'].get('peak_host_bytes', 0) / 2**30:.2f} GiB ({ph['id']}, per task: "
       f"{ph['timings'].get('peak_host_per_task')}); largest operand set "

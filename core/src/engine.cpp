@@ -494,6 +494,7 @@ struct Engine::Impl {
         o.splitCores = noSplit ? 0 : opt.drawThreads > 0 ? opt.drawThreads : drawCoreLimit(opt.gpuShare);
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
+        o.deviceKeepBytes = deviceKeepBytes();
         if (ahead) {
             const int k = std::max(1, opt.drawAheadTasks);
             o.threads = std::max(1, (o.threads - 1) / k);
@@ -521,6 +522,14 @@ struct Engine::Impl {
     void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src, const CompiledTask* compiled);
     const DeviceCeilings* ensureCeilings();
 
+    int64_t deviceKeepBytes() const {
+        if (opt.deviceKeepBytes >= 0) return opt.deviceKeepBytes;
+        static const bool on = [] {
+            const char* v = std::getenv("KS_DEVICE_KEEP");
+            return v && std::string(v) == "1";
+        }();
+        return on && device.is_cuda() ? memoryCap() / 8 : 0;
+    }
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
     int64_t memoryCap() const {
@@ -672,6 +681,8 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.operandDraws = os.draws;
     r.operandReuses = os.reuses;
     r.operandRedraws = os.redraws;
+    r.operandDeviceReuses = os.deviceReuses;
+    r.peakOperandDeviceKeptBytes = os.peakDeviceKeptBytes;
     r.operandSetBytes = os.setBytes;
     r.peakOperandHostBytes = os.peakHostBytes;
     r.peakHostPerTask = rssReset;

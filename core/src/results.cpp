@@ -123,6 +123,10 @@ json taskToJsonObj(const TaskResult& t) {
         tj["operand_draws"] = t.operandDraws;
         tj["operand_reuses"] = t.operandReuses;
         tj["operand_redraws"] = t.operandRedraws;
+        if (t.operandDeviceReuses > 0 || t.peakOperandDeviceKeptBytes > 0) {
+            tj["operand_device_reuses"] = t.operandDeviceReuses;
+            tj["peak_operand_device_kept_bytes"] = t.peakOperandDeviceKeptBytes;
+        }
         tj["operand_set_bytes"] = t.operandSetBytes;
         tj["peak_operand_host_bytes"] = t.peakOperandHostBytes;
         tj["peak_host_bytes"] = t.peakHostBytes;
@@ -197,6 +201,8 @@ TaskResult taskFromJsonObj(const json& j) {
         t.operandDraws = static_cast<int>(getInt(tim, "operand_draws", 0, 0, IntMax));
         t.operandReuses = static_cast<int>(getInt(tim, "operand_reuses", 0, 0, IntMax));
         t.operandRedraws = static_cast<int>(getInt(tim, "operand_redraws", 0, 0, IntMax));
+        t.operandDeviceReuses = static_cast<int>(getInt(tim, "operand_device_reuses", 0, 0, IntMax));
+        t.peakOperandDeviceKeptBytes = getCount(tim, "peak_operand_device_kept_bytes");
         t.operandSetBytes = getCount(tim, "operand_set_bytes");
         t.peakOperandHostBytes = getCount(tim, "peak_operand_host_bytes");
         t.peakHostBytes = getCount(tim, "peak_host_bytes");

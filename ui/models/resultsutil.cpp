@@ -345,7 +345,12 @@ QString timingSummary(const ks::TaskResult& t) {
                      .arg(t.operandDraws)
                      .arg(gib(t.operandSetBytes))
                      .arg(t.operandReuses)
-                     .arg(t.operandRedraws);
+                     .arg(t.operandRedraws) +
+                 (t.operandDeviceReuses > 0
+                      ? QObject::tr("; %1 served from device copies (%2 kept at most)")
+                            .arg(t.operandDeviceReuses)
+                            .arg(gib(t.peakOperandDeviceKeptBytes))
+                      : QString());
     if (t.peakHostBytes > 0)
         lines << QObject::tr("host memory: %1 at most%2; operands held %3 at most")
                      .arg(gib(t.peakHostBytes),

@@ -97,6 +97,16 @@ struct OperandSource::Impl {
     int running = 0;
     int64_t held = 0, reserved = 0;
     OperandStats st;
+    // Untouched device copies of uploaded parts (Options::deviceKeepBytes), with the generator
+    // state each part leaves, so that a request they serve needs no host entry.
+    struct Kept {
+        std::vector<at::Tensor> inputs, params;
+        bool hasInputs = false, hasParams = false;
+        at::Tensor afterInputs, afterParams;
+        int64_t bytes = 0;
+    };
+    std::map<Key, Kept> kept;
+    int64_t keptBytes = 0;
 
     Entry& entry(const Key& k) {
         auto& e = entries[k];
@@ -280,6 +290,10 @@ struct OperandSource::Impl {
 
     void release(const Key& k) {
         std::lock_guard<std::mutex> lock(mu);
+        if (auto kt = kept.find(k); kt != kept.end()) {
+            keptBytes -= kt->second.bytes;
+            kept.erase(kt);
+        }
         auto it = entries.find(k);
         if (it == entries.end()) return;
         Entry& e = *it->second;
@@ -301,17 +315,88 @@ struct OperandSource::Impl {
     // and the draws up to the last part asked for leave them.
     Set take(const Key& k, bool wantInputs, bool wantParams) {
         std::unique_lock<std::mutex> lock(mu);
-        Entry& e = ready(k, lock);
-        std::vector<at::Tensor> inputs, params;
-        if (wantInputs) inputs = e.inputs;
-        if (wantParams) params = e.params;
-        const at::Tensor state = wantParams ? e.afterParams : e.afterInputs;
-        dropIfOverBudget(e);
+        Set out;
+        at::Tensor state;
+        if (auto kt = kept.find(k); kt != kept.end() && (!wantInputs || kt->second.hasInputs) &&
+                                    (!wantParams || kt->second.hasParams)) {
+            // Served on the device: copies of the untouched parts, which stay for the next request.
+            const Kept& c = kt->second;
+            std::vector<at::Tensor> inputs, params;
+            if (wantInputs) inputs = c.inputs;
+            if (wantParams) params = c.params;
+            state = wantParams ? c.afterParams : c.afterInputs;
+            ++st.reuses;
+            ++st.deviceReuses;
+            lock.unlock();
+            const auto t0 = Clock::now();
+            out = Set{clones(inputs), clones(params)};
+            lock.lock();
+            st.uploadSeconds += secondsSince(t0);
+        } else {
+            Entry& e = ready(k, lock);
+            std::vector<at::Tensor> inputs, params;
+            if (wantInputs) inputs = e.inputs;
+            if (wantParams) params = e.params;
+            state = wantParams ? e.afterParams : e.afterInputs;
+            const at::Tensor afterInputs = e.afterInputs, afterParams = e.afterParams;
+            dropIfOverBudget(e);
+            lock.unlock();
+            out = Set{upload(inputs), upload(params)};
+            lock.lock();
+            keep(k, out, wantInputs, wantParams, afterInputs, afterParams, lock);
+        }
         lock.unlock();
-        Set out{upload(inputs), upload(params)};
         seedAll(k.second); // the device generators as torch.manual_seed leaves them
         installCpuState(state);
         return out;
+    }
+
+    static std::vector<at::Tensor> clones(const std::vector<at::Tensor>& ts) {
+        std::vector<at::Tensor> out;
+        out.reserve(ts.size());
+        for (const auto& t : ts) out.push_back(t.clone());
+        return out;
+    }
+
+    // Called with the lock held, which it gives up while copying: untouched copies of the parts
+    // just uploaded, while they fit. On CUDA the copies are queued after the uploads on the same
+    // stream, before the caller's forward. A copy that finds no device memory is not kept.
+    void keep(const Key& k, const Set& up, bool withInputs, bool withParams, const at::Tensor& afterInputs,
+              const at::Tensor& afterParams, std::unique_lock<std::mutex>& lock) {
+        if (opt.deviceKeepBytes <= 0 || k.first) return;
+        const Kept* have = kept.count(k) ? &kept.at(k) : nullptr;
+        const bool addInputs = withInputs && !(have && have->hasInputs);
+        const bool addParams = withParams && !(have && have->hasParams); // an empty part is kept too
+        const int64_t add = (addInputs ? tensorBytes(up.inputs) : 0) + (addParams ? tensorBytes(up.params) : 0);
+        if ((!addInputs && !addParams) || keptBytes + add > opt.deviceKeepBytes) return;
+        keptBytes += add; // reserved while copying
+        lock.unlock();
+        std::vector<at::Tensor> inputs, params;
+        bool ok = true;
+        try {
+            if (addInputs) inputs = clones(up.inputs);
+            if (addParams) params = clones(up.params);
+        } catch (const c10::OutOfMemoryError&) {
+            ok = false;
+        }
+        lock.lock();
+        if (!ok) {
+            keptBytes -= add;
+            return;
+        }
+        Kept& c = kept[k];
+        if (addInputs) {
+            c.inputs = std::move(inputs);
+            c.hasInputs = true;
+            c.afterInputs = afterInputs;
+        }
+        if (addParams) {
+            c.params = std::move(params);
+            c.hasParams = true;
+            c.afterParams = afterParams;
+        }
+        c.bytes += add;
+        st.peakDeviceKeptBytes = std::max(st.peakDeviceKeptBytes, keptBytes);
     }
 
     // Draws straight on the run's device with its generator (--rng device): nothing is kept.

@@ -79,6 +79,11 @@ struct EngineOptions {
     // shared; none on the CPU). A task whose inputs and parameters alone exceed it is reported
     // out of memory without running (the driver then retries it alone); tests set it on the CPU.
     int64_t memoryCapBytes = 0;
+    // Device bytes for untouched copies of a task's uploaded operands (OperandSource::Options::
+    // deviceKeepBytes: the analyses' seeds and the input-impact pass's inputs then cost a copy on
+    // the device instead of another upload). -1: on CUDA an eighth of memoryCap() when
+    // KS_DEVICE_KEEP=1 is set (not yet measured on a GPU, so off by default), else none.
+    int64_t deviceKeepBytes = -1;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses
 

@@ -30,6 +30,8 @@ struct OperandStats {
     int64_t setBytes = 0;        // one seed's inputs + params (as drawn, on the host)
     int64_t peakHostBytes = 0;   // most operand bytes held on the host at once
     int64_t hostBudgetBytes = 0; // what prefetching and keeping may hold
+    int deviceReuses = 0;        // of the reuses, those served from a device copy kept after an upload
+    int64_t peakDeviceKeptBytes = 0; // most bytes those device copies held at once
 };
 
 // Host memory the operand caches may hold when the caller sets no budget: half of what the machine
@@ -70,6 +72,12 @@ public:
         // needed anyway). true (drawing for a task that has not started): never over the budget;
         // what does not fit is drawn when the task asks for it.
         bool strictBudget = false;
+        // Device bytes of untouched copies of uploaded sets kept on the run's device (0: none).
+        // The analyses ask again for seeds 0..2 and the input-impact pass for each seed's inputs;
+        // a kept part is then handed out as a device-to-device copy instead of another upload.
+        // Parts are kept first come while they fit; release() frees them; params-only sets (asked
+        // once) are never kept. On the CPU an "upload" is a copy too, so tests may set it there.
+        int64_t deviceKeepBytes = 0;
     };
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
