@@ -494,7 +494,6 @@ struct Engine::Impl {
         o.splitCores = noSplit ? 0 : opt.drawThreads > 0 ? opt.drawThreads : drawCoreLimit(opt.gpuShare);
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
-        o.deviceKeepBytes = deviceKeepBytes();
         if (ahead) {
             const int k = std::max(1, opt.drawAheadTasks);
             o.threads = std::max(1, (o.threads - 1) / k);
@@ -507,6 +506,7 @@ struct Engine::Impl {
     std::unique_ptr<OperandSource> operandsFor(const TaskSpec& spec, bool ahead = false, int64_t budget = 0) const {
         OperandSource::Options o = sourceOptions(ahead);
         if (budget > 0) o.hostBudgetBytes = std::min(o.hostBudgetBytes, budget);
+        o.deviceKeepBytes = deviceKeepBytes(spec);
         auto src = std::make_unique<OperandSource>(spec, o);
         // In the order the passes ask: seed 0, the input-impact pass's parameters, seeds 1.., then
         // what only the analyses use.
@@ -522,13 +522,28 @@ struct Engine::Impl {
     void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src, const CompiledTask* compiled);
     const DeviceCeilings* ensureCeilings();
 
-    int64_t deviceKeepBytes() const {
+    // Device bytes for kept copies of spec's operands (EngineOptions::deviceKeepBytes). On CUDA
+    // (KS_DEVICE_KEEP=1) an eighth of the worker's memory, and only what leaves room for the
+    // heaviest holder of operands: filter 6 holds four sets (three seeds and the zero-input run)
+    // beside one forward, whose peak the import measured (else taken as two sets), with a
+    // sixteenth of the memory spare. A task that needed all of it never shares it with copies.
+    int64_t deviceKeepBytes(const TaskSpec& spec) const {
         if (opt.deviceKeepBytes >= 0) return opt.deviceKeepBytes;
         static const bool on = [] {
             const char* v = std::getenv("KS_DEVICE_KEEP");
             return v && std::string(v) == "1";
         }();
-        return on && device.is_cuda() ? memoryCap() / 8 : 0;
+        const int64_t cap = memoryCap();
+        if (!on || !device.is_cuda() || cap <= 0) return 0;
+        int64_t set = 0;
+        try {
+            set = operandDeviceBytes(spec, preset);
+        } catch (const std::exception&) {
+            return 0;
+        }
+        const bool measured = spec.importPeakDeviceBytes > 0 && set == operandDeviceBytes(spec, Preset::Full);
+        const int64_t forward = measured ? spec.importPeakDeviceBytes : 2 * set;
+        return std::clamp<int64_t>(cap - forward - 3 * set - cap / 16, 0, cap / 8);
     }
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
