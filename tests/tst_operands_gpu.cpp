@@ -138,7 +138,7 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
     EXPECT_TRUE(b.tasks[4].flagged(Criterion::OutputStd, th));
 }
 
-// Kept device copies (EngineOptions::deviceKeepBytes, KS_DEVICE_KEEP=1): the analyses' seeds and
+// Kept device copies (EngineOptions::deviceKeepBytes, on by default): the analyses' seeds and
 // the input-impact pass's inputs come from copies on the device instead of new uploads, with the
 // same statistics to the bit and the same filter-6 findings and filter-5 measurements of size.
 TEST(OperandsGpu, EngineResultsDoNotDependOnKeptDeviceCopies) {

@@ -523,7 +523,9 @@ struct Engine::Impl {
     const DeviceCeilings* ensureCeilings();
 
     // Device bytes for kept copies of spec's operands (EngineOptions::deviceKeepBytes). On CUDA
-    // (KS_DEVICE_KEEP=1) an eighth of the worker's memory, and only what leaves room for the
+    // (unless KS_DEVICE_KEEP=0; measured in bench/engine/RESULTS.md, 2026-12-06: level 2's six
+    // criteria on the H200 uploaded 5.2 s instead of 26.8 s with staging, the same flags) an
+    // eighth of the worker's memory, and only what leaves room for the
     // heaviest holder of operands: filter 6 holds four sets (three seeds and the zero-input run)
     // beside one forward, whose peak the import measured (else taken as two sets), with a
     // sixteenth of the memory spare. A task that needed all of it never shares it with copies.
@@ -531,7 +533,7 @@ struct Engine::Impl {
         if (opt.deviceKeepBytes >= 0) return opt.deviceKeepBytes;
         static const bool on = [] {
             const char* v = std::getenv("KS_DEVICE_KEEP");
-            return v && std::string(v) == "1";
+            return !(v && std::string(v) == "0");
         }();
         const int64_t cap = memoryCap();
         if (!on || !device.is_cuda() || cap <= 0) return 0;

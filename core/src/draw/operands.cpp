@@ -269,7 +269,7 @@ struct OperandSource::Impl {
         // On CUDA the copy from pinned memory is asynchronous on the current stream, ahead of
         // the forward that reads it.
         // Large pageable tensors (over kMaxPinnedBytes, drawn outside the pinned cache) may go
-        // through page-locked staging buffers (KS_STAGED_UPLOAD=1), asynchronous too.
+        // through page-locked staging buffers (unless KS_STAGED_UPLOAD=0), asynchronous too.
         for (const auto& t : host)
             out.push_back(opt.device.is_cpu() ? t.clone()
                           : stagedUpload(t)   ? uploadThroughStaging(t, opt.device)

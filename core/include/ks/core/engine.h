@@ -81,9 +81,9 @@ struct EngineOptions {
     int64_t memoryCapBytes = 0;
     // Device bytes for untouched copies of a task's uploaded operands (OperandSource::Options::
     // deviceKeepBytes: the analyses' seeds and the input-impact pass's inputs then cost a copy on
-    // the device instead of another upload). -1: on CUDA with KS_DEVICE_KEEP=1 (not yet measured
-    // on a GPU, so off by default) up to an eighth of memoryCap(), less for a task whose analyses
-    // need the room (Engine::Impl::deviceKeepBytes); else none.
+    // the device instead of another upload). -1: on CUDA up to an eighth of memoryCap(), less for
+    // a task whose analyses need the room (Engine::Impl::deviceKeepBytes), none with
+    // KS_DEVICE_KEEP=0; none on the CPU.
     int64_t deviceKeepBytes = -1;
     int histogramBins = 64;
     const std::atomic<bool>* cancel = nullptr; // checked between seeds and between analyses

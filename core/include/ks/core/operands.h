@@ -48,8 +48,8 @@ int defaultDrawThreads(int share = 1);
 // one core's memcpy. The copies are queued on the device's current stream and the call returns
 // once the last is queued, as a non-blocking copy from pinned memory does. Anything else (pinned,
 // strided, a CPU device) is host.to(device). The operands' uploads use it for pageable tensors of
-// 64 MiB or more only with KS_STAGED_UPLOAD=1 (stagedUploadEnabled()): not yet run on a GPU, it
-// stays off until a lease has tested and measured it (bench/gpu/README.md).
+// 64 MiB or more unless KS_STAGED_UPLOAD=0 (stagedUploadEnabled(); measured in
+// bench/engine/RESULTS.md, 2026-12-06).
 at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device, int64_t chunkBytes = 0);
 bool stagedUploadEnabled();
 
