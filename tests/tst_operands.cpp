@@ -170,6 +170,19 @@ TEST(Operands, KeptCopiesStayUntouchedAndWithinTheirBudget) {
     }
 }
 
+// The kept copies' budget: an eighth of the worker's memory at most, and never what filter 6's
+// four sets beside the forward's peak (and a sixteenth spare) need.
+TEST(Operands, KeptCopiesLeaveRoomForFilter6AndTheForward) {
+    const int64_t G = int64_t{1} << 30;
+    EXPECT_EQ(deviceKeepBudget(80 * G, G, 2 * G), 10 * G);           // small sets: an eighth
+    EXPECT_EQ(deviceKeepBudget(80 * G, 8 * G, 16 * G), 10 * G);      // 80 - 16 - 24 - 5 = 35: an eighth
+    EXPECT_EQ(deviceKeepBudget(80 * G, 16 * G, 20 * G), 7 * G);      // 80 - 20 - 48 - 5: less than one set
+    EXPECT_EQ(deviceKeepBudget(80 * G, 16 * G, 0), 0);               // unmeasured forward: two sets
+    EXPECT_EQ(deviceKeepBudget(80 * G, 4 * G, 70 * G), 0);           // a forward that needs it all
+    EXPECT_EQ(deviceKeepBudget(0, G, G), 0);                         // no cap (the CPU)
+    EXPECT_EQ(deviceKeepBudget(140 * G, 4 * G, 8 * G), 140 * G / 8); // the H200
+}
+
 // What a task writes into its operands must not reach the next request of the same seed.
 TEST(Operands, HandsOutCopiesTheTaskMayWriteInto) {
     const Suite suite = loadSuite("builtin");

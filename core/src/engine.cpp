@@ -522,13 +522,11 @@ struct Engine::Impl {
     void runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSource& src, const CompiledTask* compiled);
     const DeviceCeilings* ensureCeilings();
 
-    // Device bytes for kept copies of spec's operands (EngineOptions::deviceKeepBytes). On CUDA
-    // (unless KS_DEVICE_KEEP=0; measured in bench/engine/RESULTS.md, 2026-12-06: level 2's six
-    // criteria on the H200 uploaded 5.2 s instead of 26.8 s with staging, the same flags) an
-    // eighth of the worker's memory, and only what leaves room for the
-    // heaviest holder of operands: filter 6 holds four sets (three seeds and the zero-input run)
-    // beside one forward, whose peak the import measured (else taken as two sets), with a
-    // sixteenth of the memory spare. A task that needed all of it never shares it with copies.
+    // Device bytes for kept copies of spec's operands (EngineOptions::deviceKeepBytes): on CUDA
+    // deviceKeepBudget() of the worker's memory cap, unless KS_DEVICE_KEEP=0 (measured in
+    // bench/engine/RESULTS.md, 2026-12-06: level 2's six criteria on the H200 uploaded 5.2 s
+    // instead of 26.8 s with staging, the same flags). A task that needs all of its memory never
+    // shares it with copies.
     int64_t deviceKeepBytes(const TaskSpec& spec) const {
         if (opt.deviceKeepBytes >= 0) return opt.deviceKeepBytes;
         static const bool on = [] {
@@ -544,8 +542,7 @@ struct Engine::Impl {
             return 0;
         }
         const bool measured = spec.importPeakDeviceBytes > 0 && set == operandDeviceBytes(spec, Preset::Full);
-        const int64_t forward = measured ? spec.importPeakDeviceBytes : 2 * set;
-        return std::clamp<int64_t>(cap - forward - 3 * set - cap / 16, 0, cap / 8);
+        return deviceKeepBudget(cap, set, measured ? spec.importPeakDeviceBytes : 0);
     }
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).

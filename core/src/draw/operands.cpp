@@ -65,6 +65,12 @@ int64_t defaultOperandBudget() {
     return std::max<int64_t>(procBytes("/proc/meminfo", {"MemAvailable"})[0] / 2, int64_t{1} << 30);
 }
 
+int64_t deviceKeepBudget(int64_t capBytes, int64_t setBytes, int64_t forwardPeakBytes) {
+    if (capBytes <= 0 || setBytes < 0) return 0;
+    const int64_t forward = forwardPeakBytes > 0 ? forwardPeakBytes : 2 * setBytes;
+    return std::clamp<int64_t>(capBytes - forward - 3 * setBytes - capBytes / 16, 0, capBytes / 8);
+}
+
 int defaultDrawThreads(int share) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (share > 1) return std::min(8, std::max(1, (hw - 2) / share));

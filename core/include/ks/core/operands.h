@@ -53,6 +53,13 @@ int defaultDrawThreads(int share = 1);
 at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device, int64_t chunkBytes = 0);
 bool stagedUploadEnabled();
 
+// Device bytes a task's kept copies (Options::deviceKeepBytes) may take in a worker that may use
+// `capBytes` of the device: an eighth of it at most, and only what leaves room for the heaviest
+// holder of operands, filter 6, which holds four sets (three seeds and the zero-input run) beside
+// one forward of `forwardPeakBytes` (the import's measured peak; <= 0: taken as two sets), with a
+// sixteenth of the memory spare. 0 where that leaves nothing.
+int64_t deviceKeepBudget(int64_t capBytes, int64_t setBytes, int64_t forwardPeakBytes);
+
 class OperandSource {
 public:
     struct Options {
