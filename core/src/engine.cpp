@@ -68,6 +68,15 @@ std::string cpuName() {
     return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
 }
 
+// The forward's device peak the import measured, where it ran at the shapes whose operands take
+// `operandBytes` (the import traces at the spec's full shapes); 0 when unmeasured or other shapes.
+// Throws ks::Error where a shape cannot be resolved.
+int64_t importPeakAt(const TaskSpec& spec, int64_t operandBytes) {
+    return spec.importPeakDeviceBytes > 0 && operandBytes == operandDeviceBytes(spec, Preset::Full)
+               ? spec.importPeakDeviceBytes
+               : 0;
+}
+
 std::string joinShape(const std::vector<int64_t>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -535,14 +544,12 @@ struct Engine::Impl {
         }();
         const int64_t cap = memoryCap();
         if (!on || !device.is_cuda() || cap <= 0) return 0;
-        int64_t set = 0;
         try {
-            set = operandDeviceBytes(spec, preset);
+            const int64_t set = operandDeviceBytes(spec, preset);
+            return deviceKeepBudget(cap, set, importPeakAt(spec, set));
         } catch (const std::exception&) {
-            return 0;
+            return 0; // an unresolvable shape: the statistics report it
         }
-        const bool measured = spec.importPeakDeviceBytes > 0 && set == operandDeviceBytes(spec, Preset::Full);
-        return deviceKeepBudget(cap, set, measured ? spec.importPeakDeviceBytes : 0);
     }
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
@@ -627,8 +634,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
         int64_t operands = 0, atImport = 0;
         try {
             operands = operandDeviceBytes(spec, d->preset);
-            if (spec.importPeakDeviceBytes > 0 && operands == operandDeviceBytes(spec, Preset::Full))
-                atImport = spec.importPeakDeviceBytes; // measured at the spec's (full) shapes
+            atImport = importPeakAt(spec, operands);
         } catch (const std::exception&) {
             operands = 0; // an unresolvable shape: the statistics report it
         }

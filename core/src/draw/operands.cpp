@@ -320,34 +320,34 @@ struct OperandSource::Impl {
     // The parts asked for of set k, on the device; the generators left as torch.manual_seed(seed)
     // and the draws up to the last part asked for leave them.
     Set take(const Key& k, bool wantInputs, bool wantParams) {
+        // The parts asked for of a drawn entry or of kept copies, and the CPU generator's state
+        // after the last of them.
+        auto pick = [&](const auto& from, at::Tensor& state) {
+            state = wantParams ? from.afterParams : from.afterInputs;
+            return Set{wantInputs ? from.inputs : std::vector<at::Tensor>{},
+                       wantParams ? from.params : std::vector<at::Tensor>{}};
+        };
         std::unique_lock<std::mutex> lock(mu);
         Set out;
         at::Tensor state;
         if (auto kt = kept.find(k); kt != kept.end() && (!wantInputs || kt->second.hasInputs) &&
                                     (!wantParams || kt->second.hasParams)) {
             // Served on the device: copies of the untouched parts, which stay for the next request.
-            const Kept& c = kt->second;
-            std::vector<at::Tensor> inputs, params;
-            if (wantInputs) inputs = c.inputs;
-            if (wantParams) params = c.params;
-            state = wantParams ? c.afterParams : c.afterInputs;
+            const Set parts = pick(kt->second, state);
             ++st.reuses;
             ++st.deviceReuses;
             lock.unlock();
             const auto t0 = Clock::now();
-            out = Set{clones(inputs), clones(params)};
+            out = Set{clones(parts.inputs), clones(parts.params)};
             lock.lock();
             st.uploadSeconds += secondsSince(t0);
         } else {
             Entry& e = ready(k, lock);
-            std::vector<at::Tensor> inputs, params;
-            if (wantInputs) inputs = e.inputs;
-            if (wantParams) params = e.params;
-            state = wantParams ? e.afterParams : e.afterInputs;
+            const Set parts = pick(e, state);
             const at::Tensor afterInputs = e.afterInputs, afterParams = e.afterParams;
             dropIfOverBudget(e);
             lock.unlock();
-            out = Set{upload(inputs), upload(params)};
+            out = Set{upload(parts.inputs), upload(parts.params)};
             lock.lock();
             keep(k, out, wantInputs, wantParams, afterInputs, afterParams, lock);
         }
