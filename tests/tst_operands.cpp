@@ -306,6 +306,47 @@ TEST(Operands, ADrawThatFailsThrowsToTheCaller) {
     EXPECT_ANY_THROW(src2.seed(0));
 }
 
+// The input-impact pass after the output pass (what a task whose two passes' running moments do
+// not fit on the device gets) gives the statistics of running them seed by seed side by side.
+TEST(Operands, TheInputImpactPassAfterTheOutputPassGivesTheSameStatistics) {
+    const Suite suite = loadSuite("builtin");
+    std::vector<TaskSpec> tasks;
+    for (const char* id : {"L1-23", "L2-66", "L2-13", "KS-10"}) tasks.push_back(builtinTask(suite, id));
+    auto run = [&](int beside) {
+        EngineOptions o;
+        o.device = "cpu";
+        o.seeds = 3;
+        o.impactBesidePass1 = beside;
+        o.redundancy = o.inefficiency = false;
+        Engine e(o);
+        return e.runAll(tasks, "builtin", Thresholds::defaults());
+    };
+    const RunResults a = run(1), b = run(0), c = run(-1);
+    ASSERT_EQ(a.tasks.size(), tasks.size());
+    int after = 0;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        SCOPED_TRACE(tasks[i].id);
+        for (const RunResults* other : {&b, &c}) {
+            const TaskResult &x = a.tasks[i], &y = other->tasks[i];
+            ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
+            ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
+            EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
+            EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
+            EXPECT_EQ(x.outputStd.meanStd, y.outputStd.meanStd);
+            EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
+            EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
+            EXPECT_EQ(x.inputImpact.meanStd, y.inputImpact.meanStd);
+            EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
+        }
+        EXPECT_FALSE(a.tasks[i].impactAfterOutputPass);
+        EXPECT_FALSE(c.tasks[i].impactAfterOutputPass); // the CPU has no device to run out of
+        after += b.tasks[i].impactAfterOutputPass;
+        // Without parameters there is no second pass to move.
+        EXPECT_EQ(b.tasks[i].impactAfterOutputPass, !tasks[i].params.empty());
+    }
+    EXPECT_GT(after, 0);
+}
+
 // The filters' results do not depend on how many threads draw, nor on the budget.
 TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
     const Suite suite = loadSuite("builtin");

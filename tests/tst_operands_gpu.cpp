@@ -168,6 +168,47 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnKeptDeviceCopies) {
     }
 }
 
+// A worker whose memory cap is three of a task's operand sets (what KernelBench level 1's 16 GiB
+// inputs are to an 80 GiB GPU): filter 6 holds one check run's arguments on the device at a time
+// and the input-impact pass runs after the output pass; the statistics are the same to the bit and
+// filter 6 finds the same ops.
+TEST(OperandsGpu, ATightMemoryCapChangesNoResult) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const Suite suite = loadSuite("builtin");
+    for (const char* id : {"L2-66", "L2-13", "KS-10"}) {
+        SCOPED_TRACE(id);
+        const TaskSpec* spec = suite.find(id);
+        ASSERT_NE(spec, nullptr);
+        auto run = [&](int64_t cap, int beside) {
+            EngineOptions o;
+            o.seeds = 5;
+            o.inefficiency = false;
+            o.memoryCapBytes = cap;
+            o.impactBesidePass1 = beside;
+            return runBuiltin({id}, o);
+        };
+        const int64_t set = operandDeviceBytes(*spec, Preset::Full);
+        const RunResults a = run(0, -1), b = run(3 * set, 0);
+        expectSameStatistics(a, b, 1);
+        const TaskResult &x = a.tasks.at(0), &y = b.tasks.at(0);
+        ASSERT_TRUE(x.redundancy && y.redundancy);
+        ASSERT_TRUE(x.redundancy->error.empty()) << x.redundancy->error;
+        ASSERT_TRUE(y.redundancy->error.empty()) << y.redundancy->error;
+        EXPECT_FALSE(x.redundancy->oneCheckSet);
+        EXPECT_TRUE(y.redundancy->oneCheckSet);
+        EXPECT_GT(y.redundancy->referenceRuns, 0);
+        ASSERT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
+        for (size_t i = 0; i < x.redundancy->nodes.size(); ++i) {
+            EXPECT_EQ(x.redundancy->nodes[i].op, y.redundancy->nodes[i].op);
+            EXPECT_EQ(x.redundancy->nodes[i].line, y.redundancy->nodes[i].line);
+        }
+        EXPECT_EQ(x.redundancy->redundantFlops, y.redundancy->redundantFlops);
+        EXPECT_FALSE(x.impactAfterOutputPass);
+        EXPECT_EQ(y.impactAfterOutputPass, !spec->params.empty());
+        EXPECT_EQ(y.peakOperandDeviceKeptBytes, 0); // no room left for kept copies
+    }
+}
+
 // EngineOptions::warmUp (cuBLAS, cuDNN and the statistics' kernels loaded on a thread of their
 // own beside the first task's drawing) changes no number: the statistics of convolution, matrix
 // and reduction tasks are the same with it and without, to the bit, histograms included.

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <map>
 #include <ostream>
 #include <string>
@@ -269,6 +270,39 @@ TEST(Redundancy, CheckRunsFromACutGiveTheVerdictsOfWholeRuns) {
         }
     EXPECT_GT(fromCut, runs / 2) << fromCut << " of " << runs << " check runs from a cut";
     EXPECT_GT(byNode, runs * 3 / 4) << byNode << " of " << runs << " check runs node by node";
+}
+
+// With one check run's arguments on the device at a time (what filter 6 falls back to when all of
+// them do not fit), every pattern and built-in task gets the verdicts of holding them all; the
+// run on the device is tried first, so fetches (each with its reference run) stay fewer than the
+// check runs.
+TEST(Redundancy, OneCheckSetAtATimeGivesTheVerdictsOfHoldingThemAll) {
+    int references = 0, runs = 0;
+    for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
+        for (const auto& t : suite->tasks) {
+            SCOPED_TRACE(t.id);
+            ks::RedundancyOptions o;
+            o.device = "cpu";
+            o.preset = ks::Preset::Small;
+            o.seeds = 3;
+            const auto all = ks::analyzeRedundancy(t, o);
+            o.oneCheckSet = true;
+            const auto one = ks::analyzeRedundancy(t, o);
+            ASSERT_EQ(all.error, one.error);
+            EXPECT_EQ(summary(all), summary(one));
+            EXPECT_EQ(unused(all), unused(one));
+            EXPECT_EQ(all.opsExamined, one.opsExamined);
+            EXPECT_FALSE(all.oneCheckSet);
+            EXPECT_TRUE(one.oneCheckSet || !one.error.empty());
+            EXPECT_EQ(all.referenceRuns, 0);
+            EXPECT_EQ(one.checkRunsFromCut, 0);
+            EXPECT_LE(one.referenceRuns, one.checkRuns);
+            references += one.referenceRuns;
+            runs += one.checkRuns;
+        }
+    std::printf("one check set at a time: %d fetches with a reference run for %d check runs\n", references, runs);
+    EXPECT_GT(references, 0);
+    EXPECT_LT(references, runs / 2) << references << " fetches for " << runs << " check runs";
 }
 
 // The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the

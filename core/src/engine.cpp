@@ -68,15 +68,6 @@ std::string cpuName() {
     return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
 }
 
-// The forward's device peak the import measured, where it ran at the shapes whose operands take
-// `operandBytes` (the import traces at the spec's full shapes); 0 when unmeasured or other shapes.
-// Throws ks::Error where a shape cannot be resolved.
-int64_t importPeakAt(const TaskSpec& spec, int64_t operandBytes) {
-    return spec.importPeakDeviceBytes > 0 && operandBytes == operandDeviceBytes(spec, Preset::Full)
-               ? spec.importPeakDeviceBytes
-               : 0;
-}
-
 std::string joinShape(const std::vector<int64_t>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -551,6 +542,28 @@ struct Engine::Impl {
             return 0; // an unresolvable shape: the statistics report it
         }
     }
+    // Whether the input-impact pass's running moments (16 bytes an output element) fit on the
+    // device beside what pass 1 holds after seed 0 (its moments, the output, kept copies) and a
+    // forward (the import's measured peak, else the operands and the output), with a sixteenth
+    // spare. Always on the CPU or without a cap.
+    bool impactFitsBeside(const TaskSpec& spec, const at::Tensor& out) const {
+        const int64_t cap = memoryCap();
+        if (!device.is_cuda() || cap <= 0) return true;
+        int64_t held = 0, forward = 0;
+        try {
+#ifdef KS_TORCH_CUDA
+            held = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index())
+                       .allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
+                       .current;
+#endif
+            const int64_t set = operandDeviceBytes(spec, preset);
+            const int64_t peak = importPeakAt(spec, set);
+            forward = peak > 0 ? peak : set + static_cast<int64_t>(out.nbytes());
+        } catch (const std::exception&) {
+            return true; // unknown: as before
+        }
+        return held + 16 * out.numel() + forward <= cap - cap / 16;
+    }
     int64_t deviceMemoryBytes = 0; // a CUDA device's total, read once at the start (0: none)
     // EngineOptions::memoryCapBytes, or from the device (0 on the CPU).
     int64_t memoryCap() const {
@@ -767,13 +780,32 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
         // seed by seed in one loop; each keeps its own accumulator in seed order, so the results
         // are those of running them one after the other.
         const bool impact = !spec.params.empty();
-        OutputAccumulator acc(opt.histogramBins);
+        std::optional<OutputAccumulator> acc(std::in_place, opt.histogramBins);
         SeedMoments moments;
         std::vector<at::Tensor> fixedParams;
         if (impact) {
             phase = "input-impact pass";
             fixedParams = src.paramsOnly(static_cast<uint64_t>(opt.paramSeed));
         }
+        // Pass 2 beside pass 1 (one loop over the seeds), or after it when both passes' moments
+        // would not fit (decided on seed 0's output); the results are those of either order.
+        bool beside = opt.impactBesidePass1 != 0;
+        auto impactSeed = [&](int s) {
+            // Without parameters the draws are exactly those of pass 1: its moments serve.
+            phase = "input-impact pass";
+            seed = s;
+            const auto inputs = src.inputsOf(s); // fresh: the forward may write into its inputs
+            const at::Tensor out = timedForward(ct, inputs, fixedParams);
+            const auto a0 = Clock::now();
+            moments.add(out.to(at::kFloat));
+            accumulateSeconds += secondsSince(a0);
+        };
+        auto finishPass1 = [&] {
+            const auto a0 = Clock::now();
+            acc->finish(r);
+            acc.reset(); // its moments' device memory
+            accumulateSeconds += secondsSince(a0);
+        };
         for (int s = 0; s < S; ++s) {
             checkCancel();
             gpuPausePoint();
@@ -787,27 +819,28 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
                 if (out.numel() == 0)
                     throw Error("the output is empty (shape " + joinShape(out.sizes().vec()) + ")");
                 const auto a0 = Clock::now();
-                acc.add(out, s);
+                acc->add(out, s);
                 accumulateSeconds += secondsSince(a0);
+                if (s == 0 && impact && opt.impactBesidePass1 < 0) beside = impactFitsBeside(spec, out);
             }
-            if (impact) {
-                // Without parameters the draws are exactly those of pass 1: its moments serve.
-                phase = "input-impact pass";
-                const auto inputs = src.inputsOf(s); // fresh: the forward may write into its inputs
-                const at::Tensor out = timedForward(ct, inputs, fixedParams);
-                const auto a0 = Clock::now();
-                moments.add(out.to(at::kFloat));
-                accumulateSeconds += secondsSince(a0);
+            if (impact && beside) impactSeed(s);
+            if (s >= keep && (!impact || beside)) src.release(s);
+        }
+        const uint64_t nonFinite = acc->nonFinite();
+        finishPass1();
+        if (impact && !beside) {
+            r.impactAfterOutputPass = true;
+            for (int s = 0; s < S; ++s) {
+                checkCancel();
+                gpuPausePoint();
+                impactSeed(s);
+                if (s >= keep) src.release(s);
             }
-            if (s >= keep) src.release(s);
         }
         src.releaseParamsOnly(static_cast<uint64_t>(opt.paramSeed));
-        const auto a0 = Clock::now();
-        acc.finish(r);
-        accumulateSeconds += secondsSince(a0);
         r.inputImpact = impact ? moments.metrics() : r.outputStd;
-        if (acc.nonFinite() > 0)
-            fail("the output has " + std::to_string(acc.nonFinite()) +
+        if (nonFinite > 0)
+            fail("the output has " + std::to_string(nonFinite) +
                  " non-finite values (NaN/Inf) over " + std::to_string(S) +
                  " seeds; its metrics are NaN and never flag");
     } catch (const Cancelled&) {
@@ -879,6 +912,8 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             ro.compiled = compiled;
             // What filter 6 saves for its check runs: an eighth of this worker's device memory.
             if (memoryCap() > 0) ro.cutBytes = std::max<long long>(ro.cutBytes, memoryCap() / 8);
+            // Its check runs' arguments stay on the device when they fit there beside a forward.
+            ro.deviceBytes = memoryCap();
             return analyzeRedundancy(spec, ro);
         });
     if (opt.inefficiency) {

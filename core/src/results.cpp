@@ -127,6 +127,7 @@ json taskToJsonObj(const TaskResult& t) {
             tj["operand_device_reuses"] = t.operandDeviceReuses;
             tj["peak_operand_device_kept_bytes"] = t.peakOperandDeviceKeptBytes;
         }
+        if (t.impactAfterOutputPass) tj["impact_after_output_pass"] = true;
         tj["operand_set_bytes"] = t.operandSetBytes;
         tj["peak_operand_host_bytes"] = t.peakOperandHostBytes;
         tj["peak_host_bytes"] = t.peakHostBytes;
@@ -203,6 +204,7 @@ TaskResult taskFromJsonObj(const json& j) {
         t.operandRedraws = static_cast<int>(getInt(tim, "operand_redraws", 0, 0, IntMax));
         t.operandDeviceReuses = static_cast<int>(getInt(tim, "operand_device_reuses", 0, 0, IntMax));
         t.peakOperandDeviceKeptBytes = getCount(tim, "peak_operand_device_kept_bytes");
+        t.impactAfterOutputPass = getBool(tim, "impact_after_output_pass", false);
         t.operandSetBytes = getCount(tim, "operand_set_bytes");
         t.peakOperandHostBytes = getCount(tim, "peak_operand_host_bytes");
         t.peakHostBytes = getCount(tim, "peak_host_bytes");

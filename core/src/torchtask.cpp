@@ -568,6 +568,12 @@ int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset) {
     return bytes;
 }
 
+int64_t importPeakAt(const TaskSpec& spec, int64_t operandBytes) {
+    return spec.importPeakDeviceBytes > 0 && operandBytes == operandDeviceBytes(spec, Preset::Full)
+               ? spec.importPeakDeviceBytes
+               : 0;
+}
+
 at::Tensor copiedParam(const TensorSpec& t, const std::vector<at::Tensor>& drawn) {
     const at::Tensor& src = drawn.at(static_cast<size_t>(t.copyOf));
     // copy.deepcopy: no draw. Made page-locked at once where the original is (clone() would not

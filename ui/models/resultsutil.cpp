@@ -351,6 +351,9 @@ QString timingSummary(const ks::TaskResult& t) {
                             .arg(t.operandDeviceReuses)
                             .arg(gib(t.peakOperandDeviceKeptBytes))
                       : QString());
+    if (t.impactAfterOutputPass)
+        lines << QObject::tr("the input-impact pass ran after the output pass (both passes' running moments "
+                             "would not fit on the device at once)");
     if (t.peakHostBytes > 0)
         lines << QObject::tr("host memory: %1 at most%2; operands held %3 at most")
                      .arg(gib(t.peakHostBytes),

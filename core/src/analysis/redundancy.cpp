@@ -32,6 +32,9 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
+#ifdef KS_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +42,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 #include <limits>
@@ -154,10 +158,84 @@ std::string oneLine(std::string s) {
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
+// Comparisons of large outputs a slice at a time, in float64: whole tensors in float64 with
+// allclose's own temporaries took several times an output's bytes on the device (KernelBench
+// level 1's 8 GiB outputs ran filter 6 out of memory on an 80 GiB GPU). isclose is elementwise, so
+// the verdict is that of one call.
+constexpr int64_t kCompareSlice = int64_t{1} << 24;
+
+template <class Fn>
+bool everySlice(const at::Tensor& a, const at::Tensor& b, Fn&& fn) {
+    const at::Tensor x = a.reshape(-1), y = b.defined() ? b.reshape(-1) : at::Tensor();
+    const int64_t n = x.numel();
+    if (n == 0) return fn(x, y);
+    for (int64_t off = 0; off < n; off += kCompareSlice) {
+        const int64_t len = std::min(kCompareSlice, n - off);
+        if (!fn(x.narrow(0, off, len), y.defined() ? y.narrow(0, off, len) : at::Tensor())) return false;
+    }
+    return true;
+}
+
+// allclose(a, b, rtol, atol, equal_nan) in float64; a and b have the same sizes.
+bool allCloseBySlices(const at::Tensor& a, const at::Tensor& b, double rtol, double atol) {
+    return everySlice(a, b, [&](const at::Tensor& x, const at::Tensor& y) {
+        return at::allclose(x.to(at::kDouble), y.to(at::kDouble), rtol, atol, /*equal_nan=*/true);
+    });
+}
+
+// Every element of `a` close to `value` (allclose against a tensor full of it, in float64).
+bool allCloseToValue(const at::Tensor& a, double value, double rtol, double atol) {
+    return everySlice(a, at::Tensor(), [&](const at::Tensor& x, const at::Tensor&) {
+        const at::Tensor d = x.to(at::kDouble);
+        return at::allclose(d, at::full_like(d, value), rtol, atol, /*equal_nan=*/true);
+    });
+}
+
+// Finite in `a` exactly where finite in `b` (same sizes).
+bool sameFiniteness(const at::Tensor& a, const at::Tensor& b) {
+    return everySlice(a, b, [](const at::Tensor& x, const at::Tensor& y) {
+        return at::equal(at::isfinite(x), at::isfinite(y));
+    });
+}
+
+void releaseCachedDeviceMemory() {
+#ifdef KS_TORCH_CUDA
+    try {
+        c10::cuda::CUDACachingAllocator::emptyCache();
+    } catch (...) {
+    }
+#endif
+}
+
+// Why the check runs' arguments may not all stay on the device (empty: they may): on CUDA with a
+// known memory size, `seeds + 1` sets beside one forward (the import's measured peak, else two
+// sets) and a sixteenth spare must fit. The references and a run's copies come on top:
+// analyzeRedundancy still falls back to one set at a time when holding them all runs out of memory.
+std::string checkSetsMisfit(const TaskSpec& spec, const RedundancyOptions& o, const DeviceInfo& dev) {
+    if (o.deviceBytes <= 0 || dev.device != "cuda") return "";
+    try {
+        const int64_t set = operandDeviceBytes(spec, o.preset.value_or(Preset::Full));
+        const int64_t peak = importPeakAt(spec, set);
+        const int64_t forward = peak > 0 ? peak : 2 * set;
+        const int runs = std::max(1, o.seeds) + 1;
+        if (runs * set + forward <= o.deviceBytes - o.deviceBytes / 16) return "";
+        char buf[300];
+        std::snprintf(buf, sizeof buf,
+                      "%d check runs' arguments of %.2f GiB each beside a forward of %.2f GiB%s would not fit in "
+                      "the %.2f GiB this worker may use",
+                      runs, static_cast<double>(set) / (1 << 30), static_cast<double>(forward) / (1 << 30),
+                      peak > 0 ? " (measured at import)" : " (estimated)", static_cast<double>(o.deviceBytes) / (1 << 30));
+        return buf;
+    } catch (const std::exception&) {
+        return ""; // an unresolvable shape: the run reports it
+    }
+}
+
 class Analysis {
 public:
-    Analysis(const TaskSpec& spec, const RedundancyOptions& opt, RedundancyReport& rep)
-        : m_spec(spec), m_opt(opt), m_rep(rep) {}
+    // oneSet: hold one check run's arguments on the device at a time (checkArgs()).
+    Analysis(const TaskSpec& spec, const RedundancyOptions& opt, RedundancyReport& rep, bool oneSet)
+        : m_spec(spec), m_opt(opt), m_rep(rep), m_oneSet(oneSet) {}
 
     void run(const DeviceInfo& dev);
 
@@ -192,6 +270,16 @@ private:
                     const std::function<std::shared_ptr<Graph>()>& graph);
     Program wholeProgram(const std::vector<Value*>& extra);
     std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
+    // Check run r's arguments (r < seeds: seed r; the last: seed 0's parameters, all-zero inputs)
+    // and the original graph's output on them. In one-set mode only one run's are on the device:
+    // asking for another frees them, fetches r's from the operands again and, when `reference`,
+    // recomputes its reference with m_originalRun (observe() takes its own).
+    const std::vector<c10::IValue>& checkArgs(size_t r, bool reference = true);
+    const at::Tensor& reference(size_t r) const { return m_reference.at(r); }
+    std::vector<c10::IValue> fetchArgs(size_t r);
+    // The check runs in the order a candidate tries them: the one on the device first (most
+    // candidates fail on their first run, and then cost no fetch).
+    std::vector<size_t> runOrder() const;
     void observe();
     // A value a cut may save (a graph input or a top-level node's output read after it), and
     // where in-place ops write into it (first and last writer's place).
@@ -239,8 +327,15 @@ private:
     std::vector<Node*> m_top;                      // top-level nodes of the original graph, in order
     std::unordered_map<const Value*, Observed> m_obs;
     std::map<const Value*, std::vector<int64_t>> m_shapes; // m_obs's sizes, for the FLOP model
-    std::vector<std::vector<c10::IValue>> m_checkArgs; // seeds, then the all-zero-input run
-    std::vector<at::Tensor> m_reference;               // the original output for each of m_checkArgs
+    // The check runs' arguments, seeds then the all-zero-input run, and the original output on
+    // each: all on the device, or in one-set mode only m_resident's (the others empty).
+    std::vector<std::vector<c10::IValue>> m_checkArgs;
+    std::vector<at::Tensor> m_reference;
+    OperandSource* m_src = nullptr;
+    std::unique_ptr<OperandSource> m_ownSrc;
+    bool m_oneSet = false;
+    size_t m_resident = SIZE_MAX;
+    std::optional<Program> m_originalRun; // one-set mode: the graph as it was, for the references
     Liveness m_original;
     std::unordered_set<const Node*> m_reported;
     std::unordered_set<const Value*> m_untainted; // values that no longer depend on the inputs
@@ -278,11 +373,11 @@ void Analysis::observe() {
         for (Value* v : n->outputs())
             if (isTensor(v)) extra.push_back(v);
     for (int s = 0; s < m_rep.seeds; ++s) {
-        const auto& args = m_checkArgs[static_cast<size_t>(s)];
+        const auto& args = checkArgs(static_cast<size_t>(s), /*reference=*/false);
         auto out = runGraph(args, extra);
         if (out.empty() || !out[0].isTensor())
             throw Error("'" + m_spec.entry + "' must return one Tensor, got " + (out.empty() ? "nothing" : out[0].tagKind()));
-        m_reference.push_back(out[0].toTensor());
+        m_reference[static_cast<size_t>(s)] = out[0].toTensor();
         auto record = [&](const Value* v, const at::Tensor& t) {
             auto& o = m_obs[v];
             if (s == 0) {
@@ -294,10 +389,7 @@ void Analysis::observe() {
             } else if (t.sizes().vec() != o.sizes) {
                 o.constant = false;
             }
-            if (o.constant) {
-                const auto d = t.to(at::kDouble);
-                o.constant = at::allclose(d, at::full_like(d, o.value), m_opt.rtol, m_opt.atol, /*equal_nan=*/true);
-            }
+            if (o.constant) o.constant = allCloseToValue(t, o.value, m_opt.rtol, m_opt.atol);
         };
         for (size_t i = 0; i < m_graph->inputs().size(); ++i)
             if (args[i].isTensor()) record(m_graph->inputs()[i], args[i].toTensor());
@@ -305,8 +397,51 @@ void Analysis::observe() {
             if (out[1 + i].isTensor()) record(extra[i], out[1 + i].toTensor());
     }
     // The zero-input run's reference: epsilon guards and clamps against zero only matter there.
-    auto zero = runGraph(m_checkArgs.back(), {});
-    m_reference.push_back(zero.at(0).toTensor());
+    const size_t z = m_checkArgs.size() - 1;
+    auto zero = runGraph(checkArgs(z, /*reference=*/false), {});
+    m_reference[z] = zero.at(0).toTensor();
+}
+
+std::vector<c10::IValue> Analysis::fetchArgs(size_t r) {
+    const bool zero = r + 1 == m_checkArgs.size();
+    auto [inputs, params] = m_src->seed(zero ? 0 : static_cast<int>(r));
+    if (zero)
+        for (auto& t : inputs) t.zero_();
+    std::vector<c10::IValue> args;
+    if (m_module) args.emplace_back(m_module->_ivalue());
+    for (auto& t : inputs) args.emplace_back(t);
+    for (auto& t : params) args.emplace_back(t);
+    if (args.size() != m_graph->inputs().size())
+        throw Error("the graph takes " + std::to_string(m_graph->inputs().size()) + " arguments, the spec gives " +
+                    std::to_string(args.size()));
+    return args;
+}
+
+const std::vector<c10::IValue>& Analysis::checkArgs(size_t r, bool reference) {
+    if (!m_oneSet || r == m_resident) return m_checkArgs.at(r);
+    if (m_resident < m_checkArgs.size()) {
+        m_checkArgs[m_resident].clear();
+        m_reference[m_resident] = at::Tensor();
+    }
+    m_resident = SIZE_MAX;
+    m_checkArgs.at(r) = fetchArgs(r);
+    m_resident = r;
+    if (reference) {
+        // The original graph on these arguments, as observe() ran it: the same ops and seeded
+        // generator, so the same output (an op that varies from run to run stays within tolerance).
+        auto out = runProgram(*m_originalRun, copiedArgs(m_checkArgs[r]));
+        m_reference[r] = out.at(0).toTensor();
+        ++m_rep.referenceRuns;
+    }
+    return m_checkArgs[r];
+}
+
+std::vector<size_t> Analysis::runOrder() const {
+    std::vector<size_t> order;
+    if (m_resident < m_checkArgs.size()) order.push_back(m_resident);
+    for (size_t r = 0; r < m_checkArgs.size(); ++r)
+        if (r != m_resident) order.push_back(r);
+    return order;
 }
 
 namespace {
@@ -408,6 +543,10 @@ std::vector<c10::IValue> Analysis::runProgram(const Program& p, torch::jit::Stac
 void Analysis::planCuts() {
     static const bool off = switchedOff("KS_CUT_RUNS");
     if (off || !m_opt.cutRuns || m_opt.cutBytes <= 0) return;
+    if (m_oneSet) {
+        m_rep.notes.push_back("check runs from a cut: off (one check run's arguments on the device at a time)");
+        return;
+    }
     std::vector<CutValue> cands;
     const std::vector<CutPlan> plans = usableCuts(cands);
     if (plans.empty()) return;
@@ -535,12 +674,12 @@ void Analysis::saveCuts(const std::vector<Value*>& saved, size_t runs) {
         std::vector<bool> viewsAnInput(saved.size(), false);
         for (size_t r = 0; r < runs; ++r) {
             std::vector<c10::IValue> args;
-            auto out = runGraph(m_checkArgs[r], saved, &args);
+            auto out = runGraph(checkArgs(r), saved, &args);
             // The run must repeat the reference run: an op that varies from run to run (atomics,
             // an algorithm the library picks anew) would make tails and whole runs disagree.
-            const at::Tensor& ref = m_reference[r];
+            const at::Tensor& ref = reference(r);
             if (out.empty() || !out[0].isTensor() || out[0].toTensor().sizes() != ref.sizes() ||
-                !at::allclose(out[0].toTensor().to(at::kDouble), ref.to(at::kDouble), m_opt.rtol, m_opt.atol, true)) {
+                !allCloseBySlices(out[0].toTensor(), ref, m_opt.rtol, m_opt.atol)) {
                 dropSaved("a second run of the graph differs from the first");
                 return;
             }
@@ -612,7 +751,7 @@ Analysis::Program Analysis::tailProgram(const Cut& cut) {
 // Check run r (a seed, or the all-zero input) of a candidate: the tail when a cut serves and its
 // values for run r are saved, else the whole graph.
 std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
-    const auto& args = m_checkArgs[r];
+    const auto& args = checkArgs(r);
     ++m_rep.checkRuns;
     if (c.tail && r < m_saved.size()) {
         torch::jit::Stack stack(args.begin(), args.end());
@@ -656,25 +795,26 @@ bool Analysis::outputUnchanged(size_t top) {
             }
         }
     }
-    for (size_t r = 0; r < m_checkArgs.size(); ++r) {
+    for (size_t r : runOrder()) {
         at::Tensor out;
         try {
             auto res = runCheck(c, r);
             if (res.empty() || !res[0].isTensor()) return false;
             out = res[0].toTensor();
+        } catch (const c10::OutOfMemoryError&) {
+            throw; // no verdict on the candidate: analyzeRedundancy holds less and runs again
         } catch (const std::exception&) {
             return false; // the bypass broke the graph (shapes, dtypes): not a valid removal
         }
-        const at::Tensor& ref = m_reference[r];
+        const at::Tensor& ref = reference(r);
         if (out.sizes() != ref.sizes()) return false;
         // The all-zero input is degenerate (normalisations of it see no variance), so it only
         // vetoes a bypass that turns finite values into inf/NaN: what epsilon guards exist for.
         if (r + 1 == m_checkArgs.size()) {
-            if (!at::equal(at::isfinite(out), at::isfinite(ref))) return false;
+            if (!sameFiniteness(out, ref)) return false;
             continue;
         }
-        if (!at::allclose(out.to(at::kDouble), ref.to(at::kDouble), m_opt.rtol, m_opt.atol, /*equal_nan=*/true))
-            return false;
+        if (!allCloseBySlices(out, ref, m_opt.rtol, m_opt.atol)) return false;
     }
     return true;
 }
@@ -1022,21 +1162,22 @@ void Analysis::run(const DeviceInfo& dev) {
     loadGraph();
     // Inputs and parameters of each seed, those the statistical filters ran (the engine's own,
     // drawn once for every filter), then seed 0's parameters with all-zero inputs.
-    OperandSource* src = m_opt.operands;
-    std::unique_ptr<OperandSource> own;
-    if (!src) src = (own = OperandSource::forSeeds(m_spec, m_rep.preset, m_device, m_opt.cpuGenerator, m_rep.seeds)).get();
-    for (int s = 0; s <= m_rep.seeds; ++s) {
-        auto [inputs, params] = src->seed(s < m_rep.seeds ? s : 0);
-        if (s == m_rep.seeds)
-            for (auto& t : inputs) t = at::zeros_like(t);
-        std::vector<c10::IValue> args;
-        if (m_module) args.emplace_back(m_module->_ivalue());
-        for (auto& t : inputs) args.emplace_back(t);
-        for (auto& t : params) args.emplace_back(t);
-        if (args.size() != m_graph->inputs().size())
-            throw Error("the graph takes " + std::to_string(m_graph->inputs().size()) + " arguments, the spec gives " +
-                        std::to_string(args.size()));
-        m_checkArgs.push_back(std::move(args));
+    m_src = m_opt.operands;
+    if (!m_src)
+        m_src = (m_ownSrc = OperandSource::forSeeds(m_spec, m_rep.preset, m_device, m_opt.cpuGenerator, m_rep.seeds)).get();
+    const size_t runs = static_cast<size_t>(m_rep.seeds) + 1;
+    m_checkArgs.resize(runs);
+    m_reference.resize(runs);
+    m_rep.oneCheckSet = m_oneSet;
+    if (m_oneSet) {
+        // The graph as it is now, before any pass changes it: the references after a fetch.
+        auto g = m_graph->copy();
+        Program p;
+        p.copy = writtenInputs(*g);
+        p.code.emplace(g, "ks_redundancy_reference");
+        m_originalRun = std::move(p);
+    } else {
+        for (size_t r = 0; r < runs; ++r) m_checkArgs[r] = fetchArgs(r);
     }
     observe();
     for (const auto& [v, o] : m_obs) m_shapes.emplace(v, o.sizes);
@@ -1061,9 +1202,24 @@ RedundancyReport analyzeRedundancy(const TaskSpec& spec, const RedundancyOptions
     const auto t0 = std::chrono::steady_clock::now();
     const DeviceInfo dev = probeDevice(options.device); // a bad device request is the caller's error
     at::NoGradGuard noGrad;
-    Analysis a(spec, options, rep);
     try {
-        a.run(dev);
+        const std::string misfit = checkSetsMisfit(spec, options, dev);
+        const bool oneSet = options.oneCheckSet || !misfit.empty();
+        try {
+            Analysis(spec, options, rep, oneSet).run(dev);
+            if (!misfit.empty()) rep.notes.push_back(misfit + ": analysed with one run's at a time on the device");
+        } catch (const c10::OutOfMemoryError& e) {
+            if (oneSet) throw;
+            // What the first try held is freed with it; the second holds one run's arguments.
+            const std::string why = shortError(e);
+            rep = RedundancyReport{};
+            rep.taskId = spec.id;
+            rep.taskName = spec.name;
+            releaseCachedDeviceMemory();
+            Analysis(spec, options, rep, true).run(dev);
+            rep.notes.push_back("all check runs' arguments on the device at once ran out of memory (" + why +
+                                "); analysed again with one run's at a time");
+        }
     } catch (const Error& e) {
         const std::string msg = e.what();
         rep.error = msg.rfind("task ", 0) == 0 ? msg : "task " + spec.id + ": " + msg;

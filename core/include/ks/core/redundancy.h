@@ -76,6 +76,14 @@ struct RedundancyOptions {
     // build code as before. Same results, less host work per check (docs/redundancy.md).
     // KS_NODE_RUNS=0 in the environment turns it off (a reference for benchmarks).
     bool nodeRuns = true;
+    // The check runs' arguments (each seed's inputs and parameters, and the all-zero-input run's)
+    // are all held on the device, unless they would not fit in `deviceBytes` (0: unknown) beside a
+    // forward, or holding them ran out of memory: then one run's at a time, fetched again from
+    // the operands when a check needs another, its reference output recomputed (same verdicts,
+    // fewer device bytes; KernelBench level 1's 16 GiB inputs on an 80 GiB GPU). oneCheckSet
+    // forces that (tests and benchmarks).
+    long long deviceBytes = 0;
+    bool oneCheckSet = false;
 };
 
 struct RedundancyReport {
@@ -91,6 +99,8 @@ struct RedundancyReport {
     int checkRuns = 0;        // graph runs of the ablation's checks (in memory only)
     int checkRunsFromCut = 0; // of them, runs of only the graph after a cut
     int checkRunsByNode = 0;  // of them, runs node by node (no interpreter code built)
+    bool oneCheckSet = false; // one check run's arguments on the device at a time (RedundancyOptions)
+    int referenceRuns = 0;    // of the one-set mode: reference outputs recomputed after a fetch
     std::vector<std::string> notes; // what was skipped and why
     std::string error;              // non-empty: the analysis failed (message names the task)
     double wallSeconds = 0;

@@ -123,6 +123,9 @@ struct TaskResult {
     int operandRedraws = 0;        // sets drawn again (the host budget had not kept them)
     int operandDeviceReuses = 0;   // of the reuses, those served by a device copy kept after an upload
     int64_t peakOperandDeviceKeptBytes = 0; // most bytes of those device copies at once
+    // The input-impact pass ran after the output pass, not seed by seed beside it: both passes'
+    // running moments would not fit on the device at once (EngineOptions::impactBesidePass1).
+    bool impactAfterOutputPass = false;
     int64_t operandSetBytes = 0;   // one seed's inputs + params on the host
     int64_t peakOperandHostBytes = 0; // most operand bytes held on the host at once
     int64_t peakHostBytes = 0;     // the worker's peak resident memory (VmHWM), 0 if unknown

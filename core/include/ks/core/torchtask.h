@@ -66,6 +66,10 @@ at::Tensor copiedParam(const TensorSpec& t, const std::vector<at::Tensor>& drawn
 // Bytes one seed's inputs and parameters take on the device, in their dtypes: what a forward
 // needs at the least. Throws ks::Error where a shape cannot be resolved.
 int64_t operandDeviceBytes(const TaskSpec& spec, Preset preset);
+// The forward's device peak the import measured, where it ran at the shapes whose operands take
+// `operandBytes` (the import traces at the spec's full shapes); 0 when unmeasured or other shapes.
+// Throws ks::Error where a shape cannot be resolved.
+int64_t importPeakAt(const TaskSpec& spec, int64_t operandBytes);
 std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at::Device& device);
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.
