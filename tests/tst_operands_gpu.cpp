@@ -175,6 +175,7 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnKeptDeviceCopies) {
 TEST(OperandsGpu, ATightMemoryCapChangesNoResult) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
     const Suite suite = loadSuite("builtin");
+    int fetches = 0;
     for (const char* id : {"L2-66", "L2-13", "KS-10"}) {
         SCOPED_TRACE(id);
         const TaskSpec* spec = suite.find(id);
@@ -196,7 +197,7 @@ TEST(OperandsGpu, ATightMemoryCapChangesNoResult) {
         ASSERT_TRUE(y.redundancy->error.empty()) << y.redundancy->error;
         EXPECT_FALSE(x.redundancy->oneCheckSet);
         EXPECT_TRUE(y.redundancy->oneCheckSet);
-        EXPECT_GT(y.redundancy->referenceRuns, 0);
+        fetches += y.redundancy->referenceRuns;
         ASSERT_EQ(x.redundancy->nodes.size(), y.redundancy->nodes.size());
         for (size_t i = 0; i < x.redundancy->nodes.size(); ++i) {
             EXPECT_EQ(x.redundancy->nodes[i].op, y.redundancy->nodes[i].op);
@@ -207,6 +208,8 @@ TEST(OperandsGpu, ATightMemoryCapChangesNoResult) {
         EXPECT_EQ(y.impactAfterOutputPass, !spec->params.empty());
         EXPECT_EQ(y.peakOperandDeviceKeptBytes, 0); // no room left for kept copies
     }
+    // KS-10's duplicate passes every check run: the other runs' arguments were fetched again.
+    EXPECT_GE(fetches, 3);
 }
 
 // EngineOptions::warmUp (cuBLAS, cuDNN and the statistics' kernels loaded on a thread of their
