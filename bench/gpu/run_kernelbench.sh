@@ -14,7 +14,9 @@
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
 # (packed after every step, so a run cut short brings back what it did); wall times in summary.txt.
 # $T_SIX, $T_STAT bound each level's filter run (default 300 and 200 s), $T_IMPORT each import (3000 s),
-# $T_RKB the Python formulas (500 s).
+# $T_RKB the Python formulas (500 s). $FILTER_ARGS go to every filter run (e.g. "--shard 1/2": level 1's
+# six criteria take about 10 minutes on an H100, more than one device call; merge the shards with
+# `kernelsieve-cli merge`). WORK=$PWD/build/kb keeps the import for the next call on a warm machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ks-out}
@@ -57,7 +59,7 @@ fi
 filter() { # name timeout level args...
     local name=$1 t=$2 l=$3; shift 3
     step "$name" timeout "$t" $CLI filter --suite "$WORK/kbm" --device cuda --seeds 5 --tasks "L$l-*" \
-        --out "$RES/$name.json" --csv "$RES/$name.csv" -q "$@"
+        --out "$RES/$name.json" --csv "$RES/$name.csv" -q ${FILTER_ARGS:-} "$@"
 }
 if has six; then
     for l in $LEVELS; do filter six-l$l "${T_SIX:-300}" "$l"; done
