@@ -305,6 +305,31 @@ TEST(Redundancy, OneCheckSetAtATimeGivesTheVerdictsOfHoldingThemAll) {
     EXPECT_LT(references, runs / 2) << references << " fetches for " << runs << " check runs";
 }
 
+// Out of memory in a check run is no verdict on its candidate: the analysis runs again with one
+// check run's arguments on the device at a time and reports what holding them all would have.
+TEST(Redundancy, OutOfMemoryInACheckRunsTheAnalysisAgainWithOneSet) {
+    for (const char* id : {"KS-10", "KS-5", "L2-13"}) {
+        SCOPED_TRACE(id);
+        const ks::TaskSpec t = taskById(builtinSuite(), id);
+        ks::RedundancyOptions o;
+        o.device = "cpu";
+        o.preset = ks::Preset::Small;
+        o.seeds = 3;
+        const auto all = ks::analyzeRedundancy(t, o);
+        ASSERT_TRUE(all.error.empty()) << all.error;
+        ASSERT_GT(all.checkRuns, 0);
+        o.outOfMemoryAtCheckRun = all.checkRuns; // the last: most of the analysis was done
+        const auto again = ks::analyzeRedundancy(t, o);
+        ASSERT_TRUE(again.error.empty()) << again.error;
+        EXPECT_TRUE(again.oneCheckSet);
+        EXPECT_EQ(summary(all), summary(again));
+        EXPECT_EQ(unused(all), unused(again));
+        bool noted = false;
+        for (const auto& n : again.notes) noted |= n.find("ran out of memory") != std::string::npos;
+        EXPECT_TRUE(noted);
+    }
+}
+
 // The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the
 // next check (the mul's) would read a doubled h and reject the mul.
 TEST(Redundancy, TheTailOfACheckWritesIntoACopy) {

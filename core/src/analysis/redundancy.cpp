@@ -753,6 +753,8 @@ Analysis::Program Analysis::tailProgram(const Cut& cut) {
 std::vector<c10::IValue> Analysis::runCheck(Check& c, size_t r) {
     const auto& args = checkArgs(r);
     ++m_rep.checkRuns;
+    if (!m_oneSet && m_rep.checkRuns == m_opt.outOfMemoryAtCheckRun)
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "out of memory (injected by the test option outOfMemoryAtCheckRun)");
     if (c.tail && r < m_saved.size()) {
         torch::jit::Stack stack(args.begin(), args.end());
         for (size_t slot : c.cut->slots) stack.push_back(m_saved[r][slot]);

@@ -84,6 +84,9 @@ struct RedundancyOptions {
     // forces that (tests and benchmarks).
     long long deviceBytes = 0;
     bool oneCheckSet = false;
+    // Tests: check run number N (from 1) of a try holding every set throws out-of-memory, as a
+    // device too small for them would (0: never).
+    int outOfMemoryAtCheckRun = 0;
 };
 
 struct RedundancyReport {
