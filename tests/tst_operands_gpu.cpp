@@ -8,6 +8,7 @@
 #include "ks/core/streamstats.h"
 #include "ks/core/suite.h"
 #include "ks/core/torchtask.h"
+#include "enginetestutil.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/cuda/CUDAAllocatorConfig.h>
@@ -21,6 +22,7 @@
 #include <torch/cuda.h>
 
 using namespace ks;
+using ks::test::expectSameStatistics;
 
 namespace {
 
@@ -38,24 +40,6 @@ RunResults runBuiltin(const std::vector<const char*>& ids, EngineOptions o) {
     o.device = "cuda";
     Engine e(o);
     return e.runAll(tasks, "builtin", Thresholds::defaults());
-}
-
-// Both runs ran every task and got the same statistics, to the bit.
-void expectSameStatistics(const RunResults& a, const RunResults& b, size_t n) {
-    ASSERT_EQ(a.tasks.size(), n);
-    ASSERT_EQ(b.tasks.size(), n);
-    for (size_t i = 0; i < n; ++i) {
-        const TaskResult &x = a.tasks[i], &y = b.tasks[i];
-        SCOPED_TRACE(x.id);
-        ASSERT_EQ(x.status, TaskStatus::Ok) << x.error;
-        ASSERT_EQ(y.status, TaskStatus::Ok) << y.error;
-        EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);
-        EXPECT_EQ(x.outputStd.maxStd, y.outputStd.maxStd);
-        EXPECT_EQ(x.outputStd.meanStd, y.outputStd.meanStd);
-        EXPECT_EQ(x.axes.minValue(), y.axes.minValue());
-        EXPECT_EQ(x.inputImpact.maxStd, y.inputImpact.maxStd);
-        EXPECT_EQ(x.valueHistogram.counts, y.valueHistogram.counts);
-    }
 }
 
 } // namespace

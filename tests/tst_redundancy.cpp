@@ -34,13 +34,16 @@ ks::TaskSpec taskById(const ks::Suite& s, const std::string& id) {
     throw std::runtime_error("no task " + id);
 }
 
-ks::RedundancyReport analyze(const ks::TaskSpec& t) {
+// Filter 6 on the CPU at the small preset, 3 seeds.
+ks::RedundancyOptions cpuOptions() {
     ks::RedundancyOptions o;
     o.device = "cpu";
     o.preset = ks::Preset::Small;
     o.seeds = 3;
-    return ks::analyzeRedundancy(t, o);
+    return o;
 }
+
+ks::RedundancyReport analyze(const ks::TaskSpec& t) { return ks::analyzeRedundancy(t, cpuOptions()); }
 
 // "kind op line" per reported node, in report order.
 std::vector<std::string> summary(const ks::RedundancyReport& r) {
@@ -245,10 +248,7 @@ TEST(Redundancy, CheckRunsFromACutGiveTheVerdictsOfWholeRuns) {
     for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
         for (const auto& t : suite->tasks) {
             SCOPED_TRACE(t.id);
-            ks::RedundancyOptions o;
-            o.device = "cpu";
-            o.preset = ks::Preset::Small;
-            o.seeds = 3;
+            ks::RedundancyOptions o = cpuOptions();
             const auto cut = ks::analyzeRedundancy(t, o);
             o.nodeRuns = false;
             const auto code = ks::analyzeRedundancy(t, o);
@@ -281,10 +281,7 @@ TEST(Redundancy, OneCheckSetAtATimeGivesTheVerdictsOfHoldingThemAll) {
     for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
         for (const auto& t : suite->tasks) {
             SCOPED_TRACE(t.id);
-            ks::RedundancyOptions o;
-            o.device = "cpu";
-            o.preset = ks::Preset::Small;
-            o.seeds = 3;
+            ks::RedundancyOptions o = cpuOptions();
             const auto all = ks::analyzeRedundancy(t, o);
             o.oneCheckSet = true;
             const auto one = ks::analyzeRedundancy(t, o);
@@ -311,10 +308,7 @@ TEST(Redundancy, OutOfMemoryInACheckRunsTheAnalysisAgainWithOneSet) {
     for (const char* id : {"KS-10", "KS-5", "L2-13"}) {
         SCOPED_TRACE(id);
         const ks::TaskSpec t = taskById(builtinSuite(), id);
-        ks::RedundancyOptions o;
-        o.device = "cpu";
-        o.preset = ks::Preset::Small;
-        o.seeds = 3;
+        ks::RedundancyOptions o = cpuOptions();
         const auto all = ks::analyzeRedundancy(t, o);
         ASSERT_TRUE(all.error.empty()) << all.error;
         ASSERT_GT(all.checkRuns, 0);
