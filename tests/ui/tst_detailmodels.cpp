@@ -660,6 +660,7 @@ class TestDetailModels : public QObject {
         t.rssFileBytes = int64_t{1} << 29;
         t.pinnedHeldBytes = int64_t{4} << 30;
         t.pinnedInUseBytes = int64_t{1} << 30;
+        t.impactAfterOutputPass = true;
         ks::RunResults rr;
         rr.tasks.push_back(t);
         const ks::RunResults back = ks::resultsFromJson(ks::resultsToJson(rr), "mem.json");
@@ -673,6 +674,9 @@ class TestDetailModels : public QObject {
                                            "0.50 GiB mapped from files); page-locked blocks 4.00 GiB, 1.00 GiB of "
                                            "them holding tasks drawn ahead")),
                  qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("the input-impact pass ran after the output pass")), qPrintable(s));
+        t.impactAfterOutputPass = false;
+        QVERIFY(!ResultsUtil::timingSummary(t).contains(QStringLiteral("input-impact pass")));
         t.pinnedHeldBytes = 0; // the CPU: no page-locked blocks to speak of
         QVERIFY(!ResultsUtil::timingSummary(t).contains(QStringLiteral("page-locked")));
         t.peakHostPerTask = false;
