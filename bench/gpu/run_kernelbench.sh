@@ -9,6 +9,8 @@
 #   steps: import six stat rngdevice rkb (default: all, in that order); LEVELS="1 2 3" picks levels.
 #   Step `slowdraw` (not in the default): all six criteria with KS_FAST_DRAW=0, PyTorch's own
 #   sampling kernels instead of ks/core/fastdraw.h (the same samples; a same-lease reference).
+#   Step `thp` (not in the default): all six criteria with THP_MEM_ALLOC_ENABLE=1 (PyTorch's CPU
+#   allocator asks for transparent huge pages: fresh operand tensors fault in fewer, larger pages).
 #   Step `share` (not in the default): all six criteria with --workers-per-gpu 2 (one worker's
 #   analyses beside the other's statistics; filter 5 times with the GPU to itself).
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
@@ -66,6 +68,9 @@ if has six; then
 fi
 if has slowdraw; then
     for l in $LEVELS; do (export KS_FAST_DRAW=0; filter slowdraw-l$l "${T_SIX:-300}" "$l"); done
+fi
+if has thp; then # PyTorch's CPU allocator on transparent huge pages: fewer page faults in fresh operands
+    for l in $LEVELS; do (export THP_MEM_ALLOC_ENABLE=1; filter thp-l$l "${T_SIX:-300}" "$l"); done
 fi
 if has share; then # the analyses of one task beside the next one's statistics: two workers on the GPU
     for l in $LEVELS; do filter share-l$l "${T_SIX:-300}" "$l" --workers-per-gpu 2; done
