@@ -68,6 +68,22 @@ std::string cpuName() {
     return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
 }
 
+// Bytes the CUDA caching allocator has handed out on device 0 (the worker's device), now or at
+// most since the last resetPeakStats; 0 without CUDA or when the allocator cannot say.
+int64_t deviceAllocatedBytes(bool peak) {
+#ifdef KS_TORCH_CUDA
+    try {
+        const auto& a = c10::cuda::CUDACachingAllocator::getDeviceStats(0)
+                            .allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+        return peak ? a.peak : a.current;
+    } catch (const std::exception&) {
+    }
+#else
+    (void)peak;
+#endif
+    return 0;
+}
+
 std::string joinShape(const std::vector<int64_t>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -390,13 +406,7 @@ struct Engine::Impl {
     }
     void releaseCachedMemory() const {
         // An OOM leaves cached blocks behind; free them so the next task starts clean.
-        if (!device.is_cuda()) return;
-        try {
-#ifdef KS_TORCH_CUDA
-            c10::cuda::CUDACachingAllocator::emptyCache();
-#endif
-        } catch (...) {
-        }
+        if (device.is_cuda()) releaseCachedDeviceMemory();
     }
 
     std::optional<DeviceCeilings> ceilings;
@@ -549,13 +559,9 @@ struct Engine::Impl {
     bool impactFitsBeside(const TaskSpec& spec, const at::Tensor& out) const {
         const int64_t cap = memoryCap();
         if (!device.is_cuda() || cap <= 0) return true;
-        int64_t held = 0, forward = 0;
+        const int64_t held = deviceAllocatedBytes(/*peak=*/false);
+        int64_t forward = 0;
         try {
-#ifdef KS_TORCH_CUDA
-            held = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index())
-                       .allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
-                       .current;
-#endif
             const int64_t set = operandDeviceBytes(spec, preset);
             const int64_t peak = importPeakAt(spec, set);
             forward = peak > 0 ? peak : set + static_cast<int64_t>(out.nbytes());
@@ -727,16 +733,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.rssAnonBytes = mem[1];
     r.rssFileBytes = mem[2];
     d->pinnedHolding(r.pinnedHeldBytes, r.pinnedInUseBytes);
-#ifdef KS_TORCH_CUDA
-    if (d->device.is_cuda()) {
-        try {
-            const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-            r.peakMemoryBytes =
-                stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
-        } catch (const std::exception&) {
-        }
-    }
-#endif
+    if (d->device.is_cuda()) r.peakMemoryBytes = deviceAllocatedBytes(/*peak=*/true);
     r.wallSeconds = secondsSince(t0);
     return r;
 }
@@ -800,12 +797,6 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
             moments.add(out.to(at::kFloat));
             accumulateSeconds += secondsSince(a0);
         };
-        auto finishPass1 = [&] {
-            const auto a0 = Clock::now();
-            acc->finish(r);
-            acc.reset(); // its moments' device memory
-            accumulateSeconds += secondsSince(a0);
-        };
         for (int s = 0; s < S; ++s) {
             checkCancel();
             gpuPausePoint();
@@ -827,7 +818,12 @@ void Engine::Impl::runStatistics(const TaskSpec& spec, TaskResult& r, std::vecto
             if (s >= keep && (!impact || beside)) src.release(s);
         }
         const uint64_t nonFinite = acc->nonFinite();
-        finishPass1();
+        {
+            const auto a0 = Clock::now();
+            acc->finish(r);
+            acc.reset(); // its moments' device memory, before a pass 2 that runs after it
+            accumulateSeconds += secondsSince(a0);
+        }
         if (impact && !beside) {
             r.impactAfterOutputPass = true;
             for (int s = 0; s < S; ++s) {

@@ -18,6 +18,9 @@
 #include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
+#ifdef KS_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -153,6 +156,15 @@ void useEagerSemantics() {
 }
 
 void seedAll(uint64_t seed) { at::manual_seed(seed); }
+
+void releaseCachedDeviceMemory() {
+#ifdef KS_TORCH_CUDA
+    try {
+        c10::cuda::CUDACachingAllocator::emptyCache();
+    } catch (...) {
+    }
+#endif
+}
 
 namespace {
 std::string baseName(const std::string& path) {

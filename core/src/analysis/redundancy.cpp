@@ -32,9 +32,6 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
-#ifdef KS_TORCH_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
 
 #include <nlohmann/json.hpp>
 
@@ -196,15 +193,6 @@ bool sameFiniteness(const at::Tensor& a, const at::Tensor& b) {
     return everySlice(a, b, [](const at::Tensor& x, const at::Tensor& y) {
         return at::equal(at::isfinite(x), at::isfinite(y));
     });
-}
-
-void releaseCachedDeviceMemory() {
-#ifdef KS_TORCH_CUDA
-    try {
-        c10::cuda::CUDACachingAllocator::emptyCache();
-    } catch (...) {
-    }
-#endif
 }
 
 // Why the check runs' arguments may not all stay on the device (empty: they may): on CUDA with a
@@ -1198,9 +1186,13 @@ void Analysis::run(const DeviceInfo& dev) {
 } // namespace
 
 RedundancyReport analyzeRedundancy(const TaskSpec& spec, const RedundancyOptions& options) {
-    RedundancyReport rep;
-    rep.taskId = spec.id;
-    rep.taskName = spec.name;
+    const auto fresh = [&] {
+        RedundancyReport r;
+        r.taskId = spec.id;
+        r.taskName = spec.name;
+        return r;
+    };
+    RedundancyReport rep = fresh();
     const auto t0 = std::chrono::steady_clock::now();
     const DeviceInfo dev = probeDevice(options.device); // a bad device request is the caller's error
     at::NoGradGuard noGrad;
@@ -1214,9 +1206,7 @@ RedundancyReport analyzeRedundancy(const TaskSpec& spec, const RedundancyOptions
             if (oneSet) throw;
             // What the first try held is freed with it; the second holds one run's arguments.
             const std::string why = shortError(e);
-            rep = RedundancyReport{};
-            rep.taskId = spec.id;
-            rep.taskName = spec.name;
+            rep = fresh();
             releaseCachedDeviceMemory();
             Analysis(spec, options, rep, true).run(dev);
             rep.notes.push_back("all check runs' arguments on the device at once ran out of memory (" + why +

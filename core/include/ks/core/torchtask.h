@@ -74,6 +74,9 @@ std::vector<at::Tensor> drawParams(const TaskSpec& spec, Preset preset, const at
 std::vector<at::Tensor> drawInputs(const TaskSpec& spec, Preset preset, const at::Device& device);
 // Seeds every generator (CPU and CUDA) like torch.manual_seed.
 void seedAll(uint64_t seed);
+// Gives the CUDA caching allocator's cached blocks back to the driver (an out-of-memory error
+// leaves them behind); never throws; nothing without CUDA.
+void releaseCachedDeviceMemory();
 
 // Inlines every function and method call of `g`, however deeply nested. LibTorch's Inline pass
 // leaves the calls inside a callee it has just inlined (a traced KernelBench Model's
