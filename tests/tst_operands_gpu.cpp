@@ -12,6 +12,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/cuda/CUDAAllocatorConfig.h>
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,11 @@ using ks::test::expectSameStatistics;
 namespace {
 
 bool haveGpu() { return torch::cuda::is_available(); }
+
+size_t deviceTotalBytes() {
+    size_t freeB = 0, totalB = 0;
+    return cudaMemGetInfo(&freeB, &totalB) == cudaSuccess ? totalB : 0;
+}
 
 // The builtin tasks `ids`, run by one engine with `o` (device cuda).
 RunResults runBuiltin(const std::vector<const char*>& ids, EngineOptions o) {
@@ -190,6 +196,12 @@ TEST(OperandsGpu, ATightMemoryCapChangesNoResult) {
         EXPECT_EQ(x.redundancy->redundantFlops, y.redundancy->redundantFlops);
         EXPECT_FALSE(x.impactAfterOutputPass);
         EXPECT_EQ(y.impactAfterOutputPass, !spec->params.empty());
+        // The allocator's peak is a real one: at least a set of operands, at most the device (lease
+        // 12 read it through a reference into a freed temporary: 94 TB, and a wrong "after").
+        for (const TaskResult* t : {&x, &y}) {
+            EXPECT_GE(t->peakMemoryBytes, set);
+            EXPECT_LE(t->peakMemoryBytes, static_cast<int64_t>(deviceTotalBytes()));
+        }
         EXPECT_EQ(y.peakOperandDeviceKeptBytes, 0); // no room left for kept copies
     }
     // KS-10's duplicate passes every check run: the other runs' arguments were fetched again.

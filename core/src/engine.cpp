@@ -73,8 +73,10 @@ std::string cpuName() {
 int64_t deviceAllocatedBytes(bool peak) {
 #ifdef KS_TORCH_CUDA
     try {
-        const auto& a = c10::cuda::CUDACachingAllocator::getDeviceStats(0)
-                            .allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+        // getDeviceStats returns its stats by value: keep them, not a reference into the temporary
+        // (which read freed stack and reported a peak of 94 TB on lease 12).
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+        const auto& a = stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
         return peak ? a.peak : a.current;
     } catch (const std::exception&) {
     }
