@@ -168,6 +168,21 @@ private:
     bool runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures);
 };
 
+// A worker's environment beyond ours: its GPU, and transparent huge pages for LibTorch's CPU
+// allocator (THP_MEM_ALLOC_ENABLE=1) unless the user set that variable or the kernel has none. The
+// operands drawn on the CPU generator are fresh allocations; tensors of a GiB and more (KernelBench
+// level 1 draws 1.5 TB over 5 seeds) fault in new 4 KiB pages every seed. On an H100 host (lease 12,
+// bench/engine/RESULTS.md) level 1's six criteria took 22-28 % less time with huge pages. The
+// variable is LibTorch's, read once at its first allocation: a worker cannot set it for itself in
+// time (glibc's start-up resets the environment after .preinit_array), so its parent does.
+std::vector<std::string> workerEnv(const ks::GpuSlot* g) {
+    std::vector<std::string> env;
+    if (g) env.push_back(g->env());
+    if (!std::getenv("THP_MEM_ALLOC_ENABLE") && ::access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0)
+        env.push_back("THP_MEM_ALLOC_ENABLE=1");
+    return env;
+}
+
 std::vector<std::string> Driver::workerArgs(const std::string& idsFile, bool first, const ks::GpuSlot* g) const {
     std::vector<std::string> v = {engineProgram(), "filter", "--worker-fd", "3",
                                   "--task-ids", idsFile, "--suite", m_a.suite, "--seeds", std::to_string(m_a.seeds),
@@ -350,7 +365,8 @@ bool Driver::runWorkerOnce(bool first, int& startupFailures) {
         // It may write the ceilings cache, nothing else; the results are ours to write.
         ks::SandboxSpec box;
         box.writable = {ks::defaultCeilingsCacheDir()};
-        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs(idsFile, first), box), 2);
+        child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs(idsFile, first), box), 2,
+                                                   ks::ChildProcess::Protocol::Fd3, workerEnv(nullptr));
     } catch (const ks::Error& e) {
         std::cerr << "error: cannot start the filter worker: " << e.what() << "\n";
         m_rc = Exit::BadDevice;
@@ -523,7 +539,7 @@ bool Driver::runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFa
         ks::SandboxSpec box;
         box.writable = {ks::defaultCeilingsCacheDir()};
         child = std::make_unique<ks::ChildProcess>(ks::sandboxed(workerArgs("-", first, &g), box), 2,
-                                                   ks::ChildProcess::Protocol::Fd3, std::vector<std::string>{g.env()},
+                                                   ks::ChildProcess::Protocol::Fd3, workerEnv(&g),
                                                    true);
     } catch (const ks::Error& e) {
         std::lock_guard<std::mutex> lock(m_mu);

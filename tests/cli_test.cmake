@@ -145,6 +145,21 @@ if(NOT opsa STREQUAL opsb)
 endif()
 file(READ "${WORK}/ops-b.json" opsj)
 expect_contains("${opsj}" "\"operand_redraws\": 4" "a budget below one set draws reused seeds again")
+# A filter worker asks LibTorch's CPU allocator for transparent huge pages before LibTorch starts
+# (app/early_worker.cpp), where the kernel has them; the results say what it was told. A user's
+# own setting wins.
+string(JSON thp GET "${opsj}" run host_huge_pages)
+if(EXISTS /sys/kernel/mm/transparent_hugepage/enabled)
+    expect_contains("${thp}" "THP_MEM_ALLOC_ENABLE=1, kernel: " "a filter worker's huge pages")
+else()
+    expect_contains("${thp}" "THP_MEM_ALLOC_ENABLE=(unset), kernel: no transparent huge pages" "no huge pages")
+endif()
+set(ENV{THP_MEM_ALLOC_ENABLE} 0)
+run_cli(0 out filter --suite builtin --device cpu --tasks L1-1 --criteria stat --seeds 2 --out thp0.json -q)
+unset(ENV{THP_MEM_ALLOC_ENABLE})
+file(READ "${WORK}/thp0.json" thp0)
+string(JSON thp GET "${thp0}" run host_huge_pages)
+expect_contains("${thp}" "THP_MEM_ALLOC_ENABLE=0, kernel: " "the user's THP_MEM_ALLOC_ENABLE=0 kept")
 run_cli(2 out filter --draw-threads -1)
 
 # diff (issue 14): the tasks whose flags differ, with the metric deltas; exit 0 when no flag

@@ -10,7 +10,9 @@
 #   Step `slowdraw` (not in the default): all six criteria with KS_FAST_DRAW=0, PyTorch's own
 #   sampling kernels instead of ks/core/fastdraw.h (the same samples; a same-lease reference).
 #   Step `thp` (not in the default): all six criteria with THP_MEM_ALLOC_ENABLE=1 (PyTorch's CPU
-#   allocator asks for transparent huge pages: fresh operand tensors fault in fewer, larger pages).
+#   allocator asks for transparent huge pages: fresh operand tensors fault in fewer, larger pages);
+#   since lease 12 the filter's workers get it by default, and step `nothp` (THP_MEM_ALLOC_ENABLE=0)
+#   is the same-lease reference without them.
 #   Step `share` (not in the default): all six criteria with --workers-per-gpu 2 (one worker's
 #   analyses beside the other's statistics; filter 5 times with the GPU to itself).
 # Expects build/gpu from bench/gpu/build.sh kernelsieve-cli kernelsieve-sandbox. Files: $OUT/kb.tgz
@@ -71,6 +73,9 @@ if has slowdraw; then
 fi
 if has thp; then # PyTorch's CPU allocator on transparent huge pages: fewer page faults in fresh operands
     for l in $LEVELS; do (export THP_MEM_ALLOC_ENABLE=1; filter thp-l$l "${T_SIX:-300}" "$l"); done
+fi
+if has nothp; then # the reference: LibTorch's CPU allocator without huge pages
+    for l in $LEVELS; do (export THP_MEM_ALLOC_ENABLE=0; filter nothp-l$l "${T_SIX:-300}" "$l"); done
 fi
 if has share; then # the analyses of one task beside the next one's statistics: two workers on the GPU
     for l in $LEVELS; do filter share-l$l "${T_SIX:-300}" "$l" --workers-per-gpu 2; done

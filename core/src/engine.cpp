@@ -86,6 +86,18 @@ int64_t deviceAllocatedBytes(bool peak) {
     return 0;
 }
 
+// RunInfo::hostHugePages: LibTorch's setting (a filter worker sets it before LibTorch starts,
+// app/early_worker.cpp) and the kernel's mode, the bracketed word of its THP setting.
+std::string hostHugePages() {
+    const char* v = std::getenv("THP_MEM_ALLOC_ENABLE");
+    std::string s = std::string("THP_MEM_ALLOC_ENABLE=") + (v ? v : "(unset)");
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    const auto a = std::getline(f, line) ? line.find('[') : std::string::npos;
+    const auto b = a == std::string::npos ? a : line.find(']', a);
+    return s + ", kernel: " + (b == std::string::npos ? "no transparent huge pages" : line.substr(a + 1, b - a - 1));
+}
+
 std::string joinShape(const std::vector<int64_t>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -993,6 +1005,7 @@ RunInfo Engine::runInfo(const std::string& suiteName) const {
     ri.inputImpactParamSeed = d->opt.paramSeed;
     ri.seedSemantics = d->opt.cpuGenerator ? "cpu-generator, inputs-then-params" : "device-generator, inputs-then-params";
     ri.ceilings = d->ceilings;
+    ri.hostHugePages = hostHugePages();
     return ri;
 }
 

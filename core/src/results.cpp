@@ -254,6 +254,7 @@ json runInfoToObj(const RunInfo& r) {
                 {"seed_semantics", r.seedSemantics},
                 {"total_s", num(r.totalSeconds)},
                 {"peak_memory_bytes", r.peakMemoryBytes},
+                {"host_huge_pages", r.hostHugePages},
                 {"cancelled", r.cancelled},
                 {"ceilings", r.ceilings ? deviceCeilingsToJson(*r.ceilings) : json(nullptr)}};
     // Only when set: files of unsharded, unmerged runs stay as they were.
@@ -282,6 +283,7 @@ RunInfo runInfoFromObj(const json& j) {
         r.seedSemantics = getString(j, "seed_semantics");
         r.totalSeconds = getNum(j, "total_s", 0);
         r.peakMemoryBytes = getCount(j, "peak_memory_bytes");
+        r.hostHugePages = getString(j, "host_huge_pages");
         r.cancelled = getBool(j, "cancelled", false);
         if (j.contains("shard")) {
             const json& sh = j.at("shard");

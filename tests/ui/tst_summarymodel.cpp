@@ -98,7 +98,12 @@ class TestSummaryModel : public QObject {
         QVERIFY2(model.value(QStringLiteral("Device ceilings (filter 5)"))
                      .contains(QStringLiteral("copy 4300.0 GB/s, FP32 51000.0 GFLOP/s")),
                  qPrintable(model.value(QStringLiteral("Device ceilings (filter 5)"))));
+        ks::RunInfo thp = r.run;
+        thp.hostHugePages = "THP_MEM_ALLOC_ENABLE=1, kernel: madvise";
+        model.setRunInfo(thp, r.thresholds, int(r.tasks.size()));
+        QCOMPARE(model.value(QStringLiteral("Host huge pages")), QStringLiteral("THP_MEM_ALLOC_ENABLE=1, kernel: madvise"));
         model.setRunInfo({}, ks::Thresholds::defaults(), 0);
+        QCOMPARE(model.value(QStringLiteral("Host huge pages")), QStringLiteral("—"));
         QCOMPARE(model.value(QStringLiteral("LibTorch")), QStringLiteral("\u2014"));
     }
 };

@@ -30,6 +30,7 @@ void RunInfoModel::setRunInfo(const ks::RunInfo& r, const ks::Thresholds& th, in
     m_rows.emplace_back(tr("Cancelled"), r.cancelled ? tr("yes (partial results)") : tr("no"));
     add(tr("Created"), r.created);
     add(tr("Host"), r.host);
+    add(tr("Host huge pages"), r.hostHugePages);
     add(tr("Tool version"), r.toolVersion);
     if (r.ceilings) {
         // What filter 5's roofline used; CPU ceilings make its timings CPU timings.
