@@ -168,18 +168,10 @@ private:
     bool runOnGpu(const ks::GpuSlot& g, int slot, bool first, int& startupFailures);
 };
 
-// A worker's environment beyond ours: its GPU, and transparent huge pages for LibTorch's CPU
-// allocator (THP_MEM_ALLOC_ENABLE=1) unless the user set that variable or the kernel has none. The
-// operands drawn on the CPU generator are fresh allocations; tensors of a GiB and more (KernelBench
-// level 1 draws 1.5 TB over 5 seeds) fault in new 4 KiB pages every seed. On an H100 host (lease 12,
-// bench/engine/RESULTS.md) level 1's six criteria took 22-28 % less time with huge pages. The
-// variable is LibTorch's, read once at its first allocation: a worker cannot set it for itself in
-// time (glibc's start-up resets the environment after .preinit_array), so its parent does.
+// A worker's environment beyond ours: its GPU, and huge pages for its drawn operands.
 std::vector<std::string> workerEnv(const ks::GpuSlot* g) {
-    std::vector<std::string> env;
+    std::vector<std::string> env = ks::hugePageEnv();
     if (g) env.push_back(g->env());
-    if (!std::getenv("THP_MEM_ALLOC_ENABLE") && ::access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0)
-        env.push_back("THP_MEM_ALLOC_ENABLE=1");
     return env;
 }
 

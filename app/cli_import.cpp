@@ -114,7 +114,9 @@ int runChild(const std::vector<std::string>& argv, const std::function<void(cons
              std::string& spawnError) {
     std::unique_ptr<ks::ChildProcess> child;
     try {
-        child = std::make_unique<ks::ChildProcess>(argv, -1, ks::ChildProcess::Protocol::Stdout);
+        // Huge pages for the CPU tensors the exporter draws at the task's full shapes (not measured
+        // on the import yet; the filter's draws were 22-28 % faster with them).
+        child = std::make_unique<ks::ChildProcess>(argv, -1, ks::ChildProcess::Protocol::Stdout, ks::hugePageEnv());
     } catch (const ks::Error& e) {
         spawnError = e.what();
         return -1;

@@ -31,6 +31,12 @@ std::string ProcessResult::describe() const {
     return "exit status " + std::to_string(exitCode);
 }
 
+std::vector<std::string> hugePageEnv() {
+    if (std::getenv("THP_MEM_ALLOC_ENABLE") || ::access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
+        return {};
+    return {"THP_MEM_ALLOC_ENABLE=1"};
+}
+
 std::vector<std::string> environmentWith(const std::vector<std::string>& extra) {
     std::vector<std::string> env;
     auto nameOf = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };

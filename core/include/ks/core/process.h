@@ -26,6 +26,16 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
                          const std::atomic<bool>* cancel = nullptr, const std::string& workDir = {},
                          bool append = false, const std::vector<std::string>& env = {});
 
+// What a child that runs LibTorch on large CPU tensors (a filter worker, the importer's exporter)
+// gets beyond our environment: THP_MEM_ALLOC_ENABLE=1, LibTorch's CPU allocator then advising
+// transparent huge pages on allocations of 2 MiB and more, unless the variable is set here or the
+// kernel has no transparent huge pages (then nothing). Fresh operands fault in 2 MiB pages instead
+// of 4 KiB ones: KernelBench level 1's six criteria took 22-28 % less time on an H100 host
+// (bench/engine/RESULTS.md, lease 12). LibTorch reads it once, at its first allocation, so the
+// child cannot set it for itself in time (glibc's start-up puts the original environment back
+// after .preinit_array): its parent does.
+std::vector<std::string> hugePageEnv();
+
 // This process's environment with `extra` ("NAME=VALUE", e.g. CUDA_VISIBLE_DEVICES=1 for a worker
 // of one GPU) replacing or adding variables, as an exec's environment.
 std::vector<std::string> environmentWith(const std::vector<std::string>& extra);
