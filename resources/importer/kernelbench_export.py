@@ -1679,7 +1679,9 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
 
     Workers share the GPU: a job that runs out of GPU memory beside others is retried once alone
     (the others finish and their processes, CUDA contexts and cached memory, are gone) before its
-    error is reported."""
+    error is reported. Those retries wait until every other job is done, then run one after another
+    on one worker with the whole device: draining the pool for each of them, as this did until
+    2026-12-06, ran KernelBench level 1 (60 of its 100 files retried) one file at a time."""
     results: Dict[int, Dict[str, Any]] = {}
     pending = list(range(len(jobs_list)))
     workers: List[Worker] = []
@@ -1709,23 +1711,19 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
     try:
         while pending or alone or any(w.job is not None for w in workers):
             busy_now = [w for w in workers if w.job is not None]
-            if alone or running_alone:
-                # Drain: nothing new starts while a job waits for the device or runs alone.
-                if alone and not busy_now:
-                    for w in list(workers):  # their contexts and cached memory go with them
+            if not pending and alone and not busy_now:
+                if not running_alone:  # the sharing workers go, with their contexts and cached memory
+                    for w in list(workers):
                         w.reap()
                         workers.remove(w)
-                    w = Worker(threads)
-                    workers.append(w)
-                    i = alone.pop(0)
-                    job = dict(jobs_list[i])
-                    job["alone"] = True
-                    w.send(i, job, timeout)
                     running_alone = True
-                elif running_alone and not busy_now:
-                    running_alone = False
-                    continue
-            else:
+                if not workers:  # (again after a retry that broke its context or timed out)
+                    workers.append(Worker(threads))
+                i = alone.pop(0)
+                job = dict(jobs_list[i])
+                job["alone"] = True
+                workers[0].send(i, job, timeout)
+            elif pending:
                 for w in workers:
                     if w.job is None and pending:
                         i = pending.pop(0)

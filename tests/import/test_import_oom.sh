@@ -22,6 +22,14 @@ grep -E '3_Plain_tanh.*retried' "$WORK/out.txt" >/dev/null && fail "an ordinary 
 # output in file order, whatever ran when
 order=$(grep -oE '[123]_(Needs|Always|Plain)' "$WORK/out.txt" | tr '\n' ' ')
 [[ "$order" == "1_Needs 2_Always 3_Plain " ]] || fail "events out of file order: $order"
+# The retries wait for the files after them, then share one worker with the whole device: one
+# drain for all of them, not one each (the fixtures print where they ran; task prints go to stderr).
+pids=$(grep -oE 'retried alone in pid [0-9]+' "$WORK/err.txt" | awk '{print $NF}' | sort -u)
+[[ $(grep -c 'retried alone in pid' "$WORK/err.txt") == 2 ]] || fail "expected two retries alone: $(cat "$WORK/err.txt")"
+[[ $(echo "$pids" | wc -l) == 1 ]] || fail "the two retries alone ran on different workers: $pids"
+first_alone=$(grep -n 'retried alone in pid' "$WORK/err.txt" | head -1 | cut -d: -f1)
+last_plain=$(grep -n 'plain file beside the others' "$WORK/err.txt" | tail -1 | cut -d: -f1)
+[[ -n $last_plain && $last_plain -lt $first_alone ]] || fail "a retry alone ran before the file after it: $(cat "$WORK/err.txt")"
 
 # One worker: every file already has the device alone; nothing is retried.
 "$CLI" import-kernelbench "$FIX" --out "$WORK/one" --jobs 1 --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"

@@ -17,6 +17,8 @@ class Model(nn.Module):
 def get_inputs():
     if os.environ.get("KS_IMPORT_ALONE") != "1":
         raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 15.90 GiB (fixture)")
+    # The test checks that the retries run after the other files, on one worker (its pid).
+    print(f"fixture: retried alone in pid {os.getpid()}", flush=True)
     return [torch.randn(16, 64)]
 
 
