@@ -145,9 +145,9 @@ if(NOT opsa STREQUAL opsb)
 endif()
 file(READ "${WORK}/ops-b.json" opsj)
 expect_contains("${opsj}" "\"operand_redraws\": 4" "a budget below one set draws reused seeds again")
-# A filter worker asks LibTorch's CPU allocator for transparent huge pages before LibTorch starts
-# (app/early_worker.cpp), where the kernel has them; the results say what it was told. A user's
-# own setting wins.
+# The filter's driver starts its workers with THP_MEM_ALLOC_ENABLE=1 (LibTorch's CPU allocator asks
+# for transparent huge pages; ks::hugePageEnv) where the kernel has them; the results say what the
+# worker's LibTorch was told. A user's own setting wins.
 string(JSON thp GET "${opsj}" run host_huge_pages)
 if(EXISTS /sys/kernel/mm/transparent_hugepage/enabled)
     expect_contains("${thp}" "THP_MEM_ALLOC_ENABLE=1, kernel: " "a filter worker's huge pages")

@@ -86,8 +86,8 @@ int64_t deviceAllocatedBytes(bool peak) {
     return 0;
 }
 
-// RunInfo::hostHugePages: LibTorch's setting (a filter worker sets it before LibTorch starts,
-// app/early_worker.cpp) and the kernel's mode, the bracketed word of its THP setting.
+// RunInfo::hostHugePages: LibTorch's setting (the filter's driver puts it in its workers'
+// environment, ks::hugePageEnv) and the kernel's mode, the bracketed word of its THP setting.
 std::string hostHugePages() {
     const char* v = std::getenv("THP_MEM_ALLOC_ENABLE");
     std::string s = std::string("THP_MEM_ALLOC_ENABLE=") + (v ? v : "(unset)");

@@ -103,7 +103,7 @@ class TestSummaryModel : public QObject {
         model.setRunInfo(thp, r.thresholds, int(r.tasks.size()));
         QCOMPARE(model.value(QStringLiteral("Host huge pages")), QStringLiteral("THP_MEM_ALLOC_ENABLE=1, kernel: madvise"));
         model.setRunInfo({}, ks::Thresholds::defaults(), 0);
-        QCOMPARE(model.value(QStringLiteral("Host huge pages")), QStringLiteral("—"));
+        QCOMPARE(model.value(QStringLiteral("Host huge pages")), QStringLiteral("\u2014"));
         QCOMPARE(model.value(QStringLiteral("LibTorch")), QStringLiteral("\u2014"));
     }
 };

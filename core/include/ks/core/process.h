@@ -31,9 +31,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
 // transparent huge pages on allocations of 2 MiB and more, unless the variable is set here or the
 // kernel has no transparent huge pages (then nothing). Fresh operands fault in 2 MiB pages instead
 // of 4 KiB ones: KernelBench level 1's six criteria took 22-28 % less time on an H100 host
-// (bench/engine/RESULTS.md, lease 12). LibTorch reads it once, at its first allocation, so the
-// child cannot set it for itself in time (glibc's start-up puts the original environment back
-// after .preinit_array): its parent does.
+// (bench/engine/RESULTS.md, lease 12). LibTorch reads it once, at its first allocation; a worker
+// that set it for itself from .preinit_array (before any library starts) still ran without it
+// (`cli.end_to_end` caught that), so the parent sets it.
 std::vector<std::string> hugePageEnv();
 
 // This process's environment with `extra` ("NAME=VALUE", e.g. CUDA_VISIBLE_DEVICES=1 for a worker

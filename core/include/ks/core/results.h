@@ -194,7 +194,7 @@ struct RunInfo {
     int64_t peakMemoryBytes = 0;
     // What LibTorch's CPU allocator was told about transparent huge pages and what the kernel does
     // with the advice, e.g. "THP_MEM_ALLOC_ENABLE=1, kernel: madvise": drawing large operands is
-    // 22-28 % faster with them (app/early_worker.cpp). Empty in files written before it was kept.
+    // 22-28 % faster with them (ks::hugePageEnv). Empty in files written before it was kept.
     std::string hostHugePages;
     bool cancelled = false;
     // What filter 5's roofline used, measured (or read from the cache) once per run.
