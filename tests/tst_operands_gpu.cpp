@@ -471,3 +471,36 @@ TEST(OperandsGpu, AStagedUploadIsTheSameBytesAsACopy) {
     EXPECT_TRUE(at::equal(uploadThroughStaging(pinned, cuda, chunk).cpu(), l));
     EXPECT_TRUE(uploadThroughStaging(h, at::Device(at::kCPU), chunk).is_cpu());
 }
+
+// A pageable host tensor copied from its own pages, locked for the copy (KS_UPLOAD_REGISTER=1):
+// the bytes of host.to(device); its pages are unlocked after (a second upload of the same tensor
+// registers them again), and pages someone else locked stay locked.
+TEST(OperandsGpu, ARegisteredUploadIsTheSameBytesAsACopy) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    const at::Device cuda(at::kCUDA, 0);
+    at::Generator g = at::make_generator<at::CPUGeneratorImpl>(11);
+    const at::Tensor f = at::empty({(int64_t{9} << 20) + 13}, at::kFloat).normal_(0, 1, g);
+    const at::Tensor l = at::empty({3, 4099}, at::kLong).random_(-1000, 1000, g);
+    for (const at::Tensor* t : {&f, &l, &f}) {
+        const at::Tensor up = uploadRegistered(*t, cuda);
+        ASSERT_TRUE(up.is_cuda());
+        EXPECT_EQ(up.sizes(), t->sizes());
+        EXPECT_TRUE(at::equal(up.cpu(), *t)) << "registered bytes differ from the host tensor";
+        unsigned int flags = 0;
+        EXPECT_NE(cudaHostGetFlags(&flags, const_cast<void*>(t->const_data_ptr())), cudaSuccess)
+            << "the upload left the host pages locked";
+        (void)cudaGetLastError();
+    }
+    // Pages already locked by their owner: copied, and left locked.
+    void* p = const_cast<void*>(f.const_data_ptr());
+    ASSERT_EQ(cudaHostRegister(p, f.nbytes(), cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_TRUE(at::equal(uploadRegistered(f, cuda).cpu(), f));
+    unsigned int flags = 0;
+    EXPECT_EQ(cudaHostGetFlags(&flags, p), cudaSuccess) << "the owner's registration was undone";
+    EXPECT_EQ(cudaHostUnregister(p), cudaSuccess);
+    // Others as uploadThroughStaging: strided, pinned, a CPU device.
+    const at::Tensor strided = l.t();
+    EXPECT_TRUE(at::equal(uploadRegistered(strided, cuda).cpu(), strided));
+    EXPECT_TRUE(at::equal(uploadRegistered(l.pin_memory(), cuda).cpu(), l));
+    EXPECT_TRUE(uploadRegistered(l, at::Device(at::kCPU)).is_cpu());
+}

@@ -275,10 +275,12 @@ struct OperandSource::Impl {
         // On CUDA the copy from pinned memory is asynchronous on the current stream, ahead of
         // the forward that reads it.
         // Large pageable tensors (over kMaxPinnedBytes, drawn outside the pinned cache) may go
-        // through page-locked staging buffers (unless KS_STAGED_UPLOAD=0), asynchronous too.
+        // through page-locked staging buffers (unless KS_STAGED_UPLOAD=0), asynchronous too, or
+        // with KS_UPLOAD_REGISTER=1 straight from their own pages, locked for the copy.
         for (const auto& t : host)
             out.push_back(opt.device.is_cpu() ? t.clone()
-                          : stagedUpload(t)   ? uploadThroughStaging(t, opt.device)
+                          : stagedUpload(t)   ? (registeredUploadEnabled() ? uploadRegistered(t, opt.device)
+                                                                           : uploadThroughStaging(t, opt.device))
                                               : t.to(at::TensorOptions().device(opt.device), /*non_blocking=*/t.is_pinned()));
         std::lock_guard<std::mutex> lock(mu);
         st.uploadSeconds += secondsSince(t0);

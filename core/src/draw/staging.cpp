@@ -29,6 +29,14 @@ bool stagedUploadEnabled() {
     return on;
 }
 
+bool registeredUploadEnabled() {
+    static const bool on = [] {
+        const char* v = std::getenv("KS_UPLOAD_REGISTER");
+        return v && std::string(v) == "1";
+    }();
+    return on;
+}
+
 #ifdef KS_TORCH_CUDA
 namespace {
 
@@ -143,6 +151,40 @@ at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device
     (void)chunkBytes;
 #endif
     return host.to(at::TensorOptions().device(device), /*non_blocking=*/host.is_pinned());
+}
+
+at::Tensor uploadRegistered(const at::Tensor& host, const at::Device& device) {
+#ifdef KS_TORCH_CUDA
+    if (device.is_cuda() && host.device().is_cpu() && host.is_contiguous() && !host.is_pinned() &&
+        host.numel() > 0) {
+        void* src = const_cast<void*>(host.const_data_ptr());
+        const size_t n = host.nbytes();
+        // One registered upload at a time in the process: two of the same pages at once would see
+        // one another's registration, and the first to finish would unlock them under the other.
+        static std::mutex one;
+        std::lock_guard<std::mutex> lock(one);
+        const cudaError_t reg = cudaHostRegister(src, n, cudaHostRegisterDefault);
+        // Someone else's registration of these pages (kept: theirs to undo); any other failure
+        // (a memlock limit, a kernel that will not lock them) leaves the staging buffers.
+        const bool ours = reg == cudaSuccess;
+        if (!ours && reg != cudaErrorHostMemoryAlreadyRegistered) {
+            (void)cudaGetLastError();
+            return uploadThroughStaging(host, device);
+        }
+        (void)cudaGetLastError();
+        at::Tensor out = at::empty(host.sizes(), host.options().device(device).pinned_memory(false));
+        const c10::cuda::CUDAGuard guard(device);
+        const cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index()).stream();
+        const cudaError_t copied = cudaMemcpyAsync(out.data_ptr(), src, n, cudaMemcpyHostToDevice, stream);
+        // The pages stay locked until the copy is done: wait for it whatever happened.
+        const cudaError_t waited = cudaStreamSynchronize(stream);
+        if (ours) check(cudaHostUnregister(src), "unlocking the uploaded pages");
+        check(copied, "copy to the device");
+        check(waited, "waiting for the copy to the device");
+        return out;
+    }
+#endif
+    return uploadThroughStaging(host, device);
 }
 
 } // namespace ks

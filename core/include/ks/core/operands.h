@@ -52,6 +52,15 @@ int defaultDrawThreads(int share = 1);
 // bench/engine/RESULTS.md, 2026-12-06).
 at::Tensor uploadThroughStaging(const at::Tensor& host, const at::Device& device, int64_t chunkBytes = 0);
 bool stagedUploadEnabled();
+// A host tensor on a CUDA device, the same bytes as host.to(device), a contiguous pageable one
+// copied straight from its own pages: they are page-locked in place (cudaHostRegister), copied
+// with one cudaMemcpyAsync on the device's current stream, and unlocked once that copy is done (the
+// call waits for it). No memcpy through staging buffers; the locking costs per page, so huge pages
+// (ks::hugePageEnv) make it cheap. Where locking fails it goes through the staging buffers.
+// Anything else as uploadThroughStaging. Opt-in for the operands' uploads (KS_UPLOAD_REGISTER=1,
+// registeredUploadEnabled()) until measured against the staging buffers (bench/engine/upload_bench.cpp).
+at::Tensor uploadRegistered(const at::Tensor& host, const at::Device& device);
+bool registeredUploadEnabled();
 
 // Device bytes a task's kept copies (Options::deviceKeepBytes) may take in a worker that may use
 // `capBytes` of the device: an eighth of it at most, and only what leaves room for the heaviest

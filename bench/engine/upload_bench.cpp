@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// ks_upload_bench [GiB ...] (default 1 4 16): seconds to put one pageable float tensor on the GPU,
+// three ways: the driver's own copy (host.to(device)), the engine's staging buffers
+// (uploadThroughStaging) and its own pages locked for the copy (uploadRegistered,
+// KS_UPLOAD_REGISTER=1 in the engine), each into a fresh host tensor as the engine draws them,
+// checked equal on the device. Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
+// the GPU machine (with and without THP_MEM_ALLOC_ENABLE=1) and put its table in RESULTS.md.
+#include "ks/core/operands.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (!torch::cuda::is_available()) {
+        std::fprintf(stderr, "ks_upload_bench: no CUDA device\n");
+        return 2;
+    }
+    std::vector<double> sizes;
+    for (int i = 1; i < argc; ++i) sizes.push_back(std::atof(argv[i]));
+    if (sizes.empty()) sizes = {1, 4, 16};
+    const at::Device cuda(at::kCUDA, 0);
+    const char* thp = std::getenv("THP_MEM_ALLOC_ENABLE");
+    std::printf("THP_MEM_ALLOC_ENABLE=%s\n\n", thp ? thp : "(unset)");
+    std::printf("| GiB | way | seconds | GB/s | same bytes |\n|---:|---|---:|---:|---|\n");
+    using Upload = std::function<at::Tensor(const at::Tensor&)>;
+    const std::vector<std::pair<std::string, Upload>> ways = {
+        {"host.to(device)", [&](const at::Tensor& h) { return h.to(cuda); }},
+        {"staging buffers", [&](const at::Tensor& h) { return ks::uploadThroughStaging(h, cuda); }},
+        {"registered pages", [&](const at::Tensor& h) { return ks::uploadRegistered(h, cuda); }},
+    };
+    bool allSame = true;
+    for (const double gib : sizes) {
+        const auto n = static_cast<int64_t>(gib * double(int64_t{1} << 30) / 4);
+        at::Tensor want;
+        for (const auto& [name, up] : ways) {
+            std::vector<double> secs;
+            bool same = true;
+            for (int r = 0; r < 3; ++r) {
+                // A fresh tensor, as the engine draws each seed's (its pages faulted in by the fill).
+                at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
+                const at::Tensor host = at::empty({n}, at::kFloat).uniform_(-1, 1, g);
+                torch::cuda::synchronize();
+                const auto t0 = Clock::now();
+                const at::Tensor dev = up(host);
+                torch::cuda::synchronize();
+                secs.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+                if (!want.defined()) want = dev;
+                else same = same && at::equal(dev, want);
+            }
+            allSame = allSame && same;
+            const double s = median(secs);
+            std::printf("| %.2f | %s | %.3f | %.1f | %s |\n", gib, name.c_str(), s, 4.0 * double(n) / s / 1e9,
+                        same ? "yes" : "NO");
+            std::fflush(stdout);
+        }
+    }
+    return allSame ? 0 : 1;
+}
