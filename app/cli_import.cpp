@@ -277,6 +277,14 @@ int runImport(const ImportOptions& o) {
                 std::fflush(stdout);
                 return;
             }
+            if (event == "retry_alone") {
+                // The file's own line, and those of the files after it, come after the retry.
+                if (o.jsonl) std::cout << line << "\n" << std::flush;
+                else
+                    std::cerr << "retry " << ev.value("file", "") << ": out of GPU memory beside the other import "
+                              << "workers; imported again alone once the other files are done\n";
+                return;
+            }
             if (event == "done") {
                 done = true;
                 if (o.jsonl) {

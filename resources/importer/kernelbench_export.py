@@ -1679,7 +1679,8 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
 
     Workers share the GPU: a job that runs out of GPU memory beside others is retried once alone
     (the others finish and their processes, CUDA contexts and cached memory, are gone) before its
-    error is reported. Those retries wait until every other job is done, then run one after another
+    error is reported (a "retry_alone" event says so at once). Those retries wait until every other
+    job is done, then run one after another
     on one worker with the whole device: draining the pool for each of them, as this did until
     2026-12-06, ran KernelBench level 1 (60 of its 100 files retried) one file at a time."""
     results: Dict[int, Dict[str, Any]] = {}
@@ -1699,6 +1700,8 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
             retried[i] = str(r.get("error", ""))
             cleanup(i)
             alone.append(i)
+            # Said now: its "file" event, and those of the files after it, wait for the retry.
+            emit({"event": "retry_alone", "index": i, "file": labels[i], "error": retried[i][:200]})
             return
         if i in retried:
             r["note"] = ("out of GPU memory beside other import workers (" + retried[i][:200] +

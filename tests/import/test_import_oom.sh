@@ -31,6 +31,12 @@ first_alone=$(grep -n 'retried alone in pid' "$WORK/err.txt" | head -1 | cut -d:
 last_plain=$(grep -n 'plain file beside the others' "$WORK/err.txt" | tail -1 | cut -d: -f1)
 [[ -n $last_plain && $last_plain -lt $first_alone ]] || fail "a retry alone ran before the file after it: $(cat "$WORK/err.txt")"
 
+# Said when it happens, on stderr: the file's own line waits for the retry.
+grep -q '^retry 1_Needs_the_device_alone.py: out of GPU memory beside the other import workers' "$WORK/err.txt" \
+    || fail "no progress line for the deferred retry: $(cat "$WORK/err.txt")"
+grep -q '^retry 2_Always_out_of_memory.py: ' "$WORK/err.txt" || fail "no progress line for the second retry"
+grep -q '^retry 3_Plain' "$WORK/err.txt" && fail "a plain file was announced as retried"
+
 # One worker: every file already has the device alone; nothing is retried.
 "$CLI" import-kernelbench "$FIX" --out "$WORK/one" --jobs 1 --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"
 grep -E '^ok .*1_Needs_the_device_alone' "$WORK/out.txt" >/dev/null || fail "--jobs 1: the file should have had the device alone"
