@@ -3,6 +3,7 @@
 // uniform_ on the CPU generator: PyTorch's kernel, the fast form on one thread (ks/core/fastdraw.h)
 // and split over 2..max threads, each checked bit for bit against the kernel's draw. Median of 3
 // runs into a reused (page-faulted) buffer. KS_FAST_DRAW=0: the split parts drawn by the kernel.
+#include "benchutil.h"
 #include "ks/core/fastdraw.h"
 #include "ks/core/splitdraw.h"
 
@@ -18,16 +19,8 @@
 #include <thread>
 #include <vector>
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-} // namespace
+using ks::bench::Clock;
+using ks::bench::median;
 
 int main(int argc, char** argv) {
     const int64_t n = argc > 1 ? std::atoll(argv[1]) : int64_t{1} << 27;

@@ -5,6 +5,7 @@
 // KS_UPLOAD_REGISTER=1 in the engine), each into a fresh host tensor as the engine draws them,
 // checked equal on the device. Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
 // the GPU machine (with and without THP_MEM_ALLOC_ENABLE=1) and put its table in RESULTS.md.
+#include "benchutil.h"
 #include "ks/core/operands.h"
 
 #include <ATen/ATen.h>
@@ -19,16 +20,8 @@
 #include <string>
 #include <vector>
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-} // namespace
+using ks::bench::Clock;
+using ks::bench::median;
 
 int main(int argc, char** argv) {
     if (!torch::cuda::is_available()) {
