@@ -210,7 +210,8 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
         else
             std::cerr << "unavailable: " << engine->ceilingsError() << " (filter 5 reports this error per task)\n";
     }
-    emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(engine->runInfo(s.name)) + "}");
+    const ks::RunInfo info = engine->runInfo(s.name);
+    emit("{\"event\":\"start\",\"run\":" + ks::runInfoToJson(info) + "}");
     // --worker-memory: what this worker holds at a task's end beyond the page-locked blocks of its
     // operands (those are the host budget's and the pinned cache's, trimmed after each task):
     // libraries' caches that grow with every new shape (cuDNN's plans: bench/engine/RESULTS.md).
@@ -228,7 +229,7 @@ int runWorker(const FilterArgs& a, std::atomic<bool>& cancel) {
     // whatever it reported (a fault found only at this sync may have struck any of its kernels, so
     // what it computed is not kept), and the tasks after it go to a fresh worker, as after
     // --worker-memory. Checked after every task of a CUDA run (one device sync).
-    const bool cudaRun = engine->runInfo(s.name).device == "cuda";
+    const bool cudaRun = info.device == "cuda";
     // Tests only (tests/tools/test_filter_devices.py): as if task ID had broken the CUDA context.
     const char* breakOn = std::getenv("KS_TEST_BREAK_CONTEXT_ON_TASK");
     auto brokeContext = [&](ks::TaskResult& tr) {

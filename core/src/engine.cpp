@@ -2,6 +2,7 @@
 #include "ks/core/engine.h"
 #include "ks/core/inefficiency.h"
 #include "ks/core/operands.h"
+#include "ks/core/process.h"
 #include "ks/core/procinfo.h"
 #include "ks/core/redundancy.h"
 #include "ks/core/splitdraw.h"
@@ -90,12 +91,9 @@ int64_t deviceAllocatedBytes(bool peak) {
 // environment, ks::hugePageEnv) and the kernel's mode, the bracketed word of its THP setting.
 std::string hostHugePages() {
     const char* v = std::getenv("THP_MEM_ALLOC_ENABLE");
-    std::string s = std::string("THP_MEM_ALLOC_ENABLE=") + (v ? v : "(unset)");
-    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string line;
-    const auto a = std::getline(f, line) ? line.find('[') : std::string::npos;
-    const auto b = a == std::string::npos ? a : line.find(']', a);
-    return s + ", kernel: " + (b == std::string::npos ? "no transparent huge pages" : line.substr(a + 1, b - a - 1));
+    const std::string mode = transparentHugePageMode();
+    return std::string("THP_MEM_ALLOC_ENABLE=") + (v ? v : "(unset)") + ", kernel: " +
+           (mode.empty() ? "no transparent huge pages" : mode);
 }
 
 std::string joinShape(const std::vector<int64_t>& s) {

@@ -31,9 +31,16 @@ std::string ProcessResult::describe() const {
     return "exit status " + std::to_string(exitCode);
 }
 
+std::string transparentHugePageMode() {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    const auto a = std::getline(f, line) ? line.find('[') : std::string::npos;
+    const auto b = a == std::string::npos ? a : line.find(']', a);
+    return b == std::string::npos ? std::string() : line.substr(a + 1, b - a - 1);
+}
+
 std::vector<std::string> hugePageEnv() {
-    if (std::getenv("THP_MEM_ALLOC_ENABLE") || ::access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
-        return {};
+    if (std::getenv("THP_MEM_ALLOC_ENABLE") || transparentHugePageMode().empty()) return {};
     return {"THP_MEM_ALLOC_ENABLE=1"};
 }
 

@@ -88,7 +88,7 @@ struct EngineOptions {
     // The input-impact pass (filter 4) runs seed by seed beside pass 1 (filters 1-3), each keeping
     // running moments of the output (16 bytes an output element on the device). -1: on CUDA, unless
     // both passes' moments would not fit in memoryCap() beside a forward, then pass 2 after pass 1
-    // (impactPassBeside(); KernelBench level 1's 8 GiB outputs on an 80 GiB GPU); 1: always beside;
+    // (Engine::Impl::impactFitsBeside; KernelBench level 1's 8 GiB outputs on an 80 GiB GPU); 1: always beside;
     // 0: always after. The results are the same: each pass accumulates in seed order.
     int impactBesidePass1 = -1;
     int histogramBins = 64;

@@ -35,6 +35,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
 // that set it for itself from .preinit_array (before any library starts) still ran without it
 // (`cli.end_to_end` caught that), so the parent sets it.
 std::vector<std::string> hugePageEnv();
+// The kernel's transparent-huge-page mode (always, madvise or never: the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled); empty where the kernel has none.
+std::string transparentHugePageMode();
 
 // This process's environment with `extra` ("NAME=VALUE", e.g. CUDA_VISIBLE_DEVICES=1 for a worker
 // of one GPU) replacing or adding variables, as an exec's environment.
