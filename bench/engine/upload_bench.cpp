@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // ks_upload_bench [GiB ...] (default 1 4 16): seconds to put one pageable float tensor on the GPU,
 // three ways: the driver's own copy (host.to(device)), the engine's staging buffers
-// (uploadThroughStaging) and its own pages locked for the copy (uploadRegistered,
-// KS_UPLOAD_REGISTER=1 in the engine), each into a fresh host tensor as the engine draws them,
-// checked equal on the device. Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
+// (uploadThroughStaging; KS_STAGED_UPLOAD_THREADS sets their copy threads) and its own pages
+// locked for the copy (uploadRegistered, KS_UPLOAD_REGISTER=1 in the engine), each from a fresh
+// host tensor as the engine draws them, checked equal on the device. Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
 // the GPU machine (with and without THP_MEM_ALLOC_ENABLE=1) and put its table in RESULTS.md.
 #include "benchutil.h"
 #include "ks/core/operands.h"
@@ -33,7 +33,9 @@ int main(int argc, char** argv) {
     if (sizes.empty()) sizes = {1, 4, 16};
     const at::Device cuda(at::kCUDA, 0);
     const char* thp = std::getenv("THP_MEM_ALLOC_ENABLE");
-    std::printf("THP_MEM_ALLOC_ENABLE=%s\n\n", thp ? thp : "(unset)");
+    const char* threads = std::getenv("KS_STAGED_UPLOAD_THREADS");
+    std::printf("THP_MEM_ALLOC_ENABLE=%s, KS_STAGED_UPLOAD_THREADS=%s\n\n", thp ? thp : "(unset)",
+                threads ? threads : "(unset: min(4, cores / 4))");
     std::printf("| GiB | way | seconds | GB/s | same bytes |\n|---:|---|---:|---:|---|\n");
     using Upload = std::function<at::Tensor(const at::Tensor&)>;
     const std::vector<std::pair<std::string, Upload>> ways = {
@@ -44,14 +46,16 @@ int main(int argc, char** argv) {
     bool allSame = true;
     for (const double gib : sizes) {
         const auto n = static_cast<int64_t>(gib * double(int64_t{1} << 30) / 4);
+        // Drawn once (one thread: about a minute at 16 GiB); each run uploads a fresh copy, its
+        // pages faulted in by the copy as the engine's by its draw.
+        at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
+        const at::Tensor drawn = at::empty({n}, at::kFloat).uniform_(-1, 1, g);
         at::Tensor want;
         for (const auto& [name, up] : ways) {
             std::vector<double> secs;
             bool same = true;
             for (int r = 0; r < 3; ++r) {
-                // A fresh tensor, as the engine draws each seed's (its pages faulted in by the fill).
-                at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
-                const at::Tensor host = at::empty({n}, at::kFloat).uniform_(-1, 1, g);
+                const at::Tensor host = drawn.clone();
                 torch::cuda::synchronize();
                 const auto t0 = Clock::now();
                 const at::Tensor dev = up(host);
