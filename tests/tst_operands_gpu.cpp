@@ -55,32 +55,37 @@ TEST(OperandsGpu, PinnedAsyncUploadsEqualTheSequentialCpuDraws) {
     const Suite suite = loadSuite("builtin");
     const at::Device cpu(at::kCPU), cuda(at::kCUDA, 0);
     int checked = 0;
-    for (const auto& spec : suite.tasks) {
-        if (spec.level != 1 && spec.level != 2) continue;
-        SCOPED_TRACE(spec.id);
-        OperandSource::Options o;
-        o.preset = Preset::Small;
-        o.device = cuda;
-        o.threads = 4;
-        OperandSource src(spec, o);
-        src.prefetchSeeds(0, 3);
-        for (int s = 0; s < 3; ++s) {
-            const auto got = src.seed(s);
-            seedAll(static_cast<uint64_t>(s));
-            const auto inputs = drawInputs(spec, Preset::Small, cpu);
-            const auto params = drawParams(spec, Preset::Small, cpu);
-            ASSERT_EQ(got.inputs.size(), inputs.size());
-            ASSERT_EQ(got.params.size(), params.size());
-            for (size_t i = 0; i < inputs.size(); ++i) {
-                EXPECT_TRUE(got.inputs[i].is_cuda());
-                EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i << " seed " << s;
+    // Default: every tensor here (small shapes) drawn page-locked; 0: all pageable, the larger
+    // ones uploaded through the staging buffers (KS_PINNED_MAX_GIB).
+    for (const int64_t maxPinned : {int64_t{-1}, int64_t{0}}) {
+        for (const auto& spec : suite.tasks) {
+            if (spec.level != 1 && spec.level != 2) continue;
+            SCOPED_TRACE(spec.id + (maxPinned == 0 ? " (nothing page-locked)" : ""));
+            OperandSource::Options o;
+            o.preset = Preset::Small;
+            o.device = cuda;
+            o.threads = 4;
+            o.maxPinnedBytes = maxPinned;
+            OperandSource src(spec, o);
+            src.prefetchSeeds(0, 3);
+            for (int s = 0; s < 3; ++s) {
+                const auto got = src.seed(s);
+                seedAll(static_cast<uint64_t>(s));
+                const auto inputs = drawInputs(spec, Preset::Small, cpu);
+                const auto params = drawParams(spec, Preset::Small, cpu);
+                ASSERT_EQ(got.inputs.size(), inputs.size());
+                ASSERT_EQ(got.params.size(), params.size());
+                for (size_t i = 0; i < inputs.size(); ++i) {
+                    EXPECT_TRUE(got.inputs[i].is_cuda());
+                    EXPECT_TRUE(at::equal(got.inputs[i].cpu(), inputs[i])) << "input " << i << " seed " << s;
+                }
+                for (size_t i = 0; i < params.size(); ++i)
+                    EXPECT_TRUE(at::equal(got.params[i].cpu(), params[i])) << "param " << i << " seed " << s;
             }
-            for (size_t i = 0; i < params.size(); ++i)
-                EXPECT_TRUE(at::equal(got.params[i].cpu(), params[i])) << "param " << i << " seed " << s;
+            ++checked;
         }
-        ++checked;
     }
-    EXPECT_GT(checked, 100);
+    EXPECT_GT(checked, 200);
 }
 
 // Full shapes on the GPU, five tasks in one run (so each task's seeds are drawn while the one

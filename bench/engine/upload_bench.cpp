@@ -3,7 +3,9 @@
 // three ways: the driver's own copy (host.to(device)), the engine's staging buffers
 // (uploadThroughStaging; KS_STAGED_UPLOAD_THREADS sets their copy threads) and its own pages
 // locked for the copy (uploadRegistered, KS_UPLOAD_REGISTER=1 in the engine), each from a fresh
-// host tensor as the engine draws them, checked equal on the device. Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
+// host tensor as the engine draws them, checked equal on the device; and a fourth, the ceiling of
+// drawing large tensors page-locked (KS_PINNED_MAX_GIB in the engine): the copy from a page-locked
+// tensor alone, its allocation and fill not timed (the engine's pinned cache reuses blocks). Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
 // the GPU machine (with and without THP_MEM_ALLOC_ENABLE=1) and put its table in RESULTS.md.
 #include "benchutil.h"
 #include "ks/core/operands.h"
@@ -38,10 +40,16 @@ int main(int argc, char** argv) {
                 threads ? threads : "(unset: min(4, cores / 4))");
     std::printf("| GiB | way | seconds | GB/s | same bytes |\n|---:|---|---:|---:|---|\n");
     using Upload = std::function<at::Tensor(const at::Tensor&)>;
-    const std::vector<std::pair<std::string, Upload>> ways = {
-        {"host.to(device)", [&](const at::Tensor& h) { return h.to(cuda); }},
-        {"staging buffers", [&](const at::Tensor& h) { return ks::uploadThroughStaging(h, cuda); }},
-        {"registered pages", [&](const at::Tensor& h) { return ks::uploadRegistered(h, cuda); }},
+    struct Way {
+        std::string name;
+        bool pinnedSource; // the host copy is made page-locked (untimed), as if drawn there
+        Upload up;
+    };
+    const std::vector<Way> ways = {
+        {"host.to(device)", false, [&](const at::Tensor& h) { return h.to(cuda); }},
+        {"staging buffers", false, [&](const at::Tensor& h) { return ks::uploadThroughStaging(h, cuda); }},
+        {"registered pages", false, [&](const at::Tensor& h) { return ks::uploadRegistered(h, cuda); }},
+        {"drawn page-locked", true, [&](const at::Tensor& h) { return h.to(cuda, /*non_blocking=*/true); }},
     };
     bool allSame = true;
     for (const double gib : sizes) {
@@ -51,11 +59,12 @@ int main(int argc, char** argv) {
         at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
         const at::Tensor drawn = at::empty({n}, at::kFloat).uniform_(-1, 1, g);
         at::Tensor want;
-        for (const auto& [name, up] : ways) {
+        for (const auto& [name, pinnedSource, up] : ways) {
             std::vector<double> secs;
             bool same = true;
             for (int r = 0; r < 3; ++r) {
-                const at::Tensor host = drawn.clone();
+                const at::Tensor host =
+                    pinnedSource ? at::empty_like(drawn, drawn.options().pinned_memory(true)).copy_(drawn) : drawn.clone();
                 torch::cuda::synchronize();
                 const auto t0 = Clock::now();
                 const at::Tensor dev = up(host);

@@ -514,6 +514,20 @@ struct Engine::Impl {
             return v && std::string(v) == "0";
         }();
         o.splitCores = noSplit ? 0 : opt.drawThreads > 0 ? opt.drawThreads : drawCoreLimit(opt.gpuShare);
+        // KS_PINNED_MAX_GIB=G: tensors of up to G GiB drawn page-locked (default 1; larger ones go
+        // through the staging buffers), for a comparison in bench/engine/RESULTS.md.
+        static const int64_t maxPinned = [] {
+            const char* v = std::getenv("KS_PINNED_MAX_GIB");
+            if (!v || !*v) return int64_t{-1};
+            char* end = nullptr;
+            const double gib = std::strtod(v, &end);
+            if (*end || !(gib >= 0) || gib > 1e6) {
+                std::cerr << "warning: KS_PINNED_MAX_GIB=" << v << " is not a number of GiB; 1 GiB is used\n";
+                return int64_t{-1};
+            }
+            return static_cast<int64_t>(gib * double(int64_t{1} << 30));
+        }();
+        o.maxPinnedBytes = maxPinned;
         o.hostBudgetBytes = opt.hostBudgetBytes > 0 ? opt.hostBudgetBytes
                                                     : defaultOperandBudget() / std::max(1, opt.gpuShare);
         if (ahead) {

@@ -23,7 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kMaxPinnedBytes = int64_t{1} << 30;
+constexpr int64_t kDefaultMaxPinnedBytes = int64_t{1} << 30;
 // Pageable tensors from this size on may upload through staging buffers (ks/core/operands.h).
 constexpr int64_t kMinStagedBytes = int64_t{64} << 20;
 
@@ -138,9 +138,10 @@ struct OperandSource::Impl {
         // For a CUDA run, tensors are drawn into page-locked memory: they upload asynchronously
         // at full PCIe speed, and the pinned allocator's cached blocks spare the page faults of
         // fresh memory. Not huge tensors: pinned blocks are cached in power-of-two sizes for the
-        // rest of the run.
+        // rest of the run (or until the engine trims them; Options::maxPinnedBytes).
+        const int64_t maxPinned = opt.maxPinnedBytes >= 0 ? opt.maxPinnedBytes : kDefaultMaxPinnedBytes;
         auto one = [&](const TensorSpec& t) {
-            const bool pin = opt.device.is_cuda() && 4 * spec.elementsOf(t, opt.preset) <= kMaxPinnedBytes;
+            const bool pin = opt.device.is_cuda() && 4 * spec.elementsOf(t, opt.preset) <= maxPinned;
             at::Tensor x = drawTensor(spec, t, opt.preset, at::kCPU, at::ScalarType::Undefined, g, pin, &split, &helpers);
             // A post-transform or a cast made a new (pageable) tensor: a pinned copy, made here,
             // off the passes' path.
@@ -274,7 +275,7 @@ struct OperandSource::Impl {
         // The cache must stay as drawn: a task that writes into its inputs gets its own copy.
         // On CUDA the copy from pinned memory is asynchronous on the current stream, ahead of
         // the forward that reads it.
-        // Large pageable tensors (over kMaxPinnedBytes, drawn outside the pinned cache) may go
+        // Large pageable tensors (over Options::maxPinnedBytes, drawn outside the pinned cache) may go
         // through page-locked staging buffers (unless KS_STAGED_UPLOAD=0), asynchronous too, or
         // with KS_UPLOAD_REGISTER=1 straight from their own pages, locked for the copy.
         for (const auto& t : host)

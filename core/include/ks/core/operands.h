@@ -94,6 +94,10 @@ public:
         // Parts are kept first come while they fit; release() frees them; params-only sets (asked
         // once) are never kept. On the CPU an "upload" is a copy too, so tests may set it there.
         int64_t deviceKeepBytes = 0;
+        // CUDA runs draw tensors of up to this many bytes (as float32) into page-locked memory,
+        // larger ones pageable (uploaded through the staging buffers); -1: 1 GiB. Page-locked
+        // blocks are cached in power-of-two sizes until the engine trims the cache.
+        int64_t maxPinnedBytes = -1;
     };
     OperandSource(const TaskSpec& spec, Options options);
     // Seeds 0..seeds-1 of `spec`, drawing ahead with the default threads and budget (what an
