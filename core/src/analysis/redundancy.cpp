@@ -21,6 +21,7 @@
 #include "nodeflops.h"
 #include "graphmemory.h"
 #include "nodeprogram.h"
+#include "compareslices.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
@@ -155,30 +156,7 @@ std::string oneLine(std::string s) {
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-// Comparisons of large outputs a slice at a time, in float64: whole tensors in float64 with
-// allclose's own temporaries took several times an output's bytes on the device (KernelBench
-// level 1's 8 GiB outputs ran filter 6 out of memory on an 80 GiB GPU). isclose is elementwise, so
-// the verdict is that of one call.
-constexpr int64_t kCompareSlice = int64_t{1} << 24;
-
-template <class Fn>
-bool everySlice(const at::Tensor& a, const at::Tensor& b, Fn&& fn) {
-    const at::Tensor x = a.reshape(-1), y = b.defined() ? b.reshape(-1) : at::Tensor();
-    const int64_t n = x.numel();
-    if (n == 0) return fn(x, y);
-    for (int64_t off = 0; off < n; off += kCompareSlice) {
-        const int64_t len = std::min(kCompareSlice, n - off);
-        if (!fn(x.narrow(0, off, len), y.defined() ? y.narrow(0, off, len) : at::Tensor())) return false;
-    }
-    return true;
-}
-
-// allclose(a, b, rtol, atol, equal_nan) in float64; a and b have the same sizes.
-bool allCloseBySlices(const at::Tensor& a, const at::Tensor& b, double rtol, double atol) {
-    return everySlice(a, b, [&](const at::Tensor& x, const at::Tensor& y) {
-        return at::allclose(x.to(at::kDouble), y.to(at::kDouble), rtol, atol, /*equal_nan=*/true);
-    });
-}
+// The comparisons below and allCloseBySlices (compareslices.h) go a slice at a time, in float64.
 
 // Every element of `a` close to `value` (allclose against a tensor full of it, in float64).
 bool allCloseToValue(const at::Tensor& a, double value, double rtol, double atol) {

@@ -133,6 +133,9 @@ struct InefficiencyOptions {
     // operands must pause (they must while the timing may depend on the host: a launch-bound
     // task). Returns a note for the report, or "".
     std::function<std::string(int launches)> beforeTiming;
+    // Tests: the check of the n-th rewrite (1-based) throws as if the device ran out of memory
+    // (0: never).
+    int outOfMemoryAtRewrite = 0;
 };
 
 struct InefficiencyReport {
