@@ -1636,7 +1636,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
                 torch::jit::EliminateDeadCode(g);
                 GraphRunner rewritten(g, tg);
                 if (evaluated == opt.outOfMemoryAtRewrite)
-                    throw std::runtime_error("CUDA out of memory (injected by a test)");
+                    TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory (injected by the test option outOfMemoryAtRewrite)");
                 for (const auto& s : seeds) {
                     const at::Tensor got = rewritten(s.inputs, s.params).front().toTensor();
                     if (got.sizes() != s.ref.sizes()) {
