@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -208,7 +209,8 @@ int runImport(const ImportOptions& o) {
         if (o.level >= 0 && !o.robustKbench) argv.insert(argv.end(), {"--level", std::to_string(o.level)});
 
         int ok = 0, failed = 0, fatalCode = 0;
-        bool started = false, done = false;
+        bool started = false, done = false, saidProgress = false;
+        std::chrono::steady_clock::time_point lastProgress;
         std::string fatal, outDir;
         std::vector<std::string> warnings;
         auto onEvent = [&](const std::string& line, json& ev) {
@@ -275,6 +277,20 @@ int runImport(const ImportOptions& o) {
                 std::printf("%-5s %-9s %-44s %s\n", good ? "ok" : "error", ev.value("id", "").c_str(),
                             ev.value("file", "").c_str(), details.c_str());
                 std::fflush(stdout);
+                return;
+            }
+            if (event == "progress") {
+                // Files done whose lines wait for an earlier file's: on stderr, at most every 5 s.
+                if (o.jsonl) {
+                    std::cout << line << "\n" << std::flush;
+                    return;
+                }
+                const auto now = std::chrono::steady_clock::now();
+                if (saidProgress && now - lastProgress < std::chrono::seconds(5)) return;
+                saidProgress = true;
+                lastProgress = now;
+                std::cerr << ev.value("finished", 0) << " of " << ev.value("total", 0) << units
+                          << " done; the next line waits for " << ev.value("waiting_for", std::string("?")) << "\n";
                 return;
             }
             if (event == "retry_alone") {

@@ -1692,6 +1692,7 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
     retried: Dict[int, str] = {}  # job -> its first error
     running_alone = False
     share = 0.95 / max(1, njobs)  # of the GPU's memory per worker, beside the others
+    said_finished = 0  # the "finished" of the last "progress" event
 
     def finish(i: int, r: Dict[str, Any]) -> None:
         r = dict(r)
@@ -1771,6 +1772,12 @@ def run_pool(jobs_list: List[Dict[str, Any]], labels: List[str], cleanup: Any, t
                 counts["ok" if r.get("status") == "ok" else "error"] += 1
                 emit(r)
                 next_emit += 1
+            # Files done whose lines wait for an earlier one (a deferred retry, a slow file): say
+            # how far the import is, since the "file" events pause meanwhile.
+            if len(results) > next_emit and len(results) != said_finished:
+                said_finished = len(results)
+                emit({"event": "progress", "finished": len(results), "total": len(jobs_list),
+                      "waiting_for": labels[next_emit]})
     finally:
         for w in workers:
             try:

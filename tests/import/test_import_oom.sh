@@ -36,6 +36,10 @@ grep -q '^retry 1_Needs_the_device_alone.py: out of GPU memory beside the other 
     || fail "no progress line for the deferred retry: $(cat "$WORK/err.txt")"
 grep -q '^retry 2_Always_out_of_memory.py: ' "$WORK/err.txt" || fail "no progress line for the second retry"
 grep -q '^retry 3_Plain' "$WORK/err.txt" && fail "a plain file was announced as retried"
+# The plain file is done before both retries; its line waits for theirs, and stderr says how far
+# the import is meanwhile.
+grep -q '^1 of 3 files done; the next line waits for 1_Needs_the_device_alone.py$' "$WORK/err.txt" \
+    || fail "no progress line while the lines wait for the retries: $(cat "$WORK/err.txt")"
 
 # One worker: every file already has the device alone; nothing is retried.
 "$CLI" import-kernelbench "$FIX" --out "$WORK/one" --jobs 1 --trace-device cpu --python "$PY" >"$WORK/out.txt" 2>"$WORK/err.txt"
