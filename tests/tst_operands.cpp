@@ -122,6 +122,44 @@ TEST(Operands, KeptCopiesEqualSequentialDraws) {
     expectSequentialDraws(o);
 }
 
+// A set's last request (takeSeed: filter 5, the last analysis) gets the kept copies themselves,
+// not copies of them, and the set is released: what the caller writes into them is never served,
+// and a later request draws the set again. The values and the generator state are seed(s)'s;
+// without kept copies takeSeed is seed(s) then release(s).
+TEST(Operands, TheLastRequestTakesTheKeptCopiesThemselves) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
+    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
+        SCOPED_TRACE(keep);
+        OperandSource::Options o = opts(2);
+        o.deviceKeepBytes = keep;
+        OperandSource src(spec, o);
+        const auto first = src.seed(0);
+        const at::Tensor pristineIn = first.inputs[0].clone(), pristineParam = first.params[0].clone();
+        auto last = src.takeSeed(0);
+        const at::Tensor nextGot = at::rand({3});
+        seedAll(0);
+        drawInputs(spec, Preset::Small, cpu);
+        drawParams(spec, Preset::Small, cpu);
+        EXPECT_TRUE(at::equal(nextGot, at::rand({3}))) << "the generator after takeSeed(0)";
+        EXPECT_TRUE(at::equal(last.inputs[0], pristineIn));
+        EXPECT_TRUE(at::equal(last.params[0], pristineParam));
+        EXPECT_NE(last.inputs[0].data_ptr(), first.inputs[0].data_ptr());
+        OperandStats st = src.stats();
+        EXPECT_EQ(st.draws, 1);
+        EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
+        EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
+        last.inputs[0].fill_(7);
+        last.params[0].fill_(7);
+        const auto again = src.seed(0); // released: drawn again, untouched by the writes above
+        EXPECT_TRUE(at::equal(again.inputs[0], pristineIn));
+        EXPECT_TRUE(at::equal(again.params[0], pristineParam));
+        st = src.stats();
+        EXPECT_EQ(st.draws, 2);
+        EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
+    }
+}
+
 // A kept copy is never handed out itself: what a task writes into a set it was given does not
 // reach the next request, which is served from the kept copy. Sets over the keep budget are
 // uploaded again; release() frees the kept copies with the host ones.

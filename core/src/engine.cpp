@@ -948,6 +948,9 @@ void Engine::Impl::runAnalyses(const TaskSpec& spec, TaskResult& r, OperandSourc
             io.device = dev.device;
             io.preset = preset;
             io.operands = &src;
+            // The last to ask for seeds 0.. (filter 6 ran before): kept device copies are handed
+            // over, not copied beside themselves.
+            io.lastUseOfOperands = true;
             io.compiled = compiled;
             // The next task's drawing goes on while this one is timed. Pausing it cost more than
             // it spared (bench/engine/RESULTS.md, 2026-12-02, third run): waiting for the draw in

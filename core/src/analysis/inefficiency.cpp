@@ -1408,7 +1408,7 @@ InefficiencyReport analyseInefficiency(const TaskSpec& spec, const InefficiencyO
         if (!src) src = (own = OperandSource::forSeeds(spec, rep.preset, dev, opt.cpuGenerator, nSeeds)).get();
         std::vector<SeedRun> seeds;
         for (int s = 0; s < nSeeds; ++s) {
-            auto set = src->seed(s);
+            auto set = !own && opt.lastUseOfOperands ? src->takeSeed(s) : src->seed(s);
             SeedRun r;
             r.inputs = std::move(set.inputs);
             r.params = std::move(set.params);

@@ -321,8 +321,9 @@ struct OperandSource::Impl {
     }
 
     // The parts asked for of set k, on the device; the generators left as torch.manual_seed(seed)
-    // and the draws up to the last part asked for leave them.
-    Set take(const Key& k, bool wantInputs, bool wantParams) {
+    // and the draws up to the last part asked for leave them. `last`: nobody asks for set k again
+    // (takeSeed): kept copies are handed over themselves and nothing new is kept.
+    Set take(const Key& k, bool wantInputs, bool wantParams, bool last = false) {
         // The parts asked for of a drawn entry or of kept copies, and the CPU generator's state
         // after the last of them.
         auto pick = [&](const auto& from, at::Tensor& state) {
@@ -335,15 +336,23 @@ struct OperandSource::Impl {
         at::Tensor state;
         if (auto kt = kept.find(k); kt != kept.end() && (!wantInputs || kt->second.hasInputs) &&
                                     (!wantParams || kt->second.hasParams)) {
-            // Served on the device: copies of the untouched parts, which stay for the next request.
+            // Served on the device: copies of the untouched parts, which stay for the next request,
+            // or at the last request the parts themselves.
             const Set parts = pick(kt->second, state);
             ++st.reuses;
             ++st.deviceReuses;
-            lock.unlock();
-            const auto t0 = Clock::now();
-            out = Set{clones(parts.inputs), clones(parts.params)};
-            lock.lock();
-            st.uploadSeconds += secondsSince(t0);
+            if (last) {
+                ++st.deviceHandovers;
+                keptBytes -= kt->second.bytes;
+                kept.erase(kt);
+                out = parts;
+            } else {
+                lock.unlock();
+                const auto t0 = Clock::now();
+                out = Set{clones(parts.inputs), clones(parts.params)};
+                lock.lock();
+                st.uploadSeconds += secondsSince(t0);
+            }
         } else {
             Entry& e = ready(k, lock);
             const Set parts = pick(e, state);
@@ -352,7 +361,7 @@ struct OperandSource::Impl {
             lock.unlock();
             out = Set{upload(parts.inputs), upload(parts.params)};
             lock.lock();
-            keep(k, out, wantInputs, wantParams, afterInputs, afterParams, lock);
+            if (!last) keep(k, out, wantInputs, wantParams, afterInputs, afterParams, lock);
         }
         lock.unlock();
         seedAll(k.second); // the device generators as torch.manual_seed leaves them
@@ -516,6 +525,14 @@ OperandSource::Set OperandSource::seed(int s) {
     const auto seed = static_cast<uint64_t>(s);
     if (!d->opt.cpuGenerator) return d->deviceDraw(seed, true, true);
     return d->take({false, seed}, true, true);
+}
+
+OperandSource::Set OperandSource::takeSeed(int s) {
+    const auto seed = static_cast<uint64_t>(s);
+    if (!d->opt.cpuGenerator) return d->deviceDraw(seed, true, true);
+    Set out = d->take({false, seed}, true, true, /*last=*/true);
+    d->release({false, seed});
+    return out;
 }
 
 std::vector<at::Tensor> OperandSource::inputsOf(int s) {

@@ -124,6 +124,9 @@ struct InefficiencyOptions {
     // The seeds' operands: the engine passes its task's (drawn once for every filter); null: drawn
     // here, on the CPU generator (as the engine draws them) unless cpuGenerator is false.
     OperandSource* operands = nullptr;
+    // Nothing asks `operands` for these seeds after this analysis (the engine: filter 5 runs
+    // last): they are taken with takeSeed(), so kept device copies are not copied again.
+    bool lastUseOfOperands = false;
     bool cpuGenerator = true;
     // The task as the engine compiled it for the statistics (its artifact loaded on each device
     // once): used as it is; null: compiled (loaded) here.

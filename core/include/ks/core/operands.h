@@ -31,6 +31,7 @@ struct OperandStats {
     int64_t peakHostBytes = 0;   // most operand bytes held on the host at once
     int64_t hostBudgetBytes = 0; // what prefetching and keeping may hold
     int deviceReuses = 0;        // of the reuses, those served from a device copy kept after an upload
+    int deviceHandovers = 0;     // of those, kept copies handed over themselves at their last use (takeSeed)
     int64_t peakDeviceKeptBytes = 0; // most bytes those device copies held at once
 };
 
@@ -138,6 +139,10 @@ public:
     // robust-kbench's sequence leaves them at that point (torch.manual_seed(seed), then the draws):
     // random ops of the forward that follows draw the numbers they would there.
     Set seed(int s);                          // inputs, then params, of seed s
+    // seed(s) for the last time, then release(s): kept device copies of the set are handed over
+    // themselves instead of copied (the caller may write into them: nobody asks for them again),
+    // so the set is not on the device twice.
+    Set takeSeed(int s);
     std::vector<at::Tensor> inputsOf(int s);  // the inputs of seed s (the first draws of its stream)
     std::vector<at::Tensor> paramsOnly(uint64_t seed);
 
