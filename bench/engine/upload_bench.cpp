@@ -5,7 +5,8 @@
 // locked for the copy (uploadRegistered, KS_UPLOAD_REGISTER=1 in the engine), each from a fresh
 // host tensor as the engine draws them, checked equal on the device; and a fourth, the ceiling of
 // drawing large tensors page-locked (KS_PINNED_MAX_GIB in the engine): the copy from a page-locked
-// tensor alone, its allocation and fill not timed (the engine's pinned cache reuses blocks). Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
+// tensor alone, its allocation and fill not timed (the engine's pinned cache reuses blocks).
+// Median of 3 runs; GB/s of the tensor's bytes. Not a test: run it on
 // the GPU machine (with and without THP_MEM_ALLOC_ENABLE=1) and put its table in RESULTS.md.
 #include "benchutil.h"
 #include "ks/core/operands.h"

@@ -342,9 +342,7 @@ struct OperandSource::Impl {
             ++st.reuses;
             ++st.deviceReuses;
             if (last) {
-                ++st.deviceHandovers;
-                keptBytes -= kt->second.bytes;
-                kept.erase(kt);
+                ++st.deviceHandovers; // the kept entry goes with takeSeed's release()
                 out = parts;
             } else {
                 lock.unlock();
