@@ -99,6 +99,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"R-softmax-size1",
              {"feeds-redundant aten::sum 3", "constant aten::softmax 4", "no-effect aten::mul 5"},
              {}},
+        // A constant that is NaN on the all-zero input: the checks after it judge that run against
+        // the graph with the constant, not against the original's NaN.
+        Case{"R-constant-nan-on-zero",
+             {"feeds-redundant aten::abs 3", "constant aten::div 4", "no-effect aten::mul 5"},
+             {}},
         Case{"R-logsoftmax-size1",
              {"constant aten::log_softmax 3"},
              {{"x", "only feeds redundant ops"}}},
@@ -322,6 +327,16 @@ TEST(Redundancy, OutOfMemoryInACheckRunsTheAnalysisAgainWithOneSet) {
         for (const auto& n : again.notes) noted |= n.find("ran out of memory") != std::string::npos;
         EXPECT_TRUE(noted);
     }
+}
+
+// A substituted constant changes the all-zero input's output (|x| / |x|: NaN, then 1): saving the
+// cuts' values compares that run with the graph as it is, so the cuts stay on (KernelBench L1-37,
+// x / torch.norm(x), lost them on the GPU with "a second run of the graph differs from the first").
+TEST(Redundancy, AConstantThatChangesTheZeroInputsOutputKeepsTheCuts) {
+    const auto r = analyze(taskById(testSuite(), "R-constant-nan-on-zero"));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(r.notes.empty()) << r.notes.front();
+    EXPECT_GT(r.checkRunsFromCut, 0);
 }
 
 // The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the

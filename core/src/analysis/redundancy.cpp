@@ -237,7 +237,7 @@ private:
     Program wholeProgram(const std::vector<Value*>& extra);
     std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
     // Check run r's arguments (r < seeds: seed r; the last: seed 0's parameters, all-zero inputs)
-    // and the original graph's output on them. In one-set mode only one run's are on the device:
+    // and the original graph's output on them (the last's: zeroReferenceAfterConstants()). In one-set mode only one run's are on the device:
     // asking for another frees them, fetches r's from the operands again and, when `reference`,
     // recomputes its reference with m_originalRun (observe() takes its own).
     const std::vector<c10::IValue>& checkArgs(size_t r, bool reference = true);
@@ -279,6 +279,7 @@ private:
     Value* liveOutput(Node* n, const Liveness& live) const;
     double copyBytes(const Node* n) const;
     void constantPass();
+    void zeroReferenceAfterConstants();
     void bypassPass();
     void dataflowReport();
 
@@ -302,6 +303,10 @@ private:
     bool m_oneSet = false;
     size_t m_resident = SIZE_MAX;
     std::optional<Program> m_originalRun; // one-set mode: the graph as it was, for the references
+    // One-set mode, after a constant changed the all-zero input's output: the graph with its
+    // constants, for that run's reference (zeroReferenceAfterConstants()).
+    std::optional<Program> m_zeroRun;
+    bool m_zeroStale = false; // the resident all-zero run's reference is the original graph's
     Liveness m_original;
     std::unordered_set<const Node*> m_reported;
     std::unordered_set<const Value*> m_untainted; // values that no longer depend on the inputs
@@ -384,7 +389,16 @@ std::vector<c10::IValue> Analysis::fetchArgs(size_t r) {
 }
 
 const std::vector<c10::IValue>& Analysis::checkArgs(size_t r, bool reference) {
-    if (!m_oneSet || r == m_resident) return m_checkArgs.at(r);
+    if (!m_oneSet) return m_checkArgs.at(r);
+    if (r == m_resident) {
+        if (m_zeroStale && reference) {
+            m_zeroStale = false;
+            m_reference[r] = runProgram(*m_zeroRun, copiedArgs(m_checkArgs[r])).at(0).toTensor();
+            ++m_rep.referenceRuns;
+        }
+        return m_checkArgs[r];
+    }
+    m_zeroStale = false;
     if (m_resident < m_checkArgs.size()) {
         m_checkArgs[m_resident].clear();
         m_reference[m_resident] = at::Tensor();
@@ -394,8 +408,10 @@ const std::vector<c10::IValue>& Analysis::checkArgs(size_t r, bool reference) {
     m_resident = r;
     if (reference) {
         // The original graph on these arguments, as observe() ran it: the same ops and seeded
-        // generator, so the same output (an op that varies from run to run stays within tolerance).
-        auto out = runProgram(*m_originalRun, copiedArgs(m_checkArgs[r]));
+        // generator, so the same output (an op that varies from run to run stays within tolerance);
+        // for the all-zero input, once constants changed its output, the graph with them.
+        const bool zero = r + 1 == m_checkArgs.size();
+        auto out = runProgram(zero && m_zeroRun ? *m_zeroRun : *m_originalRun, copiedArgs(m_checkArgs[r]));
         m_reference[r] = out.at(0).toTensor();
         ++m_rep.referenceRuns;
     }
@@ -911,6 +927,29 @@ void Analysis::constantPass() {
     }
 }
 
+// Constants are found on the seeds alone, and on the all-zero input a substituted one may change
+// the output (x / torch.norm(x): NaN, then 0). That run only guards finiteness, so from here on it
+// is judged against the graph with its constants: against the original's, every later bypass and
+// the saved cuts' own run would differ there (KernelBench L1-37 lost its cuts that way).
+void Analysis::zeroReferenceAfterConstants() {
+    const bool substituted = std::any_of(m_rep.nodes.begin(), m_rep.nodes.end(), [](const RedundantNode& n) {
+        return n.kind == RedundantNode::Kind::ConstantOutput;
+    });
+    if (!substituted) return;
+    const size_t z = m_checkArgs.size() - 1;
+    if (m_oneSet) {
+        Program p;
+        auto g = m_graph->copy();
+        p.copy = writtenInputs(*g);
+        p.code.emplace(g, "ks_redundancy_zero_reference");
+        m_zeroRun = std::move(p);
+        // Computed when a check first asks for that run (checkArgs()), if one does.
+        if (m_resident == z) m_zeroStale = true;
+        return;
+    }
+    m_reference[z] = runGraph(checkArgs(z, /*reference=*/false), {}).at(0).toTensor();
+}
+
 // The one output of `n` whose values reach the task output, when it is a tensor; nullptr when
 // none or several do. Multi-output ops (`max` with indices, `var_mean`) are ablated through it:
 // the other outputs feed nothing that matters.
@@ -1152,6 +1191,7 @@ void Analysis::run(const DeviceInfo& dev) {
     m_original = liveness(*m_graph);
     for (const Node* n : m_top) m_rep.totalFlops += flops(n);
     constantPass();
+    zeroReferenceAfterConstants();
     bypassPass();
     dataflowReport();
     if (m_opt.keepReducedGraph && !m_rep.nodes.empty()) {
