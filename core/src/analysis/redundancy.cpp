@@ -237,9 +237,10 @@ private:
     Program wholeProgram(const std::vector<Value*>& extra);
     std::vector<c10::IValue> runProgram(const Program& p, torch::jit::Stack stack);
     // Check run r's arguments (r < seeds: seed r; the last: seed 0's parameters, all-zero inputs)
-    // and the original graph's output on them (the last's: zeroReferenceAfterConstants()). In one-set mode only one run's are on the device:
-    // asking for another frees them, fetches r's from the operands again and, when `reference`,
-    // recomputes its reference with m_originalRun (observe() takes its own).
+    // and the original graph's output on them (the last's: zeroReferenceAfterConstants()). In
+    // one-set mode only one run's are on the device: asking for another frees them, fetches r's
+    // from the operands again and, when `reference`, recomputes its reference with m_originalRun
+    // (observe() takes its own).
     const std::vector<c10::IValue>& checkArgs(size_t r, bool reference = true);
     const at::Tensor& reference(size_t r) const { return m_reference.at(r); }
     std::vector<c10::IValue> fetchArgs(size_t r);
