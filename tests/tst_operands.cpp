@@ -160,6 +160,46 @@ TEST(Operands, TheLastRequestTakesTheKeptCopiesThemselves) {
     }
 }
 
+// Filter 6's all-zero run: seed(s)'s parameters and generator state, its inputs' sizes, strides
+// and dtypes all zero, without uploading the values it zeroes (on the CPU an "upload" is the copy
+// handed out: only the parameters' bytes are counted), from kept copies or from the host set.
+TEST(Operands, TheAllZeroRunCopiesOnlyTheParameters) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
+    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
+        SCOPED_TRACE(keep);
+        OperandSource::Options o = opts(2);
+        o.deviceKeepBytes = keep;
+        OperandSource src(spec, o);
+        const auto first = src.seed(0);
+        const int64_t inputBytes = first.inputs[0].nbytes(), before = src.stats().uploadBytes;
+        ASSERT_GT(inputBytes, 0);
+        auto zero = src.seedWithZeroInputs(0);
+        const at::Tensor nextGot = at::rand({3});
+        seedAll(0);
+        drawInputs(spec, Preset::Small, cpu);
+        drawParams(spec, Preset::Small, cpu);
+        EXPECT_TRUE(at::equal(nextGot, at::rand({3}))) << "the generator after seedWithZeroInputs(0)";
+        expectSame(zero.params, first.params, "parameters");
+        ASSERT_EQ(zero.inputs.size(), first.inputs.size());
+        for (size_t i = 0; i < zero.inputs.size(); ++i) {
+            EXPECT_EQ(zero.inputs[i].sizes(), first.inputs[i].sizes());
+            EXPECT_EQ(zero.inputs[i].strides(), first.inputs[i].strides());
+            EXPECT_EQ(zero.inputs[i].scalar_type(), first.inputs[i].scalar_type());
+            EXPECT_EQ(zero.inputs[i].count_nonzero().item<int64_t>(), 0);
+        }
+        int64_t paramBytes = 0;
+        for (const auto& t : first.params) paramBytes += t.nbytes();
+        const OperandStats st = src.stats();
+        // Kept copies: parameters cloned on the device, nothing uploaded; else only they are.
+        EXPECT_EQ(st.uploadBytes - before, keep > 0 ? 0 : paramBytes);
+        EXPECT_EQ(st.draws, 1);
+        EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
+        zero.params[0].fill_(7); // fresh tensors: the next request is untouched
+        expectSame(src.seed(0).params, first.params, "parameters after a write into the zero run's");
+    }
+}
+
 // A kept copy is never handed out itself: what a task writes into a set it was given does not
 // reach the next request, which is served from the kept copy. Sets over the keep budget are
 // uploaded again; release() frees the kept copies with the host ones.

@@ -749,6 +749,7 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.operandDeviceReuses = os.deviceReuses;
     r.peakOperandDeviceKeptBytes = os.peakDeviceKeptBytes;
     r.operandSetBytes = os.setBytes;
+    if (d->device.is_cuda()) r.operandUploadBytes = os.uploadBytes;
     r.peakOperandHostBytes = os.peakHostBytes;
     r.peakHostPerTask = rssReset;
     r.pinnedCacheFreedBytes = d->trimPinnedCache(os.peakHostBytes);

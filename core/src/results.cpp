@@ -129,6 +129,7 @@ json taskToJsonObj(const TaskResult& t) {
         }
         if (t.impactAfterOutputPass) tj["impact_after_output_pass"] = true;
         tj["operand_set_bytes"] = t.operandSetBytes;
+        if (t.operandUploadBytes > 0) tj["operand_upload_bytes"] = t.operandUploadBytes;
         tj["peak_operand_host_bytes"] = t.peakOperandHostBytes;
         tj["peak_host_bytes"] = t.peakHostBytes;
         tj["peak_host_per_task"] = t.peakHostPerTask;
@@ -206,6 +207,7 @@ TaskResult taskFromJsonObj(const json& j) {
         t.peakOperandDeviceKeptBytes = getCount(tim, "peak_operand_device_kept_bytes");
         t.impactAfterOutputPass = getBool(tim, "impact_after_output_pass", false);
         t.operandSetBytes = getCount(tim, "operand_set_bytes");
+        t.operandUploadBytes = getCount(tim, "operand_upload_bytes");
         t.peakOperandHostBytes = getCount(tim, "peak_operand_host_bytes");
         t.peakHostBytes = getCount(tim, "peak_host_bytes");
         t.peakHostPerTask = getBool(tim, "peak_host_per_task", false);

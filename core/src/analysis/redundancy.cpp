@@ -376,9 +376,7 @@ void Analysis::observe() {
 
 std::vector<c10::IValue> Analysis::fetchArgs(size_t r) {
     const bool zero = r + 1 == m_checkArgs.size();
-    auto [inputs, params] = m_src->seed(zero ? 0 : static_cast<int>(r));
-    if (zero)
-        for (auto& t : inputs) t.zero_();
+    auto [inputs, params] = zero ? m_src->seedWithZeroInputs(0) : m_src->seed(static_cast<int>(r));
     std::vector<c10::IValue> args;
     if (m_module) args.emplace_back(m_module->_ivalue());
     for (auto& t : inputs) args.emplace_back(t);

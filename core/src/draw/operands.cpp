@@ -285,6 +285,7 @@ struct OperandSource::Impl {
                                               : t.to(at::TensorOptions().device(opt.device), /*non_blocking=*/t.is_pinned()));
         std::lock_guard<std::mutex> lock(mu);
         st.uploadSeconds += secondsSince(t0);
+        st.uploadBytes += tensorBytes(host);
         return out;
     }
 
@@ -363,6 +364,37 @@ struct OperandSource::Impl {
         }
         lock.unlock();
         seedAll(k.second); // the device generators as torch.manual_seed leaves them
+        installCpuState(state);
+        return out;
+    }
+
+    // take() for filter 6's all-zero run: set k's parameters (a kept copy's clone, else uploaded)
+    // and zeros like its inputs, as an upload would lay them out (strides kept where dense).
+    Set takeWithZeroInputs(const Key& k) {
+        std::unique_lock<std::mutex> lock(mu);
+        std::vector<at::Tensor> like, params;
+        at::Tensor state;
+        bool fromKept = false;
+        if (auto kt = kept.find(k); kt != kept.end() && kt->second.hasInputs && kt->second.hasParams) {
+            like = kt->second.inputs;
+            params = kt->second.params;
+            state = kt->second.afterParams;
+            fromKept = true;
+            ++st.reuses;
+            ++st.deviceReuses;
+        } else {
+            Entry& e = ready(k, lock);
+            like = e.inputs;
+            params = e.params;
+            state = e.afterParams;
+            dropIfOverBudget(e);
+        }
+        lock.unlock();
+        Set out;
+        out.params = fromKept ? clones(params) : upload(params);
+        for (const auto& t : like)
+            out.inputs.push_back(at::zeros_like(t, at::TensorOptions().device(opt.device).pinned_memory(false)));
+        seedAll(k.second);
         installCpuState(state);
         return out;
     }
@@ -531,6 +563,16 @@ OperandSource::Set OperandSource::takeSeed(int s) {
     Set out = d->take({false, seed}, true, true, /*last=*/true);
     d->release({false, seed});
     return out;
+}
+
+OperandSource::Set OperandSource::seedWithZeroInputs(int s) {
+    const auto seed = static_cast<uint64_t>(s);
+    if (!d->opt.cpuGenerator) { // drawn on the device anyway: the generators must pass the inputs
+        Set out = d->deviceDraw(seed, true, true);
+        for (auto& t : out.inputs) t.zero_();
+        return out;
+    }
+    return d->takeWithZeroInputs({false, seed});
 }
 
 std::vector<at::Tensor> OperandSource::inputsOf(int s) {

@@ -27,6 +27,7 @@ struct OperandStats {
     double helperSeconds = 0;    // summed over the helper threads of split tensors
     double waitSeconds = 0;      // callers blocked on a draw that was not ready
     double uploadSeconds = 0;    // host -> device copies
+    int64_t uploadBytes = 0;     // what those copies moved (on the CPU: the copies handed out)
     int64_t setBytes = 0;        // one seed's inputs + params (as drawn, on the host)
     int64_t peakHostBytes = 0;   // most operand bytes held on the host at once
     int64_t hostBudgetBytes = 0; // what prefetching and keeping may hold
@@ -144,6 +145,11 @@ public:
     // so the set is not on the device twice.
     Set takeSeed(int s);
     std::vector<at::Tensor> inputsOf(int s);  // the inputs of seed s (the first draws of its stream)
+    // seed(s) with all-zero inputs (filter 6's all-zero run): the parameters as seed(s) gives
+    // them, and zero tensors of the inputs' sizes, strides and dtypes made on the device, where
+    // seed(s) then zero_() would upload values only to overwrite them. The generators as seed(s)
+    // leaves them; nothing is kept for it.
+    Set seedWithZeroInputs(int s);
     std::vector<at::Tensor> paramsOnly(uint64_t seed);
 
     // Seed s (or params-only p) will not be asked for again: its host copy is freed.

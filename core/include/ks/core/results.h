@@ -123,6 +123,7 @@ struct TaskResult {
     int operandRedraws = 0;        // sets drawn again (the host budget had not kept them)
     int operandDeviceReuses = 0;   // of the reuses, those served by a device copy kept after an upload
     int64_t peakOperandDeviceKeptBytes = 0; // most bytes of those device copies at once
+    int64_t operandUploadBytes = 0;         // operand bytes copied host -> device (CPU runs: 0)
     // The input-impact pass ran after the output pass, not seed by seed beside it: both passes'
     // running moments would not fit on the device at once (EngineOptions::impactBesidePass1).
     bool impactAfterOutputPass = false;
