@@ -160,6 +160,9 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnKeptDeviceCopies) {
         EXPECT_GE(y.operandDeviceReuses, 7);
         EXPECT_GT(y.peakOperandDeviceKeptBytes, 0);
         EXPECT_LE(y.peakOperandDeviceKeptBytes, int64_t{4} << 30);
+        // What the kept copies spare is uploads: fewer bytes go to the device with them.
+        EXPECT_GT(x.operandUploadBytes, 0);
+        EXPECT_LT(y.operandUploadBytes, x.operandUploadBytes);
     }
 }
 
