@@ -339,6 +339,34 @@ TEST(Redundancy, AConstantThatChangesTheZeroInputsOutputKeepsTheCuts) {
     EXPECT_GT(r.checkRunsFromCut, 0);
 }
 
+// Out of memory while saving the cuts' values for every check run (KernelBench level 1 on an
+// 80 GiB GPU) keeps the first run's cuts, where most candidates fail, instead of none; the
+// verdicts are those of the full save.
+TEST(Redundancy, OutOfMemorySavingTheCutsKeepsTheFirstRunsCuts) {
+    int tasks = 0;
+    for (const ks::Suite* suite : {&testSuite(), &builtinSuite()})
+        for (const auto& t : suite->tasks) {
+            ks::RedundancyOptions o = cpuOptions();
+            const auto all = ks::analyzeRedundancy(t, o);
+            if (all.checkRunsFromCut == 0) continue;
+            SCOPED_TRACE(t.id);
+            ++tasks;
+            o.outOfMemoryAtCutSave = 2;
+            const auto first = ks::analyzeRedundancy(t, o);
+            ASSERT_EQ(all.error, first.error);
+            EXPECT_EQ(summary(all), summary(first));
+            EXPECT_EQ(unused(all), unused(first));
+            EXPECT_EQ(all.opsExamined, first.opsExamined);
+            EXPECT_EQ(all.checkRuns, first.checkRuns);
+            EXPECT_GT(first.checkRunsFromCut, 0);
+            EXPECT_LE(first.checkRunsFromCut, all.checkRunsFromCut);
+            bool noted = false;
+            for (const auto& n : first.notes) noted |= n.find("the first check run's only") != std::string::npos;
+            EXPECT_TRUE(noted);
+        }
+    EXPECT_GT(tasks, 20);
+}
+
 // The tail of R-inplace-tail writes in place into what a cut saved; without copying it first, the
 // next check (the mul's) would read a doubled h and reject the mul.
 TEST(Redundancy, TheTailOfACheckWritesIntoACopy) {

@@ -87,6 +87,9 @@ struct RedundancyOptions {
     // Tests: check run number N (from 1) of a try holding every set throws out-of-memory, as a
     // device too small for them would (0: never).
     int outOfMemoryAtCheckRun = 0;
+    // Tests: saving the cuts' values for check run number N (from 1) of a try that saves them for
+    // every check run throws out-of-memory (0: never).
+    int outOfMemoryAtCutSave = 0;
 };
 
 struct RedundancyReport {
