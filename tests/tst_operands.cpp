@@ -37,6 +37,22 @@ OperandSource::Options opts(int threads, int64_t budget = 0) {
     return o;
 }
 
+// Whether `nextGot` (three numbers drawn right after a request for seed s) is what the global
+// generator gives after seed s's inputs and parameters, as robust-kbench's sequence leaves it.
+bool generatorAfterSeed(const TaskSpec& spec, uint64_t s, const at::Tensor& nextGot) {
+    seedAll(s);
+    drawInputs(spec, Preset::Small, cpu);
+    drawParams(spec, Preset::Small, cpu);
+    return at::equal(nextGot, at::rand({3}));
+}
+
+// A source of `spec` on two threads that keeps `keep` bytes of device copies.
+OperandSource::Options keptOpts(int64_t keep) {
+    OperandSource::Options o = opts(2);
+    o.deviceKeepBytes = keep;
+    return o;
+}
+
 const TaskSpec& builtinTask(const Suite& s, const std::string& id) {
     const TaskSpec* t = s.find(id);
     if (!t) throw Error("no built-in task " + id);
@@ -131,17 +147,12 @@ TEST(Operands, TheLastRequestTakesTheKeptCopiesThemselves) {
     const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
     for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
         SCOPED_TRACE(keep);
-        OperandSource::Options o = opts(2);
-        o.deviceKeepBytes = keep;
-        OperandSource src(spec, o);
+        OperandSource src(spec, keptOpts(keep));
         const auto first = src.seed(0);
         const at::Tensor pristineIn = first.inputs[0].clone(), pristineParam = first.params[0].clone();
         auto last = src.takeSeed(0);
         const at::Tensor nextGot = at::rand({3});
-        seedAll(0);
-        drawInputs(spec, Preset::Small, cpu);
-        drawParams(spec, Preset::Small, cpu);
-        EXPECT_TRUE(at::equal(nextGot, at::rand({3}))) << "the generator after takeSeed(0)";
+        EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after takeSeed(0)";
         EXPECT_TRUE(at::equal(last.inputs[0], pristineIn));
         EXPECT_TRUE(at::equal(last.params[0], pristineParam));
         EXPECT_NE(last.inputs[0].data_ptr(), first.inputs[0].data_ptr());
@@ -168,18 +179,13 @@ TEST(Operands, TheAllZeroRunCopiesOnlyTheParameters) {
     const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
     for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
         SCOPED_TRACE(keep);
-        OperandSource::Options o = opts(2);
-        o.deviceKeepBytes = keep;
-        OperandSource src(spec, o);
+        OperandSource src(spec, keptOpts(keep));
         const auto first = src.seed(0);
         const int64_t inputBytes = first.inputs[0].nbytes(), before = src.stats().uploadBytes;
         ASSERT_GT(inputBytes, 0);
         auto zero = src.seedWithZeroInputs(0);
         const at::Tensor nextGot = at::rand({3});
-        seedAll(0);
-        drawInputs(spec, Preset::Small, cpu);
-        drawParams(spec, Preset::Small, cpu);
-        EXPECT_TRUE(at::equal(nextGot, at::rand({3}))) << "the generator after seedWithZeroInputs(0)";
+        EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after seedWithZeroInputs(0)";
         expectSame(zero.params, first.params, "parameters");
         ASSERT_EQ(zero.inputs.size(), first.inputs.size());
         for (size_t i = 0; i < zero.inputs.size(); ++i) {
