@@ -496,13 +496,17 @@ Analysis::Program Analysis::wholeProgram(const std::vector<Value*>& extra) {
     });
 }
 
-// `copies`, when given, receives the copies of the arguments the run took (what its values may
+// `copies`, when given, receives the arguments the run took, copied or not (what its values may
 // be views of).
 std::vector<c10::IValue> Analysis::runGraph(const std::vector<c10::IValue>& args, const std::vector<Value*>& extra,
                                             std::vector<c10::IValue>* copies) {
     const Program p = wholeProgram(extra);
-    // Fresh copies of the tensors: an in-place op in the task must not change the next run's inputs.
-    torch::jit::Stack stack = copiedArgs(args);
+    // Copies of the tensors it may write into, as a check's whole-graph run takes: an in-place op
+    // in the task must not change the next run's inputs. Copying every argument held a whole set
+    // more beside the check runs' sets and references (KernelBench level 1's 7-8 GiB sets then
+    // ran out of memory while saving the cuts).
+    torch::jit::Stack stack(args.begin(), args.end());
+    if (!cloneTogether(stack, p.copy)) stack = copiedArgs(args); // one storage, two dtypes
     if (copies) *copies = stack;
     return runProgram(p, std::move(stack));
 }
