@@ -171,6 +171,36 @@ TEST(Operands, TheLastRequestTakesTheKeptCopiesThemselves) {
     }
 }
 
+// Filter 6 borrows a kept set for reading: the kept copies themselves (the same tensors at every
+// loan), the values and generator state of seed(s); without kept copies it is seed(s). A write
+// into a lent copy is caught at the next request for the set, which throws instead of serving
+// what filter 5 would then measure on.
+TEST(Operands, ALentSetIsTheKeptCopyAndAWriteIntoItIsCaught) {
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
+    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
+        SCOPED_TRACE(keep);
+        OperandSource src(spec, keptOpts(keep));
+        const auto first = src.seed(0);
+        const auto lent = src.borrowSeed(0);
+        EXPECT_TRUE(generatorAfterSeed(spec, 0, at::rand({3}))) << "the generator after borrowSeed(0)";
+        expectSame(lent.inputs, first.inputs, "lent inputs");
+        expectSame(lent.params, first.params, "lent parameters");
+        const auto again = src.borrowSeed(0);
+        EXPECT_EQ(again.inputs[0].data_ptr() == lent.inputs[0].data_ptr(), keep > 0);
+        EXPECT_NE(lent.inputs[0].data_ptr(), first.inputs[0].data_ptr());
+        EXPECT_EQ(src.stats().deviceLoans, keep > 0 ? 2 : 0);
+        expectSame(src.seed(0).inputs, first.inputs, "a copy after the loans");
+        lent.inputs[0].add_(1);
+        if (keep > 0) {
+            EXPECT_THROW(src.seed(0), Error);
+            EXPECT_THROW(src.takeSeed(0), Error);
+        } else {
+            expectSame(src.seed(0).inputs, first.inputs, "seed(0) after a write into its own copy");
+        }
+    }
+}
+
 // Filter 6's all-zero run: seed(s)'s parameters and generator state, its inputs' sizes, strides
 // and dtypes all zero, without uploading the values it zeroes (on the CPU an "upload" is the copy
 // handed out: only the parameters' bytes are counted), from kept copies or from the host set.
@@ -426,26 +456,31 @@ TEST(Operands, EngineResultsDoNotDependOnDrawThreadsOrBudget) {
     const Suite suite = loadSuite("builtin");
     std::vector<TaskSpec> tasks;
     for (const char* id : {"L1-1", "L1-23", "L1-95", "L2-66", "L2-13"}) tasks.push_back(builtinTask(suite, id));
-    auto run = [&](int threads, int64_t budget, int64_t keep = 0) {
+    auto run = [&](int threads, int64_t budget, int64_t keep = 0, bool inefficiency = false) {
         EngineOptions o;
         o.device = "cpu";
         o.seeds = 3;
         o.drawThreads = threads;
         o.hostBudgetBytes = budget;
         o.deviceKeepBytes = keep;
-        o.inefficiency = false; // timings differ run to run; filter 6 and the statistics must not
+        // Timings differ run to run; filter 6 and the statistics must not.
+        o.inefficiency = inefficiency;
         Engine e(o);
         return e.runAll(tasks, "builtin", Thresholds::defaults());
     };
-    // d: the analyses' seeds and the input-impact pass's inputs served from kept copies.
-    const RunResults a = run(1, 0), b = run(6, 0), c = run(3, 1), d = run(2, 0, int64_t{1} << 30);
+    // d: the analyses' seeds and the input-impact pass's inputs served from kept copies, filter 6
+    // borrowing them; e: filter 5 after it too, which finds them unwritten (or the task errs).
+    const RunResults a = run(1, 0), b = run(6, 0), c = run(3, 1), d = run(2, 0, int64_t{1} << 30),
+                     e = run(2, 0, int64_t{1} << 30, true);
     ASSERT_EQ(a.tasks.size(), tasks.size());
     for (size_t i = 0; i < tasks.size(); ++i) {
         SCOPED_TRACE(tasks[i].id);
         EXPECT_EQ(a.tasks[i].operandDeviceReuses, 0);
         EXPECT_GT(d.tasks[i].operandDeviceReuses, 0);
         EXPECT_GT(d.tasks[i].peakOperandDeviceKeptBytes, 0);
-        for (const RunResults* other : {&b, &c, &d}) {
+        EXPECT_TRUE(e.tasks[i].inefficiency && e.tasks[i].inefficiency->error.empty())
+            << (e.tasks[i].inefficiency ? e.tasks[i].inefficiency->error : e.tasks[i].error);
+        for (const RunResults* other : {&b, &c, &d, &e}) {
             const TaskResult &x = a.tasks[i], &y = other->tasks[i];
             EXPECT_EQ(x.status, y.status) << x.error << " / " << y.error;
             EXPECT_EQ(x.range.maxAbs, y.range.maxAbs);

@@ -376,7 +376,9 @@ void Analysis::observe() {
 
 std::vector<c10::IValue> Analysis::fetchArgs(size_t r) {
     const bool zero = r + 1 == m_checkArgs.size();
-    auto [inputs, params] = zero ? m_src->seedWithZeroInputs(0) : m_src->seed(static_cast<int>(r));
+    // Every run copies what it may write into (runGraph, runCheck), so a seed's kept device copies
+    // serve as they are (borrowSeed), not copied beside themselves.
+    auto [inputs, params] = zero ? m_src->seedWithZeroInputs(0) : m_src->borrowSeed(static_cast<int>(r));
     std::vector<c10::IValue> args;
     if (m_module) args.emplace_back(m_module->_ivalue());
     for (auto& t : inputs) args.emplace_back(t);

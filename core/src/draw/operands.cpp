@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -110,6 +111,7 @@ struct OperandSource::Impl {
         bool hasInputs = false, hasParams = false;
         at::Tensor afterInputs, afterParams;
         int64_t bytes = 0;
+        std::vector<at::Tensor> sums; // once lent (borrowSeed): bitSums() at the first loan
     };
     std::map<Key, Kept> kept;
     int64_t keptBytes = 0;
@@ -321,6 +323,50 @@ struct OperandSource::Impl {
         }
     }
 
+    // The bits of every kept tensor summed as integers (one 0-dim tensor each, on its device): a NaN
+    // equals itself there, and a write into a lent copy changes its sum.
+    static std::vector<at::Tensor> bitSums(const Kept& c) {
+        std::vector<at::Tensor> sums;
+        for (const auto* part : {&c.inputs, &c.params})
+            for (const at::Tensor& t : *part) {
+                at::Tensor v = t.is_complex() ? at::view_as_real(t) : t;
+                const auto size = v.element_size();
+                const at::ScalarType as = size == 1 ? at::kByte : size == 2 ? at::kShort : size == 4 ? at::kInt : at::kLong;
+                sums.push_back(v.numel() == 0 ? at::zeros({}, at::TensorOptions().dtype(at::kLong).device(v.device()))
+                                              : v.view(as).sum(at::kLong));
+            }
+        return sums;
+    }
+
+    // A lent set's kept copies as the loan found them, or an error naming the set.
+    static void checkUnwritten(const Key& k, const Kept& c) {
+        if (c.sums.empty()) return;
+        const auto now = bitSums(c);
+        for (size_t i = 0; i < now.size(); ++i)
+            if (!at::equal(now[i], c.sums[i]))
+                throw Error("operands of seed " + std::to_string(k.second) +
+                            ": a device copy lent for reading only (filter 6) was written into; results that "
+                            "use it would be wrong (report this as a bug)");
+    }
+
+    // Set k's kept copies themselves, for reading (borrowSeed); nullopt when it has none.
+    std::optional<Set> lend(const Key& k) {
+        std::unique_lock<std::mutex> lock(mu);
+        auto kt = kept.find(k);
+        if (kt == kept.end() || !kt->second.hasInputs || !kt->second.hasParams) return std::nullopt;
+        Kept& c = kt->second;
+        if (c.sums.empty()) c.sums = bitSums(c);
+        ++st.reuses;
+        ++st.deviceReuses;
+        ++st.deviceLoans;
+        Set out{c.inputs, c.params};
+        const at::Tensor state = c.afterParams;
+        lock.unlock();
+        seedAll(k.second);
+        installCpuState(state);
+        return out;
+    }
+
     // The parts asked for of set k, on the device; the generators left as torch.manual_seed(seed)
     // and the draws up to the last part asked for leave them. `last`: nobody asks for set k again
     // (takeSeed): kept copies are handed over themselves and nothing new is kept.
@@ -339,6 +385,7 @@ struct OperandSource::Impl {
                                     (!wantParams || kt->second.hasParams)) {
             // Served on the device: copies of the untouched parts, which stay for the next request,
             // or at the last request the parts themselves.
+            checkUnwritten(k, kt->second);
             const Set parts = pick(kt->second, state);
             ++st.reuses;
             ++st.deviceReuses;
@@ -376,6 +423,7 @@ struct OperandSource::Impl {
         at::Tensor state;
         bool fromKept = false;
         if (auto kt = kept.find(k); kt != kept.end() && kt->second.hasInputs && kt->second.hasParams) {
+            checkUnwritten(k, kt->second);
             like = kt->second.inputs;
             params = kt->second.params;
             state = kt->second.afterParams;
@@ -573,6 +621,13 @@ OperandSource::Set OperandSource::seedWithZeroInputs(int s) {
         return out;
     }
     return d->takeWithZeroInputs({false, seed});
+}
+
+OperandSource::Set OperandSource::borrowSeed(int s) {
+    const auto seed = static_cast<uint64_t>(s);
+    if (!d->opt.cpuGenerator) return d->deviceDraw(seed, true, true);
+    if (auto lent = d->lend({false, seed})) return std::move(*lent);
+    return d->take({false, seed}, true, true);
 }
 
 std::vector<at::Tensor> OperandSource::inputsOf(int s) {

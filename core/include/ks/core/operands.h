@@ -33,6 +33,7 @@ struct OperandStats {
     int64_t hostBudgetBytes = 0; // what prefetching and keeping may hold
     int deviceReuses = 0;        // of the reuses, those served from a device copy kept after an upload
     int deviceHandovers = 0;     // of those, kept copies handed over themselves at their last use (takeSeed)
+    int deviceLoans = 0;         // of those, kept copies lent for reading only (borrowSeed)
     int64_t peakDeviceKeptBytes = 0; // most bytes those device copies held at once
 };
 
@@ -144,6 +145,11 @@ public:
     // themselves instead of copied (the caller may write into them: nobody asks for them again),
     // so the set is not on the device twice.
     Set takeSeed(int s);
+    // seed(s) for reading only (filter 6, whose runs copy what they may write into): the kept
+    // device copies themselves where there are, so the set is not on the device twice; else
+    // seed(s). The caller must not write into them: the first loan takes a checksum of their bits
+    // and every later request for the set checks it, throwing if they were written into.
+    Set borrowSeed(int s);
     std::vector<at::Tensor> inputsOf(int s);  // the inputs of seed s (the first draws of its stream)
     // seed(s) with all-zero inputs (filter 6's all-zero run): the parameters as seed(s) gives
     // them, and zero tensors of the inputs' sizes, strides and dtypes made on the device, where
