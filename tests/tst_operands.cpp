@@ -138,103 +138,96 @@ TEST(Operands, KeptCopiesEqualSequentialDraws) {
     expectSequentialDraws(o);
 }
 
+// The requests of the analyses after the statistics, on L2-66 (inputs and parameters), with kept
+// copies (the parameter: 1 GiB of them) and without (0): `src` has served seed 0 once, as `first`.
+class AfterTheStatistics : public testing::TestWithParam<int64_t> {
+protected:
+    const Suite suite = loadSuite("builtin");
+    const TaskSpec& spec = builtinTask(suite, "L2-66");
+    const int64_t keep = GetParam();
+    OperandSource src{spec, keptOpts(keep)};
+    const OperandSource::Set first = src.seed(0);
+};
+
 // A set's last request (takeSeed: filter 5, the last analysis) gets the kept copies themselves,
 // not copies of them, and the set is released: what the caller writes into them is never served,
 // and a later request draws the set again. The values and the generator state are seed(s)'s;
 // without kept copies takeSeed is seed(s) then release(s).
-TEST(Operands, TheLastRequestTakesTheKeptCopiesThemselves) {
-    const Suite suite = loadSuite("builtin");
-    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
-    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
-        SCOPED_TRACE(keep);
-        OperandSource src(spec, keptOpts(keep));
-        const auto first = src.seed(0);
-        const at::Tensor pristineIn = first.inputs[0].clone(), pristineParam = first.params[0].clone();
-        auto last = src.takeSeed(0);
-        const at::Tensor nextGot = at::rand({3});
-        EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after takeSeed(0)";
-        EXPECT_TRUE(at::equal(last.inputs[0], pristineIn));
-        EXPECT_TRUE(at::equal(last.params[0], pristineParam));
-        EXPECT_NE(last.inputs[0].data_ptr(), first.inputs[0].data_ptr());
-        OperandStats st = src.stats();
-        EXPECT_EQ(st.draws, 1);
-        EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
-        EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
-        last.inputs[0].fill_(7);
-        last.params[0].fill_(7);
-        const auto again = src.seed(0); // released: drawn again, untouched by the writes above
-        EXPECT_TRUE(at::equal(again.inputs[0], pristineIn));
-        EXPECT_TRUE(at::equal(again.params[0], pristineParam));
-        st = src.stats();
-        EXPECT_EQ(st.draws, 2);
-        EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
-    }
+TEST_P(AfterTheStatistics, TheLastRequestTakesTheKeptCopiesThemselves) {
+    const at::Tensor pristineIn = first.inputs[0].clone(), pristineParam = first.params[0].clone();
+    auto last = src.takeSeed(0);
+    const at::Tensor nextGot = at::rand({3});
+    EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after takeSeed(0)";
+    EXPECT_TRUE(at::equal(last.inputs[0], pristineIn));
+    EXPECT_TRUE(at::equal(last.params[0], pristineParam));
+    EXPECT_NE(last.inputs[0].data_ptr(), first.inputs[0].data_ptr());
+    OperandStats st = src.stats();
+    EXPECT_EQ(st.draws, 1);
+    EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
+    EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
+    last.inputs[0].fill_(7);
+    last.params[0].fill_(7);
+    const auto again = src.seed(0); // released: drawn again, untouched by the writes above
+    EXPECT_TRUE(at::equal(again.inputs[0], pristineIn));
+    EXPECT_TRUE(at::equal(again.params[0], pristineParam));
+    st = src.stats();
+    EXPECT_EQ(st.draws, 2);
+    EXPECT_EQ(st.deviceHandovers, keep > 0 ? 1 : 0);
 }
 
 // Filter 6 borrows a kept set for reading: the kept copies themselves (the same tensors at every
 // loan), the values and generator state of seed(s); without kept copies it is seed(s). A write
 // into a lent copy is caught at the next request for the set, which throws instead of serving
 // what filter 5 would then measure on.
-TEST(Operands, ALentSetIsTheKeptCopyAndAWriteIntoItIsCaught) {
-    const Suite suite = loadSuite("builtin");
-    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
-    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
-        SCOPED_TRACE(keep);
-        OperandSource src(spec, keptOpts(keep));
-        const auto first = src.seed(0);
-        const auto lent = src.borrowSeed(0);
-        EXPECT_TRUE(generatorAfterSeed(spec, 0, at::rand({3}))) << "the generator after borrowSeed(0)";
-        expectSame(lent.inputs, first.inputs, "lent inputs");
-        expectSame(lent.params, first.params, "lent parameters");
-        const auto again = src.borrowSeed(0);
-        EXPECT_EQ(again.inputs[0].data_ptr() == lent.inputs[0].data_ptr(), keep > 0);
-        EXPECT_NE(lent.inputs[0].data_ptr(), first.inputs[0].data_ptr());
-        EXPECT_EQ(src.stats().deviceLoans, keep > 0 ? 2 : 0);
-        expectSame(src.seed(0).inputs, first.inputs, "a copy after the loans");
-        lent.inputs[0].add_(1);
-        if (keep > 0) {
-            EXPECT_THROW(src.seed(0), Error);
-            EXPECT_THROW(src.takeSeed(0), Error);
-        } else {
-            expectSame(src.seed(0).inputs, first.inputs, "seed(0) after a write into its own copy");
-        }
+TEST_P(AfterTheStatistics, ALentSetIsTheKeptCopyAndAWriteIntoItIsCaught) {
+    const auto lent = src.borrowSeed(0);
+    EXPECT_TRUE(generatorAfterSeed(spec, 0, at::rand({3}))) << "the generator after borrowSeed(0)";
+    expectSame(lent.inputs, first.inputs, "lent inputs");
+    expectSame(lent.params, first.params, "lent parameters");
+    const auto again = src.borrowSeed(0);
+    EXPECT_EQ(again.inputs[0].data_ptr() == lent.inputs[0].data_ptr(), keep > 0);
+    EXPECT_NE(lent.inputs[0].data_ptr(), first.inputs[0].data_ptr());
+    EXPECT_EQ(src.stats().deviceLoans, keep > 0 ? 2 : 0);
+    expectSame(src.seed(0).inputs, first.inputs, "a copy after the loans");
+    lent.inputs[0].add_(1);
+    if (keep > 0) {
+        EXPECT_THROW(src.seed(0), Error);
+        EXPECT_THROW(src.takeSeed(0), Error);
+    } else {
+        expectSame(src.seed(0).inputs, first.inputs, "seed(0) after a write into its own copy");
     }
 }
 
 // Filter 6's all-zero run: seed(s)'s parameters and generator state, its inputs' sizes, strides
 // and dtypes all zero, without uploading the values it zeroes (on the CPU an "upload" is the copy
 // handed out: only the parameters' bytes are counted), from kept copies or from the host set.
-TEST(Operands, TheAllZeroRunCopiesOnlyTheParameters) {
-    const Suite suite = loadSuite("builtin");
-    const TaskSpec& spec = builtinTask(suite, "L2-66"); // inputs and parameters
-    for (const int64_t keep : {int64_t{1} << 30, int64_t{0}}) {
-        SCOPED_TRACE(keep);
-        OperandSource src(spec, keptOpts(keep));
-        const auto first = src.seed(0);
-        const int64_t inputBytes = first.inputs[0].nbytes(), before = src.stats().uploadBytes;
-        ASSERT_GT(inputBytes, 0);
-        auto zero = src.seedWithZeroInputs(0);
-        const at::Tensor nextGot = at::rand({3});
-        EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after seedWithZeroInputs(0)";
-        expectSame(zero.params, first.params, "parameters");
-        ASSERT_EQ(zero.inputs.size(), first.inputs.size());
-        for (size_t i = 0; i < zero.inputs.size(); ++i) {
-            EXPECT_EQ(zero.inputs[i].sizes(), first.inputs[i].sizes());
-            EXPECT_EQ(zero.inputs[i].strides(), first.inputs[i].strides());
-            EXPECT_EQ(zero.inputs[i].scalar_type(), first.inputs[i].scalar_type());
-            EXPECT_EQ(zero.inputs[i].count_nonzero().item<int64_t>(), 0);
-        }
-        int64_t paramBytes = 0;
-        for (const auto& t : first.params) paramBytes += t.nbytes();
-        const OperandStats st = src.stats();
-        // Kept copies: parameters cloned on the device, nothing uploaded; else only they are.
-        EXPECT_EQ(st.uploadBytes - before, keep > 0 ? 0 : paramBytes);
-        EXPECT_EQ(st.draws, 1);
-        EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
-        zero.params[0].fill_(7); // fresh tensors: the next request is untouched
-        expectSame(src.seed(0).params, first.params, "parameters after a write into the zero run's");
+TEST_P(AfterTheStatistics, TheAllZeroRunCopiesOnlyTheParameters) {
+    const int64_t inputBytes = first.inputs[0].nbytes(), before = src.stats().uploadBytes;
+    ASSERT_GT(inputBytes, 0);
+    auto zero = src.seedWithZeroInputs(0);
+    const at::Tensor nextGot = at::rand({3});
+    EXPECT_TRUE(generatorAfterSeed(spec, 0, nextGot)) << "the generator after seedWithZeroInputs(0)";
+    expectSame(zero.params, first.params, "parameters");
+    ASSERT_EQ(zero.inputs.size(), first.inputs.size());
+    for (size_t i = 0; i < zero.inputs.size(); ++i) {
+        EXPECT_EQ(zero.inputs[i].sizes(), first.inputs[i].sizes());
+        EXPECT_EQ(zero.inputs[i].strides(), first.inputs[i].strides());
+        EXPECT_EQ(zero.inputs[i].scalar_type(), first.inputs[i].scalar_type());
+        EXPECT_EQ(zero.inputs[i].count_nonzero().item<int64_t>(), 0);
     }
+    int64_t paramBytes = 0;
+    for (const auto& t : first.params) paramBytes += t.nbytes();
+    const OperandStats st = src.stats();
+    // Kept copies: parameters cloned on the device, nothing uploaded; else only they are.
+    EXPECT_EQ(st.uploadBytes - before, keep > 0 ? 0 : paramBytes);
+    EXPECT_EQ(st.draws, 1);
+    EXPECT_EQ(st.deviceReuses, keep > 0 ? 1 : 0);
+    zero.params[0].fill_(7); // fresh tensors: the next request is untouched
+    expectSame(src.seed(0).params, first.params, "parameters after a write into the zero run's");
 }
+
+INSTANTIATE_TEST_SUITE_P(Operands, AfterTheStatistics, testing::Values(int64_t{1} << 30, int64_t{0}),
+                         [](const testing::TestParamInfo<int64_t>& i) { return i.param > 0 ? "Kept" : "NotKept"; });
 
 // A kept copy is never handed out itself: what a task writes into a set it was given does not
 // reach the next request, which is served from the kept copy. Sets over the keep budget are
