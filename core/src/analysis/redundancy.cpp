@@ -664,7 +664,8 @@ void Analysis::saveCuts(const std::vector<Value*>& saved, size_t runs) {
         std::vector<bool> viewsAnInput(saved.size(), false);
         for (size_t r = 0; r < runs; ++r) {
             if (runs > 1 && static_cast<int>(r) + 1 == m_opt.outOfMemoryAtCutSave)
-                TORCH_CHECK_WITH(OutOfMemoryError, false, "out of memory (injected by the test option outOfMemoryAtCutSave)");
+                TORCH_CHECK_WITH(OutOfMemoryError, false,
+                                 "out of memory (injected by the test option outOfMemoryAtCutSave)");
             std::vector<c10::IValue> args;
             auto out = runGraph(checkArgs(r), saved, &args);
             // The run must repeat the reference run: an op that varies from run to run (atomics,

@@ -331,7 +331,10 @@ struct OperandSource::Impl {
             for (const at::Tensor& t : *part) {
                 at::Tensor v = t.is_complex() ? at::view_as_real(t) : t;
                 const auto size = v.element_size();
-                const at::ScalarType as = size == 1 ? at::kByte : size == 2 ? at::kShort : size == 4 ? at::kInt : at::kLong;
+                const at::ScalarType as = size == 1   ? at::kByte
+                                          : size == 2 ? at::kShort
+                                          : size == 4 ? at::kInt
+                                                      : at::kLong;
                 sums.push_back(v.numel() == 0 ? at::zeros({}, at::TensorOptions().dtype(at::kLong).device(v.device()))
                                               : v.view(as).sum(at::kLong));
             }
