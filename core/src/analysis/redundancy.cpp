@@ -247,6 +247,8 @@ private:
     // The check runs in the order a candidate tries them: the one on the device first (most
     // candidates fail on their first run, and then cost no fetch).
     std::vector<size_t> runOrder() const;
+    void dropResident(); // one-set mode: frees the resident run's arguments and reference
+    Program snapshot(const char* name) const;
     void observe();
     // A value a cut may save (a graph input or a top-level node's output read after it), and
     // where in-place ops write into it (first and last writer's place).
@@ -279,7 +281,7 @@ private:
     void addNode(Node* n, RedundantNode::Kind kind, std::string reason, double bytes = 0);
     Value* liveOutput(Node* n, const Liveness& live) const;
     double copyBytes(const Node* n) const;
-    void constantPass();
+    bool constantPass(); // whether it substituted a constant
     void zeroReferenceAfterConstants();
     void bypassPass();
     void dataflowReport();
@@ -307,7 +309,6 @@ private:
     // One-set mode, after a constant changed the all-zero input's output: the graph with its
     // constants, for that run's reference (zeroReferenceAfterConstants()).
     std::optional<Program> m_zeroRun;
-    bool m_zeroStale = false; // the resident all-zero run's reference is the original graph's
     Liveness m_original;
     std::unordered_set<const Node*> m_reported;
     std::unordered_set<const Value*> m_untainted; // values that no longer depend on the inputs
@@ -390,21 +391,8 @@ std::vector<c10::IValue> Analysis::fetchArgs(size_t r) {
 }
 
 const std::vector<c10::IValue>& Analysis::checkArgs(size_t r, bool reference) {
-    if (!m_oneSet) return m_checkArgs.at(r);
-    if (r == m_resident) {
-        if (m_zeroStale && reference) {
-            m_zeroStale = false;
-            m_reference[r] = runProgram(*m_zeroRun, copiedArgs(m_checkArgs[r])).at(0).toTensor();
-            ++m_rep.referenceRuns;
-        }
-        return m_checkArgs[r];
-    }
-    m_zeroStale = false;
-    if (m_resident < m_checkArgs.size()) {
-        m_checkArgs[m_resident].clear();
-        m_reference[m_resident] = at::Tensor();
-    }
-    m_resident = SIZE_MAX;
+    if (!m_oneSet || r == m_resident) return m_checkArgs.at(r);
+    dropResident();
     m_checkArgs.at(r) = fetchArgs(r);
     m_resident = r;
     if (reference) {
@@ -417,6 +405,14 @@ const std::vector<c10::IValue>& Analysis::checkArgs(size_t r, bool reference) {
         ++m_rep.referenceRuns;
     }
     return m_checkArgs[r];
+}
+
+void Analysis::dropResident() {
+    if (m_resident < m_checkArgs.size()) {
+        m_checkArgs[m_resident].clear();
+        m_reference[m_resident] = at::Tensor();
+    }
+    m_resident = SIZE_MAX;
 }
 
 std::vector<size_t> Analysis::runOrder() const {
@@ -898,7 +894,8 @@ void Analysis::addNode(Node* n, RedundantNode::Kind kind, std::string reason, do
 
 std::string describe(const Value* v) { return "%" + v->debugName(); }
 
-void Analysis::constantPass() {
+bool Analysis::constantPass() {
+    bool substituted = false;
     // Values that depend on the task's inputs. Constant-initialised tensors (norm weights of one,
     // biases of zero) and module attributes do not: an op on them alone is a constant by design.
     for (size_t i = 0; i < m_graph->inputs().size(); ++i) {
@@ -941,11 +938,13 @@ void Analysis::constantPass() {
             addNode(n, RedundantNode::Kind::ConstantOutput,
                     "yields the constant " + std::string(buf) + " on every element for every input (" +
                         std::to_string(m_rep.seeds) + " seeds); replacing it by that constant changes nothing");
+            substituted = true;
             continue; // its output is now untainted
         }
         if (anyTainted && !isMetaOp(n))
             for (const Value* out : n->outputs()) tainted.insert(out);
     }
+    return substituted;
 }
 
 // Constants are found on the seeds alone, and on the all-zero input a substituted one may change
@@ -953,22 +952,24 @@ void Analysis::constantPass() {
 // is judged against the graph with its constants: against the original's, every later bypass and
 // the saved cuts' own run would differ there (KernelBench L1-37 lost its cuts that way).
 void Analysis::zeroReferenceAfterConstants() {
-    const bool substituted = std::any_of(m_rep.nodes.begin(), m_rep.nodes.end(), [](const RedundantNode& n) {
-        return n.kind == RedundantNode::Kind::ConstantOutput;
-    });
-    if (!substituted) return;
     const size_t z = m_checkArgs.size() - 1;
     if (m_oneSet) {
-        Program p;
-        auto g = m_graph->copy();
-        p.copy = writtenInputs(*g);
-        p.code.emplace(g, "ks_redundancy_zero_reference");
-        m_zeroRun = std::move(p);
-        // Computed when a check first asks for that run (checkArgs()), if one does.
-        if (m_resident == z) m_zeroStale = true;
+        // The references after a fetch: a resident all-zero run is fetched again (zeros made on
+        // the device) when a check first asks for it, if one does.
+        m_zeroRun = snapshot("ks_redundancy_zero_reference");
+        if (m_resident == z) dropResident();
         return;
     }
     m_reference[z] = runGraph(checkArgs(z, /*reference=*/false), {}).at(0).toTensor();
+}
+
+// The working graph as it stands, in the interpreter, for the one-set mode's reference runs.
+Analysis::Program Analysis::snapshot(const char* name) const {
+    auto g = m_graph->copy();
+    Program p;
+    p.copy = writtenInputs(*g);
+    p.code.emplace(g, name);
+    return p;
 }
 
 // The one output of `n` whose values reach the task output, when it is a tensor; nullptr when
@@ -1198,12 +1199,7 @@ void Analysis::run(const DeviceInfo& dev) {
     m_reference.resize(runs);
     m_rep.oneCheckSet = m_oneSet;
     if (m_oneSet) {
-        // The graph as it is now, before any pass changes it: the references after a fetch.
-        auto g = m_graph->copy();
-        Program p;
-        p.copy = writtenInputs(*g);
-        p.code.emplace(g, "ks_redundancy_reference");
-        m_originalRun = std::move(p);
+        m_originalRun = snapshot("ks_redundancy_reference"); // before any pass changes the graph
     } else {
         for (size_t r = 0; r < runs; ++r) m_checkArgs[r] = fetchArgs(r);
     }
@@ -1211,8 +1207,7 @@ void Analysis::run(const DeviceInfo& dev) {
     for (const auto& [v, o] : m_obs) m_shapes.emplace(v, o.sizes);
     m_original = liveness(*m_graph);
     for (const Node* n : m_top) m_rep.totalFlops += flops(n);
-    constantPass();
-    zeroReferenceAfterConstants();
+    if (constantPass()) zeroReferenceAfterConstants();
     bypassPass();
     dataflowReport();
     if (m_opt.keepReducedGraph && !m_rep.nodes.empty()) {
