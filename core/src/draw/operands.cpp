@@ -323,6 +323,20 @@ struct OperandSource::Impl {
         }
     }
 
+    // Set k's kept copies when they hold the parts asked for (the lock held); nullptr otherwise.
+    Kept* keptWith(const Key& k, bool inputs, bool params) {
+        auto kt = kept.find(k);
+        if (kt == kept.end() || (inputs && !kt->second.hasInputs) || (params && !kt->second.hasParams)) return nullptr;
+        return &kt->second;
+    }
+
+    // The generators as seed k's draws up to `state` leave them (torch.manual_seed(seed) for the
+    // device ones), as robust-kbench's sequence has them when the forward runs.
+    static void leaveGenerators(const Key& k, const at::Tensor& state) {
+        seedAll(k.second);
+        installCpuState(state);
+    }
+
     // The bits of every kept tensor summed as integers (one 0-dim tensor each, on its device): a NaN
     // equals itself there, and a write into a lent copy changes its sum.
     static std::vector<at::Tensor> bitSums(const Kept& c) {
@@ -335,8 +349,7 @@ struct OperandSource::Impl {
                                           : size == 2 ? at::kShort
                                           : size == 4 ? at::kInt
                                                       : at::kLong;
-                sums.push_back(v.numel() == 0 ? at::zeros({}, at::TensorOptions().dtype(at::kLong).device(v.device()))
-                                              : v.view(as).sum(at::kLong));
+                sums.push_back(v.view(as).sum(at::kLong)); // 0 without elements
             }
         return sums;
     }
@@ -355,9 +368,9 @@ struct OperandSource::Impl {
     // Set k's kept copies themselves, for reading (borrowSeed); nullopt when it has none.
     std::optional<Set> lend(const Key& k) {
         std::unique_lock<std::mutex> lock(mu);
-        auto kt = kept.find(k);
-        if (kt == kept.end() || !kt->second.hasInputs || !kt->second.hasParams) return std::nullopt;
-        Kept& c = kt->second;
+        Kept* kc = keptWith(k, true, true);
+        if (!kc) return std::nullopt;
+        Kept& c = *kc;
         if (c.sums.empty()) c.sums = bitSums(c);
         ++st.reuses;
         ++st.deviceReuses;
@@ -365,8 +378,7 @@ struct OperandSource::Impl {
         Set out{c.inputs, c.params};
         const at::Tensor state = c.afterParams;
         lock.unlock();
-        seedAll(k.second);
-        installCpuState(state);
+        leaveGenerators(k, state);
         return out;
     }
 
@@ -384,12 +396,11 @@ struct OperandSource::Impl {
         std::unique_lock<std::mutex> lock(mu);
         Set out;
         at::Tensor state;
-        if (auto kt = kept.find(k); kt != kept.end() && (!wantInputs || kt->second.hasInputs) &&
-                                    (!wantParams || kt->second.hasParams)) {
+        if (Kept* c = keptWith(k, wantInputs, wantParams)) {
             // Served on the device: copies of the untouched parts, which stay for the next request,
             // or at the last request the parts themselves.
-            checkUnwritten(k, kt->second);
-            const Set parts = pick(kt->second, state);
+            checkUnwritten(k, *c);
+            const Set parts = pick(*c, state);
             ++st.reuses;
             ++st.deviceReuses;
             if (last) {
@@ -413,8 +424,7 @@ struct OperandSource::Impl {
             if (!last) keep(k, out, wantInputs, wantParams, afterInputs, afterParams, lock);
         }
         lock.unlock();
-        seedAll(k.second); // the device generators as torch.manual_seed leaves them
-        installCpuState(state);
+        leaveGenerators(k, state);
         return out;
     }
 
@@ -425,11 +435,11 @@ struct OperandSource::Impl {
         std::vector<at::Tensor> like, params;
         at::Tensor state;
         bool fromKept = false;
-        if (auto kt = kept.find(k); kt != kept.end() && kt->second.hasInputs && kt->second.hasParams) {
-            checkUnwritten(k, kt->second);
-            like = kt->second.inputs;
-            params = kt->second.params;
-            state = kt->second.afterParams;
+        if (Kept* c = keptWith(k, true, true)) {
+            checkUnwritten(k, *c);
+            like = c->inputs;
+            params = c->params;
+            state = c->afterParams;
             fromKept = true;
             ++st.reuses;
             ++st.deviceReuses;
@@ -445,8 +455,7 @@ struct OperandSource::Impl {
         out.params = fromKept ? clones(params) : upload(params);
         for (const auto& t : like)
             out.inputs.push_back(at::zeros_like(t, at::TensorOptions().device(opt.device).pinned_memory(false)));
-        seedAll(k.second);
-        installCpuState(state);
+        leaveGenerators(k, state);
         return out;
     }
 
