@@ -10,6 +10,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <torch/cuda.h>
@@ -147,6 +148,38 @@ TEST(InefficiencyGpu, AForwardThatCannotBeCapturedIsReportedAndTheDeviceStaysUsa
     const InefficiencyReport next = analyse(manyTinyOps());
     ASSERT_TRUE(next.error.empty()) << next.error;
     EXPECT_GT(next.graphMs, 0.0) << next.graphError;
+}
+
+TEST(InefficiencyGpu, ACaptureGetsTheMemoryTheCacheHeldForOtherWork) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    // Earlier work of the task leaves almost all of the device cached and unused (lease 15's L3-32:
+    // 69 GiB reserved, 9 GiB in use). A capture allocates in its own pool and cannot have those
+    // blocks handed back while it runs, so it must be given them before it starts.
+    constexpr int64_t kOut = int64_t{1} << 30; // the forward's output: 1 GiB, on top of the input
+    const at::TensorOptions f32 = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
+    const at::Tensor x = at::arange(64, f32);
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    size_t freeBytes = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&freeBytes, &total), cudaSuccess);
+    const int64_t keepFree = int64_t{512} << 20; // less than the capture needs
+    ASSERT_GT(static_cast<int64_t>(freeBytes), kOut + keepFree) << "the device has too little free memory for the test";
+    {
+        const at::Tensor hog = at::empty({static_cast<int64_t>(freeBytes) - keepFree}, f32.dtype(at::kByte));
+    } // freed: cached by the allocator, reserved and unused
+    const int64_t reps = kOut / (64 * 4);
+    auto forward = [&] { return x.repeat({reps}) + 1.0; };
+    try {
+        CapturedForward graph(forward, /*threadLocal=*/true);
+        graph.replay();
+        torch::cuda::synchronize();
+        ASSERT_TRUE(graph.output().defined());
+        EXPECT_EQ(graph.output().numel(), 64 * reps);
+        EXPECT_EQ(graph.output()[reps * 64 - 1].item<float>(), 64.0f);
+    } catch (const std::exception& e) {
+        c10::cuda::CUDACachingAllocator::emptyCache();
+        FAIL() << "the capture failed beside memory the cache held: " << e.what();
+    }
+    c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
 TEST(InefficiencyGpu, ATracedChannelShuffleIsCaptured) {

@@ -2,7 +2,7 @@
 #include "cudagraph.h"
 
 #include "ks/core/taskspec.h"  // ks::Error
-#include "ks/core/torchtask.h" // shortError
+#include "ks/core/torchtask.h" // shortError, releaseCachedDeviceMemory
 
 #ifdef KS_TORCH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -58,6 +58,11 @@ CapturedForward::CapturedForward(const std::function<at::Tensor()>& forward, boo
     try {
         (void)forward();
         check(cudaDeviceSynchronize(), "the eager call before the capture");
+        // A capture allocates in the graph's own pool, and while it runs the caching allocator
+        // may not hand the device blocks it holds cached for other pools back (that would need a
+        // cudaFree). Handed back here: lease 15's L3-32 (9 GiB in use) had its capture run out of
+        // memory beside 69 GiB reserved and unused.
+        releaseCachedDeviceMemory();
         {
             // Captured on a side stream (capture is refused on the legacy default stream); the
             // replays run on whatever stream is current then.
