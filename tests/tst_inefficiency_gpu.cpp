@@ -182,6 +182,35 @@ TEST(InefficiencyGpu, ACaptureGetsTheMemoryTheCacheHeldForOtherWork) {
     c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
+TEST(InefficiencyGpu, AFailedCaptureGivesItsPoolBackToTheDevice) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
+    // The forward fills 1 GiB in the graph's pool, then reads a value back, which a capture does
+    // not allow. The pool's memory goes back to the device with the failure, not at some later
+    // release of the cache that a long filter run may never make.
+    constexpr int64_t kFill = int64_t{1} << 30;
+    const at::TensorOptions f32 = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
+    const at::Tensor x = at::arange(64, f32);
+    const int64_t reps = kFill / (64 * 4);
+    auto forward = [&] {
+        const at::Tensor y = x.repeat({reps});
+        return x * y.sum().item<float>();
+    };
+    torch::cuda::synchronize();
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    size_t before = 0, after = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&before, &total), cudaSuccess);
+    EXPECT_THROW(CapturedForward(forward, /*threadLocal=*/true), Error);
+    ASSERT_EQ(cudaMemGetInfo(&after, &total), cudaSuccess);
+    EXPECT_GT(static_cast<int64_t>(after), static_cast<int64_t>(before) - kFill / 4)
+        << "the failed capture's pool still holds its memory: "
+        << (static_cast<int64_t>(before) - static_cast<int64_t>(after)) / (1 << 20) << " MiB";
+    // And the device still captures.
+    CapturedForward ok([&] { return x + 1.0; }, /*threadLocal=*/true);
+    ok.replay();
+    torch::cuda::synchronize();
+    EXPECT_EQ(ok.output()[63].item<float>(), 64.0f);
+}
+
 TEST(InefficiencyGpu, ATracedChannelShuffleIsCaptured) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped (run it on the GPU machine)";
     // Its trace computes `channels // groups` on 0-dim host tensors and a 0-dim tensor constant
