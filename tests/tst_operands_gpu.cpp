@@ -126,6 +126,8 @@ TEST(OperandsGpu, EngineResultsDoNotDependOnDrawingAhead) {
         EXPECT_LE(y.pinnedHeldBytes, std::max<int64_t>(int64_t{1} << 30, 2 * peakSeen) + 2 * y.pinnedInUseBytes);
         EXPECT_GE(y.rssAnonBytes, y.pinnedHeldBytes) << "registered page-locked blocks are resident";
         EXPECT_GT(y.rssFileBytes, int64_t{1} << 20);
+        // The device memory the caching allocator still holds: at least the kept device copies.
+        EXPECT_GT(y.deviceReservedBytes, 0);
     }
     // The seed's Table 1: L1-23 by the four statistics, L1-12 by its rewrite, L2-13 by std.
     EXPECT_TRUE(b.tasks[1].flagged(Criterion::OutputRange, th));

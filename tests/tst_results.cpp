@@ -100,6 +100,7 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     r.tasks.back().rssFileBytes = int64_t{7} << 20;
     r.tasks.back().pinnedHeldBytes = int64_t{4} << 30;
     r.tasks.back().pinnedInUseBytes = int64_t{1} << 30;
+    r.tasks.back().deviceReservedBytes = int64_t{69} << 30;
     TaskResult failed;
     failed.id = "B-1";
     failed.status = TaskStatus::Error;
@@ -117,6 +118,8 @@ TEST(ResultsJson, RoundTripKeepsEverythingIncludingNaN) {
     EXPECT_EQ(t.rssFileBytes, int64_t{7} << 20);
     EXPECT_EQ(t.pinnedHeldBytes, int64_t{4} << 30);
     EXPECT_EQ(t.pinnedInUseBytes, int64_t{1} << 30);
+    EXPECT_EQ(t.deviceReservedBytes, int64_t{69} << 30);
+    EXPECT_EQ(back.tasks[1].deviceReservedBytes, 0); // CPU runs and old files: not written, 0
     EXPECT_TRUE(std::isnan(t.axes.perAxis[1]));
     EXPECT_DOUBLE_EQ(t.range.maxAbs, 6.1e-5);
     EXPECT_EQ(t.valueHistogram.counts, (std::vector<uint64_t>{1, 2, 3}));

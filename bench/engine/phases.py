@@ -40,6 +40,12 @@ if ends:  # what the worker kept from task to task (files from 2026-12-05 on)
           f"{max(anon):.2f}; mapped from files {fil[0]:.2f} -> {fil[-1]:.2f}, most {max(fil):.2f}; page-locked "
           f"held {held[0]:.2f} -> {held[-1]:.2f}, most {max(held):.2f} (in use for tasks ahead at most {max(used):.2f}); "
           f"anonymous less page-locked {anon[0] - held[0]:.2f} -> {anon[-1] - held[-1]:.2f} GiB")
+res = [(t["id"], t["timings"]["end_device_reserved_bytes"] / 2**30) for t in tasks
+       if t["timings"].get("end_device_reserved_bytes")]
+if res:  # the caching allocator's device memory (files from 2026-12-06's twenty-sixth session on)
+    most = max(res, key=lambda r: r[1])
+    print(f"device memory the caching allocator held at the tasks' ends: {res[0][1]:.2f} (first) -> "
+          f"{res[-1][1]:.2f} GiB (last), most {most[1]:.2f} ({most[0]})")
 print(f"\nslowest {a.top}:")
 keys = ["statistics", "redundancy", "inefficiency", "draw", "draw_wait", "upload"]
 print(f"{'task':8s} {'wall':>6s} " + " ".join(f"{k[:9]:>9s}" for k in keys) + "  host GiB")

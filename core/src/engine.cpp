@@ -70,19 +70,22 @@ std::string cpuName() {
 }
 
 // Bytes the CUDA caching allocator has handed out on device 0 (the worker's device), now or at
-// most since the last resetPeakStats; 0 without CUDA or when the allocator cannot say.
-int64_t deviceAllocatedBytes(bool peak) {
+// most since the last resetPeakStats, or (`reserved`) holds there now, handed out or cached; 0
+// without CUDA or when the allocator cannot say.
+int64_t deviceAllocatedBytes(bool peak, bool reserved = false) {
 #ifdef KS_TORCH_CUDA
     try {
         // getDeviceStats returns its stats by value: keep them, not a reference into the temporary
         // (which read freed stack and reported a peak of 94 TB on lease 12).
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-        const auto& a = stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+        const auto& a = (reserved ? stats.reserved_bytes : stats.allocated_bytes)[static_cast<size_t>(
+            c10::CachingAllocator::StatType::AGGREGATE)];
         return peak ? a.peak : a.current;
     } catch (const std::exception&) {
     }
 #else
     (void)peak;
+    (void)reserved;
 #endif
     return 0;
 }
@@ -760,7 +763,10 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.rssAnonBytes = mem[1];
     r.rssFileBytes = mem[2];
     d->pinnedHolding(r.pinnedHeldBytes, r.pinnedInUseBytes);
-    if (d->device.is_cuda()) r.peakMemoryBytes = deviceAllocatedBytes(/*peak=*/true);
+    if (d->device.is_cuda()) {
+        r.peakMemoryBytes = deviceAllocatedBytes(/*peak=*/true);
+        r.deviceReservedBytes = deviceAllocatedBytes(/*peak=*/false, /*reserved=*/true);
+    }
     r.wallSeconds = secondsSince(t0);
     return r;
 }

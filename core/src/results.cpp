@@ -138,6 +138,7 @@ json taskToJsonObj(const TaskResult& t) {
         tj["end_rss_file_bytes"] = t.rssFileBytes;
         tj["end_pinned_held_bytes"] = t.pinnedHeldBytes;
         tj["end_pinned_in_use_bytes"] = t.pinnedInUseBytes;
+        if (t.deviceReservedBytes > 0) tj["end_device_reserved_bytes"] = t.deviceReservedBytes;
     }
     if (!t.gpu.empty()) j["gpu"] = t.gpu;
     if (t.inefficiency) j["inefficiency"] = inefficiencyReportToJson(*t.inefficiency);
@@ -216,6 +217,7 @@ TaskResult taskFromJsonObj(const json& j) {
         t.rssFileBytes = getCount(tim, "end_rss_file_bytes");
         t.pinnedHeldBytes = getCount(tim, "end_pinned_held_bytes");
         t.pinnedInUseBytes = getCount(tim, "end_pinned_in_use_bytes");
+        t.deviceReservedBytes = getCount(tim, "end_device_reserved_bytes");
         t.gpu = getString(j, "gpu");
         // Absent in files written before filters 5-6 joined the matrix: those criteria are "not run".
         try {

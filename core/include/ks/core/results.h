@@ -142,6 +142,10 @@ struct TaskResult {
     int64_t rssFileBytes = 0;
     int64_t pinnedHeldBytes = 0;
     int64_t pinnedInUseBytes = 0;
+    // At the task's end (CUDA): the device memory the caching allocator holds, in use or cached
+    // for the next task. A capture cannot use the cached part (lease 15), other workers on the
+    // GPU cannot either.
+    int64_t deviceReservedBytes = 0;
     // `filter --devices`: the GPU (ordinal) whose worker ran it; empty on a one-device run.
     std::string gpu;
 
