@@ -69,10 +69,10 @@ std::string cpuName() {
     return name + " (" + std::to_string(at::get_num_threads()) + " threads)";
 }
 
-// Bytes the CUDA caching allocator has handed out on device 0 (the worker's device), now or at
-// most since the last resetPeakStats, or (`reserved`) holds there now, handed out or cached; 0
+// Bytes the CUDA caching allocator has handed out on device 0 (the worker's device), or with
+// `reserved` holds there (handed out or cached), now or at most since the last resetPeakStats; 0
 // without CUDA or when the allocator cannot say.
-int64_t deviceAllocatedBytes(bool peak, bool reserved = false) {
+int64_t cachingAllocatorBytes(bool peak, bool reserved = false) {
 #ifdef KS_TORCH_CUDA
     try {
         // getDeviceStats returns its stats by value: keep them, not a reference into the temporary
@@ -588,7 +588,7 @@ struct Engine::Impl {
     bool impactFitsBeside(const TaskSpec& spec, const at::Tensor& out) const {
         const int64_t cap = memoryCap();
         if (!device.is_cuda() || cap <= 0) return true;
-        const int64_t held = deviceAllocatedBytes(/*peak=*/false);
+        const int64_t held = cachingAllocatorBytes(/*peak=*/false);
         int64_t forward = 0;
         try {
             const int64_t set = operandDeviceBytes(spec, preset);
@@ -764,8 +764,8 @@ TaskResult Engine::runTask(const TaskSpec& spec) {
     r.rssFileBytes = mem[2];
     d->pinnedHolding(r.pinnedHeldBytes, r.pinnedInUseBytes);
     if (d->device.is_cuda()) {
-        r.peakMemoryBytes = deviceAllocatedBytes(/*peak=*/true);
-        r.deviceReservedBytes = deviceAllocatedBytes(/*peak=*/false, /*reserved=*/true);
+        r.peakMemoryBytes = cachingAllocatorBytes(/*peak=*/true);
+        r.deviceReservedBytes = cachingAllocatorBytes(/*peak=*/false, /*reserved=*/true);
     }
     r.wallSeconds = secondsSince(t0);
     return r;
