@@ -192,6 +192,7 @@ TEST_P(AfterTheStatistics, ALentSetIsTheKeptCopyAndAWriteIntoItIsCaught) {
     lent.inputs[0].add_(1);
     if (keep > 0) {
         EXPECT_THROW(src.seed(0), Error);
+        EXPECT_THROW(src.borrowSeed(0), Error); // a later loan checks too (filter 6's one-set mode)
         EXPECT_THROW(src.takeSeed(0), Error);
     } else {
         expectSame(src.seed(0).inputs, first.inputs, "seed(0) after a write into its own copy");
