@@ -371,10 +371,8 @@ struct OperandSource::Impl {
         Kept* kc = keptWith(k, true, true);
         if (!kc) return std::nullopt;
         Kept& c = *kc;
-        if (c.sums.empty())
-            c.sums = bitSums(c);
-        else
-            checkUnwritten(k, c); // an earlier loan's holder may have written into them
+        checkUnwritten(k, c); // an earlier loan's holder may have written into them
+        if (c.sums.empty()) c.sums = bitSums(c);
         ++st.reuses;
         ++st.deviceReuses;
         ++st.deviceLoans;
