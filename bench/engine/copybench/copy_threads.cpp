@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Host-only: what starting threads for every 64 MiB staging chunk costs against a pool that keeps
-// them (core/src/draw/staging.cpp's parallelCopy). Build: g++ -O2 -std=c++20 -pthread.
+// Host-only: what starting threads for every 64 MiB staging chunk costs against keeping them
+// (ks::CopyPool, what core/src/draw/staging.cpp's parallelCopy uses). Build from the repository root:
+// g++ -O2 -std=c++20 -pthread -Icore/include bench/engine/copybench/copy_threads.cpp core/src/copypool.cpp
 // Prints the GB/s of each way for 1..N threads over `total` bytes copied chunk by chunk.
+#include "ks/core/copypool.h"
+
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -27,48 +27,6 @@ void spawnCopy(char* dst, const char* src, int64_t n, int k) {
     for (auto& t : pool) t.join();
 }
 
-struct Pool {
-    std::mutex mu;
-    std::condition_variable go, doneCv;
-    std::vector<std::thread> ts;
-    uint64_t gen = 0;
-    int pending = 0;
-    bool stop = false;
-    char* dst = nullptr;
-    const char* src = nullptr;
-    int64_t n = 0, part = 0;
-    explicit Pool(int workers) {
-        for (int i = 0; i < workers; ++i)
-            ts.emplace_back([this, i] {
-                uint64_t seen = 0;
-                for (;;) {
-                    std::unique_lock l(mu);
-                    go.wait(l, [&] { return stop || gen != seen; });
-                    if (stop) return;
-                    seen = gen;
-                    const int64_t a = (i + 1) * part, len = std::min(n, a + part) - a;
-                    char* d = dst; const char* s = src;
-                    l.unlock();
-                    if (len > 0) std::memcpy(d + a, s + a, size_t(len));
-                    l.lock();
-                    if (--pending == 0) doneCv.notify_one();
-                }
-            });
-    }
-    ~Pool() { { std::lock_guard l(mu); stop = true; } go.notify_all(); for (auto& t : ts) t.join(); }
-    void copy(char* d, const char* s, int64_t bytes) {
-        const int k = int(ts.size()) + 1;
-        {
-            std::lock_guard l(mu);
-            dst = d; src = s; n = bytes; part = (bytes + k - 1) / k; pending = int(ts.size()); ++gen;
-        }
-        go.notify_all();
-        std::memcpy(d, s, size_t(std::min(bytes, part)));
-        std::unique_lock l(mu);
-        doneCv.wait(l, [&] { return pending == 0; });
-    }
-};
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -83,12 +41,12 @@ int main(int argc, char** argv) {
     for (int k = 1; k <= maxThreads; k *= 2) {
         double t[2];
         for (int way = 0; way < 2; ++way) {
-            Pool p(way == 1 ? k - 1 : 0);
+            ks::CopyPool p(way == 1 ? k : 1);
             const auto t0 = C::now();
             for (int64_t off = 0, i = 0; off < total; off += chunk, ++i) {
                 char* d = dst.data() + (i % 4) * chunk;
                 const char* s = src.data() + (off % srcBytes);
-                if (way == 0) spawnCopy(d, s, chunk, k); else p.copy(d, s, chunk);
+                if (way == 0) spawnCopy(d, s, chunk, k); else p.copy(d, s, chunk, int64_t{4} << 20);
             }
             t[way] = std::chrono::duration<double>(C::now() - t0).count();
         }
