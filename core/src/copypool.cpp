@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <system_error>
 
 namespace ks {
 
 CopyPool::CopyPool(int threads) {
-    for (int i = 1; i < threads; ++i)
-        workers_.emplace_back([this, i] { work(i); });
+    // A thread the system will not start leaves the pool with those it has (at worst the caller).
+    try {
+        for (int i = 1; i < threads; ++i)
+            workers_.emplace_back([this, i] { work(i); });
+    } catch (const std::system_error&) {
+    }
 }
 
 CopyPool::~CopyPool() {

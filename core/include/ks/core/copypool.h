@@ -16,7 +16,8 @@ namespace ks {
 
 class CopyPool {
 public:
-    // `threads` in all, the caller's included: threads - 1 are started here (none for 1 or less).
+    // `threads` in all, the caller's included: threads - 1 are started here (none for 1 or less;
+    // fewer where the system refuses one).
     explicit CopyPool(int threads);
     ~CopyPool();
     CopyPool(const CopyPool&) = delete;
