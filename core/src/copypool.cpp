@@ -64,7 +64,6 @@ void CopyPool::copy(void* dst, const void* src, int64_t n, int64_t minPart) {
         parts_ = k;
         pending_ = k - 1;
         ++round_;
-        ++shared_;
     }
     start_.notify_all();
     std::memcpy(dst, src, static_cast<size_t>(std::min(n, part)));
@@ -74,7 +73,7 @@ void CopyPool::copy(void* dst, const void* src, int64_t n, int64_t minPart) {
 
 int64_t CopyPool::sharedCopies() const {
     const std::lock_guard<std::mutex> lock(mu_);
-    return shared_;
+    return static_cast<int64_t>(round_);
 }
 
 } // namespace ks

@@ -10,24 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 #include <vector>
-
-namespace {
-
-void spawnCopy(char* dst, const char* src, int64_t n, int k) {
-    const int64_t part = (n + k - 1) / k;
-    std::vector<std::thread> pool;
-    for (int i = 1; i < k; ++i) {
-        const int64_t a = i * part, len = std::min(n, a + part) - a;
-        if (len > 0) pool.emplace_back([=] { std::memcpy(dst + a, src + a, size_t(len)); });
-    }
-    std::memcpy(dst, src, size_t(std::min(n, part)));
-    for (auto& t : pool) t.join();
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
     const int64_t chunk = int64_t{64} << 20;
@@ -46,7 +29,8 @@ int main(int argc, char** argv) {
             for (int64_t off = 0, i = 0; off < total; off += chunk, ++i) {
                 char* d = dst.data() + (i % 4) * chunk;
                 const char* s = src.data() + (off % srcBytes);
-                if (way == 0) spawnCopy(d, s, chunk, k); else p.copy(d, s, chunk, int64_t{4} << 20);
+                if (way == 0) ks::CopyPool(k).copy(d, s, chunk, int64_t{4} << 20); // started per chunk
+                else p.copy(d, s, chunk, int64_t{4} << 20);
             }
             t[way] = std::chrono::duration<double>(C::now() - t0).count();
         }

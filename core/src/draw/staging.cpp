@@ -11,12 +11,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <vector>
 
 namespace ks {
 
@@ -64,21 +62,8 @@ void parallelCopy(char* dst, const char* src, int64_t n, int threads) {
         copier->copy(dst, src, n, minPart);
         return;
     }
-    const int k = static_cast<int>(std::clamp<int64_t>(n / minPart, 1, threads));
-    if (k == 1) {
-        std::memcpy(dst, src, static_cast<size_t>(n));
-        return;
-    }
-    const int64_t part = (n + k - 1) / k;
-    std::vector<std::thread> pool;
-    for (int i = 1; i < k; ++i) {
-        const int64_t a = i * part, len = std::min(n, a + part) - a;
-        if (len > 0)
-            pool.emplace_back([=] { std::memcpy(dst + a, src + a, static_cast<size_t>(len)); });
-    }
-    std::memcpy(dst, src, static_cast<size_t>(std::min(n, part)));
-    for (auto& t : pool)
-        t.join();
+    // As before the pool: the chunk's threads started for it alone.
+    CopyPool(static_cast<int>(std::clamp<int64_t>(n / minPart, 1, threads))).copy(dst, src, n, minPart);
 }
 
 // kBuffers page-locked buffers for the whole process, each with the event of the last copy out of

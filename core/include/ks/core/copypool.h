@@ -37,12 +37,12 @@ private:
     mutable std::mutex mu_;
     std::condition_variable start_, finished_;
     std::vector<std::thread> workers_;
-    uint64_t round_ = 0;
+    uint64_t round_ = 0; // copies handed to the workers so far
     int pending_ = 0, parts_ = 0;
     bool stop_ = false;
     char* dst_ = nullptr;
     const char* src_ = nullptr;
-    int64_t n_ = 0, part_ = 0, shared_ = 0;
+    int64_t n_ = 0, part_ = 0;
 };
 
 } // namespace ks
